@@ -1,0 +1,25 @@
+package org.troika.common;
+
+/**
+ * Names of the environment variables troika reads or sets. One place, documented in the README.
+ */
+public final class TroikaEnv {
+    private TroikaEnv() {}
+
+    /** The per-job secret (base64 of 32 random bytes). Never on a command line, never exported to ranks. */
+    public static final String SECRET_KEY = "TROIKA_SECRET_KEY";
+
+    // Rank environment: set for every rank (see the README's "Rank environment" table).
+    public static final String RANK = "TROIKA_RANK";
+    public static final String SIZE = "TROIKA_SIZE";
+    public static final String LOCAL_RANK = "TROIKA_LOCAL_RANK";
+    public static final String LOCAL_SIZE = "TROIKA_LOCAL_SIZE";
+    public static final String CROSS_RANK = "TROIKA_CROSS_RANK";
+    public static final String CROSS_SIZE = "TROIKA_CROSS_SIZE";
+    public static final String HOSTNAME = "TROIKA_HOSTNAME";
+    /** The planned host list, {@code host:slots,...} in rank order; lets a rank derive its cross rank. */
+    public static final String HOSTS = "TROIKA_HOSTS";
+
+    /** Set to {@code 1} for ranks of an elastic job. */
+    public static final String ELASTIC = "TROIKA_ELASTIC";
+}

@@ -1,0 +1,81 @@
+package org.troika.launcher.cli;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.troika.common.UsageException;
+import org.troika.launcher.spi.Subcommand;
+
+/**
+ * {@code troika} entry point: dispatches to a subcommand and maps errors to exit codes.
+ * Bad input ({@link UsageException}) prints one line and exits 2; stack traces only with {@code --verbose}.
+ */
+public final class Main {
+    private Main() {}
+
+    public static void main(String[] args) {
+        System.exit(run(Arrays.asList(args), Subcommand.Io.system()));
+    }
+
+    /** Runs troika in-process and returns the exit code (used by tests). */
+    public static int run(List<String> args, Subcommand.Io io) {
+        boolean verbose = args.contains("--verbose");
+        try {
+            Map<String, Subcommand> commands = subcommands();
+            if (args.isEmpty() || args.get(0).equals("-h") || args.get(0).equals("--help") || args.get(0).equals("help")) {
+                printHelp(io, commands);
+                return args.isEmpty() ? UsageException.EXIT_CODE : 0;
+            }
+            if (args.get(0).equals("--version") || args.get(0).equals("version")) {
+                io.out().println("troika " + Version.get());
+                return 0;
+            }
+            Subcommand cmd = commands.get(args.get(0));
+            if (cmd == null) {
+                throw new UsageException("unknown command '" + args.get(0) + "'; expected one of "
+                        + String.join(", ", commands.keySet()) + " (see troika --help)");
+            }
+            return cmd.run(new ArrayList<>(args.subList(1, args.size())), io);
+        } catch (UsageException e) {
+            io.err().println("troika: error: " + e.getMessage());
+            if (verbose) {
+                e.printStackTrace(io.err());
+            }
+            return UsageException.EXIT_CODE;
+        } catch (Exception e) {
+            io.err().println("troika: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            if (verbose) {
+                e.printStackTrace(io.err());
+            } else {
+                io.err().println("troika: (run with --verbose for details)");
+            }
+            return 1;
+        }
+    }
+
+    /** Built-in subcommands, then those found on the class path, by name. */
+    static Map<String, Subcommand> subcommands() {
+        Map<String, Subcommand> map = new LinkedHashMap<>();
+        for (Subcommand s : BuiltinCommands.all()) {
+            map.put(s.name(), s);
+        }
+        for (Subcommand s : ServiceLoader.load(Subcommand.class)) {
+            map.putIfAbsent(s.name(), s);
+        }
+        return map;
+    }
+
+    private static void printHelp(Subcommand.Io io, Map<String, Subcommand> commands) {
+        io.out().println("usage: troika <command> [options] ...");
+        io.out().println();
+        io.out().println("commands:");
+        for (Subcommand s : commands.values()) {
+            io.out().printf("  %-14s %s%n", s.name(), s.summary());
+        }
+        io.out().println();
+        io.out().println("troika <command> --help shows a command's options; troika --version prints the version.");
+    }
+}

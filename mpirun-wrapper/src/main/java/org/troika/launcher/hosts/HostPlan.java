@@ -1,0 +1,82 @@
+package org.troika.launcher.hosts;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The hosts a launch uses, in rank order, each with the number of ranks it runs, and the rank table.
+ *
+ * @param source where the hosts came from, for humans ({@code "-H"}, {@code "hostfile /x"}, {@code "slurm job 42"}, ...)
+ * @param hosts hosts in order with the slots actually used (every entry has at least one rank)
+ * @param slots the rank table, ordered by rank
+ */
+public record HostPlan(String source, List<HostSlots> hosts, List<SlotInfo> slots) {
+    public HostPlan {
+        hosts = List.copyOf(hosts);
+        slots = List.copyOf(slots);
+    }
+
+    /** World size. */
+    public int size() {
+        return slots.size();
+    }
+
+    /** {@code host:slots,...} in order, the {@code -H} form. */
+    public String hostList() {
+        List<String> parts = new ArrayList<>();
+        for (HostSlots h : hosts) {
+            parts.add(h.toString());
+        }
+        return String.join(",", parts);
+    }
+
+    /** Host names in order. */
+    public List<String> hostNames() {
+        return hosts.stream().map(HostSlots::name).toList();
+    }
+
+    /**
+     * Assigns ranks to the first {@code np} slots of {@code available}, walking hosts in order and each host's
+     * slots in order. Hosts that get no rank are left out of the plan.
+     *
+     * @throws IllegalArgumentException if {@code np} exceeds the available slots or is below 1
+     */
+    public static HostPlan assign(String source, List<HostSlots> available, int np) {
+        int total = available.stream().mapToInt(HostSlots::slots).sum();
+        if (np < 1) {
+            throw new IllegalArgumentException("the number of processes must be at least 1, got " + np);
+        }
+        if (np > total) {
+            throw new IllegalArgumentException("-np " + np + " is more than the " + total + " slots of " + source);
+        }
+        List<HostSlots> used = new ArrayList<>();
+        int left = np;
+        for (HostSlots h : available) {
+            if (left == 0) {
+                break;
+            }
+            int n = Math.min(left, h.slots());
+            used.add(h.slots() == n ? h : h.withSlots(n));
+            left -= n;
+        }
+        // cross ranks: for local rank L, the hosts with more than L slots, in host order
+        Map<Integer, Integer> crossSize = new LinkedHashMap<>();
+        for (HostSlots h : used) {
+            for (int l = 0; l < h.slots(); l++) {
+                crossSize.merge(l, 1, Integer::sum);
+            }
+        }
+        List<SlotInfo> table = new ArrayList<>(np);
+        Map<Integer, Integer> nextCross = new LinkedHashMap<>();
+        int rank = 0;
+        for (HostSlots h : used) {
+            for (int l = 0; l < h.slots(); l++) {
+                int cross = nextCross.merge(l, 1, Integer::sum) - 1;
+                table.add(new SlotInfo(h.name(), rank++, l, cross, np, h.slots(), crossSize.get(l)));
+            }
+        }
+        return new HostPlan(source, used, table);
+    }
+}

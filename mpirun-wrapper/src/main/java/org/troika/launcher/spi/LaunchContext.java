@@ -1,0 +1,26 @@
+package org.troika.launcher.spi;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.troika.launcher.RunSettings;
+import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.mpi.MpiInstall;
+
+/**
+ * Inputs of a launch backend's planning: all values, no I/O.
+ *
+ * @param settings the run settings (hosts resolved)
+ * @param hostPlan the rank table
+ * @param mpi the MPI in use
+ * @param env the caller's environment (not modified)
+ * @param allocation the batch allocation, or {@code null} outside a batch job
+ * @param scratchDir a private directory (mode 0700) the executor creates before launch and deletes afterwards;
+ *     backends may name files inside it and return their contents in {@link BackendPlan#files()}
+ * @param onPath whether an executable name is on the caller's PATH (probe result)
+ */
+public record LaunchContext(RunSettings settings, HostPlan hostPlan, MpiInstall mpi, Map<String, String> env,
+        Allocation allocation, Path scratchDir, java.util.function.Predicate<String> onPath) {
+    public LaunchContext {
+        env = Map.copyOf(env);
+    }
+}

@@ -17,9 +17,11 @@ import org.troika.launcher.mpi.MpiInstall;
  * @param scratchDir a private directory (mode 0700) the executor creates before launch and deletes afterwards;
  *     backends may name files inside it and return their contents in {@link BackendPlan#files()}
  * @param onPath whether an executable name is on the caller's PATH (probe result)
+ * @param troikaHome the troika installation ({@code bin/}, {@code lib/}) when running from the distribution, else
+ *     {@code null}; planners use it to reference troika's own helper programs
  */
 public record LaunchContext(RunSettings settings, HostPlan hostPlan, MpiInstall mpi, Map<String, String> env,
-        Allocation allocation, Path scratchDir, java.util.function.Predicate<String> onPath) {
+        Allocation allocation, Path scratchDir, java.util.function.Predicate<String> onPath, Path troikaHome) {
     public LaunchContext {
         env = Map.copyOf(env);
     }

@@ -1,0 +1,319 @@
+package org.troika.launcher.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.DefaultParser;
+import org.apache.commons.cli.HelpFormatter;
+import org.apache.commons.cli.Option;
+import org.apache.commons.cli.Options;
+import org.apache.commons.cli.ParseException;
+import org.troika.common.ShellQuote;
+import org.troika.common.UsageException;
+import org.troika.launcher.RunSettings;
+import org.troika.launcher.hosts.HostListParser;
+import org.troika.launcher.hosts.HostfileParser;
+import org.troika.launcher.spi.FileSource;
+
+/**
+ * The options of {@code troika run} (and {@code troika hosts}, which shares the host options) and their parsing into
+ * {@link RunSettings}. Flag names follow horovodrun so existing scripts carry over. Everything after the first word
+ * that is not an option is the user's command, untouched.
+ */
+final class RunCommandLine {
+    private RunCommandLine() {}
+
+    /** Parsed command line: the settings, or a request for help. */
+    record Parsed(RunSettings settings, boolean help) {}
+
+    static Options options() {
+        Options o = new Options();
+        // hosts and processes
+        o.addOption(opt("np", "num-proc", "N", "number of processes (default: all slots of -H/--hostfile or the batch allocation)"));
+        o.addOption(opt("H", "hosts", "LIST", "hosts and slots: host1:4,host2:4 (default: localhost:<np>, or the batch allocation)"));
+        o.addOption(opt("hostfile", "hostfile", "FILE", "hostfile with lines 'host slots=N [max_slots=M]', # comments allowed"));
+        // network and ssh
+        o.addOption(opt(null, "network-interfaces", "A,B", "network interfaces or CIDR subnets to use, comma-separated"));
+        o.addOption(opt(null, "network-interface", "NIC", "one network interface or subnet; repeatable"));
+        o.addOption(opt("p", "ssh-port", "PORT", "ssh port on the hosts"));
+        o.addOption(opt("i", "ssh-identity-file", "FILE", "ssh identity (private key) file"));
+        o.addOption(opt(null, "remote-shell", "CMD", "how to start troika task services on a host: ssh (default), blaunch, "
+                + "srun, or a template with {host}, e.g. 'ip netns exec ns-{host}'"));
+        o.addOption(opt(null, "launch-agent", "MODE", "how Open MPI starts its daemons: relay (through troika task services) or ssh"));
+        // MPI
+        o.addOption(opt(null, "mpi-args", "ARGS", "extra arguments for mpirun/jsrun, shell-quoted in one string"));
+        o.addOption(opt(null, "binding-args", "ARGS", "binding/mapping arguments replacing the default (e.g. '--bind-to core')"));
+        o.addOption(flag(null, "tcp", "use TCP only (no InfiniBand): NCCL_IB_DISABLE=1, -tcp for Spectrum MPI"));
+        o.addOption(flag(null, "mpi", "launch with mpirun (default outside LSF+jsrun)"));
+        o.addOption(flag(null, "jsrun", "launch with IBM jsrun (LSF with Spectrum MPI)"));
+        o.addOption(opt(null, "mpi-flavor", "NAME", "override MPI detection: openmpi, openmpi5, spectrum, mpich or intel"));
+        // output and timing
+        o.addOption(opt(null, "output-filename", "DIR", "also write each rank's output to files under DIR"));
+        o.addOption(flag("prefix-timestamp", "prefix-output-with-timestamp", "prefix output lines with a timestamp"));
+        o.addOption(opt(null, "start-timeout", "SECONDS", "how long hosts and services may take to start (default 30)"));
+        // elastic
+        o.addOption(opt(null, "host-discovery-script", "FILE", "elastic: executable printing one 'host[:slots]' per line"));
+        o.addOption(opt(null, "min-np", "N", "elastic: minimum number of processes"));
+        o.addOption(opt(null, "max-np", "N", "elastic: maximum number of processes"));
+        o.addOption(opt(null, "slots-per-host", "N", "elastic: slots of discovered hosts that give no count"));
+        o.addOption(opt(null, "elastic-timeout", "SECONDS", "elastic: how long to wait for --min-np slots (default 600)"));
+        o.addOption(opt(null, "reset-limit", "N", "elastic: stop after N resets (default unlimited)"));
+        o.addOption(Option.builder().longOpt("blacklist-cooldown-range").numberOfArgs(2).argName("MIN MAX")
+                .desc("elastic: a failed host is retried after a cooldown between MIN and MAX seconds (default: never)").build());
+        o.addOption(opt(null, "discovery-interval", "SECONDS", "elastic: how often the discovery script runs (default 1)"));
+        // general
+        o.addOption(flag(null, "dry-run", "print the planned command on one line and exit without running anything"));
+        o.addOption(flag(null, "verbose", "explain what was chosen and why; show stack traces"));
+        o.addOption(flag("h", "help", "show this help"));
+        return o;
+    }
+
+    private static Option opt(String shortName, String longName, String arg, String desc) {
+        return Option.builder(shortName).longOpt(longName).hasArg().argName(arg).desc(desc).build();
+    }
+
+    private static Option flag(String shortName, String longName, String desc) {
+        return Option.builder(shortName).longOpt(longName).desc(desc).build();
+    }
+
+    static String help(String commandName, String synopsis) {
+        StringWriter sw = new StringWriter();
+        HelpFormatter f = new HelpFormatter();
+        f.setOptionComparator(null);
+        f.setWidth(110);
+        f.printHelp(new PrintWriter(sw), 110, "troika " + commandName + " [options] " + synopsis, "\noptions:",
+                options(), 2, 3, "\nEverything after the first word that is not an option is the command, passed untouched.\n"
+                        + "See the README for the rank environment (TROIKA_RANK, ...) and batch systems.", false);
+        return sw.toString();
+    }
+
+    /**
+     * Parses {@code troika run} arguments.
+     *
+     * @param requireCommand whether a command must follow the options ({@code run}: yes; {@code hosts}: no)
+     * @throws UsageException for any bad input, naming the problem and the fix
+     */
+    static Parsed parse(List<String> args, FileSource files, boolean requireCommand) {
+        CommandLine cl;
+        try {
+            cl = new DefaultParser().parse(options(), args.toArray(String[]::new), true);
+        } catch (ParseException e) {
+            throw new UsageException(e.getMessage() + " (see troika run --help)");
+        }
+        if (cl.hasOption("help")) {
+            return new Parsed(null, true);
+        }
+        List<String> command = Arrays.asList(cl.getArgs());
+        if (!command.isEmpty() && command.get(0).startsWith("-")) {
+            throw new UsageException("unknown option '" + command.get(0) + "' (see troika run --help)");
+        }
+        if (requireCommand && command.isEmpty()) {
+            throw new UsageException("no command given; write e.g. troika run -np 2 java -cp app.jar my.Main");
+        }
+        RunSettings.Builder b = RunSettings.builder().command(command);
+
+        exclusive(cl, "hosts", "hostfile", "host-discovery-script");
+        exclusive(cl, "mpi", "jsrun");
+        b.np(positive(cl, "num-proc", "-np"));
+        if (cl.hasOption("hosts")) {
+            b.hosts(HostListParser.parse(cl.getOptionValue("hosts")), "-H");
+        } else if (cl.hasOption("hostfile")) {
+            Path p = Path.of(cl.getOptionValue("hostfile"));
+            b.hosts(HostfileParser.parse(p.toString(), readHostfile(p, files)), "hostfile " + p);
+        }
+
+        List<String> nics = new ArrayList<>();
+        if (cl.hasOption("network-interfaces")) {
+            nics.addAll(splitList(cl.getOptionValue("network-interfaces"), "--network-interfaces"));
+        }
+        if (cl.hasOption("network-interface")) {
+            for (String v : cl.getOptionValues("network-interface")) {
+                nics.addAll(splitList(v, "--network-interface"));
+            }
+        }
+        if (nics.stream().distinct().count() != nics.size()) {
+            throw new UsageException("a network interface is named twice in " + nics + "; name each once");
+        }
+        b.networkInterfaces(nics);
+
+        Integer port = positive(cl, "ssh-port", "--ssh-port");
+        if (port != null && port > 65535) {
+            throw new UsageException("--ssh-port " + port + " is not a TCP port; use 1-65535");
+        }
+        b.sshPort(port);
+        if (cl.hasOption("ssh-identity-file")) {
+            Path id = Path.of(cl.getOptionValue("ssh-identity-file"));
+            if (!Files.isReadable(id)) {
+                throw new UsageException("--ssh-identity-file " + id + " does not exist or is not readable; give the private key path");
+            }
+            b.sshIdentityFile(id);
+        }
+        if (cl.hasOption("remote-shell")) {
+            String rs = cl.getOptionValue("remote-shell").trim();
+            if (rs.isEmpty()) {
+                throw new UsageException("--remote-shell is empty; use ssh, blaunch, srun or a template with {host}");
+            }
+            b.remoteShell(rs);
+        }
+        if (cl.hasOption("launch-agent")) {
+            String v = cl.getOptionValue("launch-agent").toLowerCase(Locale.ROOT);
+            b.launchAgent(switch (v) {
+                case "relay" -> RunSettings.LaunchAgent.RELAY;
+                case "ssh" -> RunSettings.LaunchAgent.SSH;
+                default -> throw new UsageException("--launch-agent '" + v + "' is not known; use relay or ssh");
+            });
+        }
+
+        b.mpiArgs(words(cl, "mpi-args"));
+        b.bindingArgs(words(cl, "binding-args"));
+        b.tcp(cl.hasOption("tcp"));
+        if (cl.hasOption("mpi")) {
+            b.backend(RunSettings.Backend.MPI);
+        } else if (cl.hasOption("jsrun")) {
+            b.backend(RunSettings.Backend.JSRUN);
+        }
+        if (cl.hasOption("mpi-flavor")) {
+            String f = cl.getOptionValue("mpi-flavor").toLowerCase(Locale.ROOT);
+            if (!List.of("openmpi", "openmpi5", "spectrum", "mpich", "intel").contains(f)) {
+                throw new UsageException("--mpi-flavor '" + f + "' is not known; use openmpi, openmpi5, spectrum, mpich or intel");
+            }
+            b.mpiFlavor(f);
+        }
+        if (cl.hasOption("output-filename")) {
+            String dir = cl.getOptionValue("output-filename");
+            if (dir.isBlank()) {
+                throw new UsageException("--output-filename is empty; give a directory");
+            }
+            b.outputFilename(Path.of(dir));
+        }
+        b.prefixTimestamp(cl.hasOption("prefix-output-with-timestamp"));
+        Integer startTimeout = positive(cl, "start-timeout", "--start-timeout");
+        if (startTimeout != null) {
+            b.startTimeout(Duration.ofSeconds(startTimeout));
+        }
+
+        // elastic
+        if (cl.hasOption("host-discovery-script")) {
+            Path script = Path.of(cl.getOptionValue("host-discovery-script"));
+            if (!Files.isRegularFile(script) || !Files.isExecutable(script)) {
+                throw new UsageException("--host-discovery-script " + script + " is not an executable file; chmod +x it or fix the path");
+            }
+            b.hostDiscoveryScript(script);
+        }
+        Integer minNp = positive(cl, "min-np", "--min-np");
+        Integer maxNp = positive(cl, "max-np", "--max-np");
+        if (minNp != null && maxNp != null && minNp > maxNp) {
+            throw new UsageException("--min-np " + minNp + " is above --max-np " + maxNp + "; make min-np <= max-np");
+        }
+        b.minNp(minNp).maxNp(maxNp);
+        b.slotsPerHost(positive(cl, "slots-per-host", "--slots-per-host"));
+        Integer et = positive(cl, "elastic-timeout", "--elastic-timeout");
+        if (et != null) {
+            b.elasticTimeout(Duration.ofSeconds(et));
+        }
+        b.resetLimit(nonNegative(cl, "reset-limit", "--reset-limit"));
+        if (cl.hasOption("blacklist-cooldown-range")) {
+            String[] v = cl.getOptionValues("blacklist-cooldown-range");
+            int lo = parseInt(v[0], "--blacklist-cooldown-range MIN");
+            int hi = parseInt(v[1], "--blacklist-cooldown-range MAX");
+            if (lo < 1 || hi > 3600 || lo > hi) {
+                throw new UsageException("--blacklist-cooldown-range " + lo + " " + hi
+                        + " is invalid; give MIN MAX seconds with 1 <= MIN <= MAX <= 3600");
+            }
+            b.cooldown(Duration.ofSeconds(lo), Duration.ofSeconds(hi));
+        }
+        Integer di = positive(cl, "discovery-interval", "--discovery-interval");
+        if (di != null) {
+            b.discoveryInterval(Duration.ofSeconds(di));
+        }
+        boolean elasticOnly = cl.hasOption("slots-per-host") || cl.hasOption("elastic-timeout") || cl.hasOption("reset-limit")
+                || cl.hasOption("blacklist-cooldown-range") || cl.hasOption("discovery-interval");
+        RunSettings s = b.dryRun(cl.hasOption("dry-run")).verbose(cl.hasOption("verbose")).build();
+        if (elasticOnly && !s.elastic()) {
+            throw new UsageException("elastic options need an elastic job; add --host-discovery-script, --min-np or --max-np");
+        }
+        if (s.np() != null && s.maxNp() != null && s.np() > s.maxNp()) {
+            throw new UsageException("-np " + s.np() + " is above --max-np " + s.maxNp() + "; lower -np or raise --max-np");
+        }
+        if (s.np() != null && !s.hosts().isEmpty()) {
+            int slots = s.hosts().stream().mapToInt(h -> h.slots()).sum();
+            if (s.np() > slots) {
+                throw new UsageException("-np " + s.np() + " is more than the " + slots + " slots of " + s.hostSource()
+                        + "; lower -np or add hosts/slots");
+            }
+        }
+        return new Parsed(s, false);
+    }
+
+    private static List<String> readHostfile(Path p, FileSource files) {
+        try {
+            return files.readLines(p);
+        } catch (NoSuchFileException e) {
+            throw new UsageException("hostfile " + p + " does not exist; check the path given to --hostfile");
+        } catch (IOException e) {
+            throw new UsageException("hostfile " + p + " cannot be read (" + e.getMessage() + "); check its permissions");
+        }
+    }
+
+    private static void exclusive(CommandLine cl, String... longNames) {
+        List<String> given = Arrays.stream(longNames).filter(cl::hasOption).toList();
+        if (given.size() > 1) {
+            throw new UsageException("--" + given.get(0) + " and --" + given.get(1) + " cannot be combined; choose one");
+        }
+    }
+
+    private static Integer positive(CommandLine cl, String name, String shown) {
+        Integer v = nonNegative(cl, name, shown);
+        if (v != null && v == 0) {
+            throw new UsageException(shown + " must be at least 1, got 0");
+        }
+        return v;
+    }
+
+    private static Integer nonNegative(CommandLine cl, String name, String shown) {
+        if (!cl.hasOption(name)) {
+            return null;
+        }
+        return parseInt(cl.getOptionValue(name), shown);
+    }
+
+    private static int parseInt(String raw, String shown) {
+        String v = raw.trim();
+        if (!v.matches("[0-9]{1,9}")) {
+            throw new UsageException(shown + " needs a whole number, got '" + raw + "'");
+        }
+        return Integer.parseInt(v);
+    }
+
+    private static List<String> splitList(String v, String shown) {
+        List<String> out = new ArrayList<>();
+        for (String part : v.split(",", -1)) {
+            String t = part.trim();
+            if (t.isEmpty() || !t.matches("[A-Za-z0-9_.:/@-]+")) {
+                throw new UsageException(shown + " '" + v + "' has an empty or malformed entry; write e.g. eth0,ib0 or 10.1.0.0/16");
+            }
+            out.add(t);
+        }
+        return out;
+    }
+
+    private static List<String> words(CommandLine cl, String name) {
+        if (!cl.hasOption(name)) {
+            return List.of();
+        }
+        try {
+            return ShellQuote.split(cl.getOptionValue(name));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--" + name + ": " + e.getMessage() + "; balance the quotes");
+        }
+    }
+}

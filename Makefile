@@ -1,0 +1,39 @@
+# troika — build, test, demo and benchmark entry points (wrapping Maven).
+MVN ?= mvn -B -q
+TROIKA := dist/target/troika/bin/troika
+LIBS := dist/target/troika/lib
+
+.PHONY: all build setup setup-test test test-unit demo bench clean
+
+all: build
+
+## make / make build: build the distribution dist/target/troika/{bin,lib}
+build:
+	$(MVN) install -DskipTests
+
+## make setup: install Open MPI (+ JDK/Maven if missing) when root, else print what to install
+setup:
+	bash scripts/install-deps.sh
+
+## make setup-test: also install what the tests need (MPICH, NetPIPE, sshd, Slurm, munge)
+setup-test:
+	bash scripts/install-deps.sh --test
+
+## make test: every test, unit and integration (real mpirun, Slurm, network namespaces)
+test:
+	$(MVN) install
+
+## make test-unit: only tests that start no MPI job, daemon or namespace
+test-unit:
+	$(MVN) install -Dtroika.test.excludedGroups=integration
+
+## make demo: build, then run the demo job with 4 ranks on localhost
+demo: build
+	$(TROIKA) run -np 4 java -cp '$(CURDIR)/$(LIBS)/*' org.troika.examples.Training
+
+## make bench: benchmarks (start-up overhead, flag costs, ...); prints ratios against baselines
+bench: build
+	@for b in bench/*.sh; do echo "== $$b"; bash "$$b" || exit 1; done
+
+clean:
+	$(MVN) clean

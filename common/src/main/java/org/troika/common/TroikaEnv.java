@@ -20,6 +20,12 @@ public final class TroikaEnv {
     /** The planned host list, {@code host:slots,...} in rank order; lets a rank derive its cross rank. */
     public static final String HOSTS = "TROIKA_HOSTS";
 
+    /**
+     * The MPI library a Java rank binds to (a path or a soname such as {@code libmpich.so.12}); overrides the
+     * detection from the launcher's variables done by troika-mpi.
+     */
+    public static final String LIBMPI = "TROIKA_LIBMPI";
+
     /** Set to {@code 1} for ranks of an elastic job. */
     public static final String ELASTIC = "TROIKA_ELASTIC";
 }

@@ -21,11 +21,11 @@ setup-test:
 
 ## make test: every test, unit and integration (real mpirun, Slurm, network namespaces)
 test:
-	$(MVN) install
+	mvn -B -ntp install
 
 ## make test-unit: only tests that start no MPI job, daemon or namespace
 test-unit:
-	$(MVN) install -Dtroika.test.excludedGroups=integration
+	mvn -B -ntp install -Dtroika.test.excludedGroups=integration
 
 ## make demo: build, then run the demo job with 4 ranks on localhost
 demo: build

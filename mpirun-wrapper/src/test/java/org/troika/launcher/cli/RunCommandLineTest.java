@@ -1,0 +1,143 @@
+package org.troika.launcher.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.troika.common.UsageException;
+import org.troika.launcher.RunSettings;
+import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.FileSource;
+
+class RunCommandLineTest {
+    private static final Map<String, List<String>> FILES = Map.of(
+            "hf", List.of("# two nodes", "n1 slots=2", "n2 slots=2"),
+            "empty", List.of("", "# nothing"));
+    private static final FileSource FS = p -> {
+        List<String> lines = FILES.get(p.toString());
+        if (lines == null) {
+            throw new NoSuchFileException(p.toString());
+        }
+        return lines;
+    };
+
+    private static RunSettings parse(String line) {
+        return RunCommandLine.parse(Arrays.asList(line.split(" ")), FS, true).settings();
+    }
+
+    @Test
+    void horovodrunFlagNamesCarryOver() {
+        RunSettings s = parse("-np 4 -H a:2,b:2 --network-interfaces eth0,ib0 --network-interface 10.1.0.0/16 -p 2222 "
+                + "--tcp --output-filename out -prefix-timestamp --start-timeout 45 --verbose --mpi --mpi-flavor mpich "
+                + "--dry-run python train.py -np 9 --verbose");
+        assertEquals(4, s.np());
+        assertEquals(List.of(new HostSlots("a", 2), new HostSlots("b", 2)), s.hosts());
+        assertEquals("-H", s.hostSource());
+        assertEquals(List.of("eth0", "ib0", "10.1.0.0/16"), s.networkInterfaces());
+        assertEquals(2222, s.sshPort());
+        assertTrue(s.tcp() && s.prefixTimestamp() && s.verbose() && s.dryRun());
+        assertEquals(Path.of("out"), s.outputFilename());
+        assertEquals(Duration.ofSeconds(45), s.startTimeout());
+        assertEquals(RunSettings.Backend.MPI, s.backend());
+        assertEquals("mpich", s.mpiFlavor());
+        // everything after the first non-option word is the user's command, untouched
+        assertEquals(List.of("python", "train.py", "-np", "9", "--verbose"), s.command());
+    }
+
+    @Test
+    void longFormsAndHostfile() {
+        RunSettings s = parse("--num-proc 3 --hostfile hf --prefix-output-with-timestamp --jsrun hostname");
+        assertEquals(3, s.np());
+        assertEquals(List.of(new HostSlots("n1", 2), new HostSlots("n2", 2)), s.hosts());
+        assertEquals("hostfile hf", s.hostSource());
+        assertTrue(s.prefixTimestamp());
+        assertEquals(RunSettings.Backend.JSRUN, s.backend());
+    }
+
+    @Test
+    void quotedMpiAndBindingArgsAreSplitLikeAShell() {
+        RunSettings s = RunCommandLine.parse(List.of("--mpi-args", "-x 'A=b c' --mca btl_tcp_if_include eth0",
+                "--binding-args", "--bind-to core --map-by socket", "true"), FS, true).settings();
+        assertEquals(List.of("-x", "A=b c", "--mca", "btl_tcp_if_include", "eth0"), s.mpiArgs());
+        assertEquals(List.of("--bind-to", "core", "--map-by", "socket"), s.bindingArgs());
+    }
+
+    @Test
+    void defaultsAreUnsetOrDocumented() {
+        RunSettings s = parse("hostname");
+        assertNull(s.np());
+        assertTrue(s.hosts().isEmpty());
+        assertEquals(RunSettings.DEFAULT_START_TIMEOUT, s.startTimeout());
+        assertEquals(RunSettings.Backend.AUTO, s.backend());
+        assertFalse(s.elastic());
+    }
+
+    @Test
+    void elasticFlags() {
+        RunSettings s = parse("--min-np 2 --max-np 8 --slots-per-host 2 --elastic-timeout 60 --reset-limit 3 "
+                + "--blacklist-cooldown-range 10 100 --discovery-interval 2 -H a:2,b:2 train");
+        assertTrue(s.elastic());
+        assertEquals(2, s.minNp());
+        assertEquals(8, s.maxNp());
+        assertEquals(Duration.ofSeconds(10), s.cooldownMin());
+        assertEquals(Duration.ofSeconds(100), s.cooldownMax());
+        assertEquals(3, s.resetLimit());
+        assertEquals(List.of("train"), s.command());
+    }
+
+    @Test
+    void helpIsRecognised() {
+        assertTrue(RunCommandLine.parse(List.of("--help"), FS, true).help());
+        String help = RunCommandLine.help("run", "COMMAND");
+        for (String flag : List.of("-np", "--hosts", "-hostfile", "--network-interfaces", "--ssh-port", "--ssh-identity-file",
+                "--mpi-args", "--binding-args", "--tcp", "--output-filename", "-prefix-timestamp", "--start-timeout",
+                "--verbose", "--mpi", "--jsrun", "--mpi-flavor", "--dry-run", "--remote-shell", "--launch-agent",
+                "--host-discovery-script", "--blacklist-cooldown-range")) {
+            assertTrue(help.contains(flag), "help mentions " + flag);
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "-H a hostname|is not host:slots",
+        "-H a:b hostname|is not host:slots",
+        "-H a:0 hostname|0 slots",
+        "-H a:1,,b:1 hostname|empty entry",
+        "-H host:1:2 hostname|is not host:slots",
+        "--hostfile missing hostname|does not exist",
+        "--hostfile empty hostname|lists no hosts",
+        "-np 5 -H a:2,b:2 hostname|more than the 4 slots",
+        "-np -1 hostname|needs a whole number",
+        "-np x hostname|needs a whole number",
+        "-np 0 hostname|at least 1",
+        "-H a:1 --hostfile hf hostname|cannot be combined",
+        "--mpi --jsrun hostname|cannot be combined",
+        "-np 2|no command given",
+        "--mpi-flavor lam hostname|not known",
+        "-p 70000 hostname|not a TCP port",
+        "--launch-agent rsh hostname|not known",
+        "--bogus hostname|unknown option '--bogus'",
+        "-i /nonexistent/key hostname|not readable",
+        "--reset-limit 2 hostname|need an elastic job",
+        "--min-np 4 --max-np 2 hostname|above --max-np",
+        "--min-np 1 --blacklist-cooldown-range 0 10 hostname|invalid",
+        "--network-interfaces eth0,,ib0 hostname|malformed",
+        "--network-interfaces eth0 --network-interface eth0 hostname|named twice",
+        "--mpi-args 'a hostname|balance the quotes"})
+    void badInputIsOneLineUsageError(String line, String expected) {
+        UsageException e = assertThrows(UsageException.class, () -> parse(line));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"), "one line");
+    }
+}

@@ -1,0 +1,95 @@
+package org.troika.rsh.wire;
+
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Map;
+import org.troika.common.TroikaEnv;
+import org.troika.common.UsageException;
+
+/**
+ * The per-job secret that keys every frame's HMAC. It travels only in the environment variable
+ * {@link TroikaEnv#SECRET_KEY} (base64), never on a command line, and {@link #toString()} never shows it.
+ */
+public final class Secret {
+    /** Length of a generated secret. */
+    public static final int GENERATED_BYTES = 32;
+    /** Shortest secret accepted from the environment. */
+    public static final int MIN_BYTES = 16;
+
+    private final byte[] key;
+
+    private Secret(byte[] key) {
+        this.key = key.clone();
+    }
+
+    /** A fresh random secret for one job. */
+    public static Secret generate() {
+        byte[] b = new byte[GENERATED_BYTES];
+        new SecureRandom().nextBytes(b);
+        return new Secret(b);
+    }
+
+    /** Wraps raw key bytes (at least {@link #MIN_BYTES}). */
+    public static Secret of(byte[] key) {
+        if (key.length < MIN_BYTES) {
+            throw new IllegalArgumentException("a secret needs at least " + MIN_BYTES + " bytes");
+        }
+        return new Secret(key);
+    }
+
+    /** Decodes the base64 form. */
+    public static Secret decode(String base64) {
+        byte[] b;
+        try {
+            b = Base64.getDecoder().decode(base64.trim());
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(TroikaEnv.SECRET_KEY + " is not valid base64; unset it to let troika generate one");
+        }
+        if (b.length < MIN_BYTES) {
+            throw new UsageException(TroikaEnv.SECRET_KEY + " decodes to " + b.length + " bytes; use at least "
+                    + MIN_BYTES + " random bytes, base64-encoded (or unset it)");
+        }
+        return new Secret(b);
+    }
+
+    /** The secret from {@link TroikaEnv#SECRET_KEY} when set, else a fresh one. */
+    public static Secret fromEnvOrGenerate(Map<String, String> env) {
+        String v = env.get(TroikaEnv.SECRET_KEY);
+        return v == null || v.isBlank() ? generate() : decode(v);
+    }
+
+    /** The secret from {@link TroikaEnv#SECRET_KEY}; a usage error when absent (agents and services need the job's). */
+    public static Secret fromEnv(Map<String, String> env) {
+        String v = env.get(TroikaEnv.SECRET_KEY);
+        if (v == null || v.isBlank()) {
+            throw new UsageException(TroikaEnv.SECRET_KEY + " is not set; troika rsh and task services run under troika run,"
+                    + " which sets it");
+        }
+        return decode(v);
+    }
+
+    /** The base64 form, for putting into a child's environment only. */
+    public String encode() {
+        return Base64.getEncoder().encodeToString(key);
+    }
+
+    byte[] bytes() {
+        return key.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Secret s && java.security.MessageDigest.isEqual(key, s.key);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(key);
+    }
+
+    @Override
+    public String toString() {
+        return "Secret[redacted]";
+    }
+}

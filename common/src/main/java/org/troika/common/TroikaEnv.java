@@ -9,6 +9,16 @@ public final class TroikaEnv {
     /** The per-job secret (base64 of 32 random bytes). Never on a command line, never exported to ranks. */
     public static final String SECRET_KEY = "TROIKA_SECRET_KEY";
 
+    /**
+     * A file holding the per-job secret (base64), mode 0600 in a private directory: how the launch agent and the
+     * remote daemons find the secret without it being in any process's environment (ranks inherit their daemon's).
+     */
+    public static final String SECRET_FILE = "TROIKA_SECRET_FILE";
+    /** The driver service's endpoints, {@code ADDRESS:PORT[,ADDRESS:PORT...]}, for the launch agent and task services. */
+    public static final String DRIVER_ADDR = "TROIKA_DRIVER_ADDR";
+    /** Launch agent: milliseconds without a frame from a task service before the host is declared lost (default 6000). */
+    public static final String LIVENESS_TIMEOUT_MS = "TROIKA_LIVENESS_TIMEOUT_MS";
+
     // Rank environment: set for every rank (see the README's "Rank environment" table).
     public static final String RANK = "TROIKA_RANK";
     public static final String SIZE = "TROIKA_SIZE";

@@ -1,0 +1,298 @@
+package org.troika.launcher.mpi;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.troika.common.TroikaEnv;
+import org.troika.common.UsageException;
+import org.troika.common.exec.LaunchPlan;
+import org.troika.launcher.RunSettings;
+import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.spi.LaunchContext;
+
+/**
+ * Plans the {@code mpirun} command for Open MPI (4 = ORTE, 5 = PRRTE), Spectrum MPI, MPICH and Intel MPI. Pure: the
+ * result depends only on the {@link LaunchContext} and on whether troika runs as root (given at construction).
+ *
+ * <p>Part order: launcher, basic (output tagging), {@code -np}, hosts, binding, implementation flags
+ * (+ large-cluster flags, + timestamps), ssh options, NICs, NCCL NIC, per-rank output files, environment exports,
+ * the user's {@code --mpi-args} verbatim, then the command (behind {@code troika-rankenv} when troika is installed).
+ * Every choice and the flags left out on purpose are explained in {@code docs/mpirun-flags.md}.
+ */
+public final class MpirunCommandBuilder {
+    /** At this many host entries and more, Open MPI launches every daemon itself (no tree spawn). */
+    public static final int LARGE_CLUSTER_HOSTS = 64;
+    /** The rank-environment wrapper, relative to the troika installation. */
+    public static final String RANKENV = "bin/troika-rankenv";
+
+    private static final Pattern NIC_NAME = Pattern.compile("[A-Za-z0-9_.@-]+");
+    private static final Pattern IPV4_CIDR = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}");
+
+    private final boolean asRoot;
+    private final int exportBudget;
+
+    /** @param asRoot whether mpirun will run as root (Open MPI then needs the two {@code OMPI_ALLOW_RUN_AS_ROOT*} vars) */
+    public MpirunCommandBuilder(boolean asRoot) {
+        this(asRoot, EnvExport.DEFAULT_BUDGET);
+    }
+
+    MpirunCommandBuilder(boolean asRoot, int exportBudget) {
+        this.asRoot = asRoot;
+        this.exportBudget = exportBudget;
+    }
+
+    /** A builder for the user this JVM runs as. */
+    public static MpirunCommandBuilder forCurrentUser() {
+        return new MpirunCommandBuilder("root".equals(System.getProperty("user.name")));
+    }
+
+    /**
+     * Plans the launch.
+     *
+     * @throws UsageException when the request cannot be expressed for this MPI (one line naming problem and fix)
+     */
+    public BackendPlan build(LaunchContext ctx) {
+        RunSettings s = ctx.settings();
+        if (s.command().isEmpty()) {
+            throw new UsageException("nothing to run: put the command after troika's options, e.g. troika run -np 2 hostname");
+        }
+        checkOutputPath(s);
+        List<String> nics = checkedNics(s.networkInterfaces());
+        return ctx.mpi().flavor().isHydra() ? hydra(ctx, nics) : openMpi(ctx, nics);
+    }
+
+    private BackendPlan openMpi(LaunchContext ctx, List<String> nics) {
+        RunSettings s = ctx.settings();
+        MpiInstall mpi = ctx.mpi();
+        if (mpi.flavor() == MpiFlavor.OPEN_MPI && mpi.majorVersion() > 0 && mpi.majorVersion() < 4) {
+            throw new UsageException("Open MPI " + mpi.majorVersion() + " is not supported (troika needs 4.0 or later for"
+                    + " -H name:slots); install Open MPI 4 or 5, or name another mpirun in " + FlavorDetector.MPIRUN_ENV);
+        }
+        boolean prrte = mpi.usesPrrte();
+        List<String> warnings = new ArrayList<>();
+        Map<String, String> env = rankEnv(ctx);
+        if (asRoot) {
+            env.putIfAbsent("OMPI_ALLOW_RUN_AS_ROOT", "1");
+            env.putIfAbsent("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+        }
+        List<String> argv = new ArrayList<>();
+        argv.add(FlavorDetector.mpirunCommand(ctx.env()));
+        if (prrte) {
+            // v5 deprecates --tag-output/--timestamp-output/--output-filename in favour of one --output list
+            StringBuilder out = new StringBuilder("tag");
+            if (s.prefixTimestamp()) {
+                out.append(",timestamp");
+            }
+            if (s.outputFilename() != null) {
+                out.append(",dir=").append(s.outputFilename());
+            }
+            argv.addAll(List.of("--output", out.toString()));
+        } else {
+            argv.add("--tag-output");
+        }
+        argv.addAll(List.of("-np", Integer.toString(ctx.hostPlan().size())));
+        // Open MPI inside Slurm reads the allocation itself; -H would only conflict with it
+        boolean hostArg = !(ctx.allocation() != null && ctx.allocation().mpiReadsAllocation() && s.hosts().isEmpty());
+        if (hostArg) {
+            argv.addAll(List.of("-H", ctx.hostPlan().hostList()));
+        }
+        argv.addAll(s.bindingArgs().isEmpty() ? defaultBinding(mpi.flavor()) : s.bindingArgs());
+        if (s.tcp() && mpi.flavor() == MpiFlavor.SPECTRUM_MPI) {
+            argv.add("-tcp");
+        }
+        int hostCount = ctx.hostPlan().hosts().size();
+        if (hostArg && hostCount >= LARGE_CLUSTER_HOSTS) {
+            plm(argv, prrte, "no_tree_spawn", "true");
+            plm(argv, prrte, "num_concurrent", Integer.toString(hostCount));
+        }
+        if (!prrte && s.prefixTimestamp()) {
+            argv.add("--timestamp-output");
+        }
+        String ssh = sshWords(s);
+        if (ssh != null) {
+            plm(argv, prrte, "args", ssh);
+        }
+        if (!nics.isEmpty()) {
+            String list = String.join(",", nics);
+            argv.addAll(List.of("--mca", "btl_tcp_if_include", list));
+            argv.addAll(List.of(prrte ? "--prtemca" : "--mca", "oob_tcp_if_include", list));
+        }
+        String nccl = ncclInterfaces(nics, warnings);
+        if (nccl != null) {
+            argv.addAll(List.of("-x", "NCCL_SOCKET_IFNAME=" + nccl));
+        }
+        if (!prrte && s.outputFilename() != null) {
+            argv.addAll(List.of("--output-filename", s.outputFilename().toString()));
+        }
+        EnvExport.Selection exports = EnvExport.select(env,
+                nccl == null ? Set.of() : Set.of("NCCL_SOCKET_IFNAME"), exportBudget);
+        for (String name : exports.names()) {
+            argv.addAll(List.of("-x", name));
+        }
+        String dropped = exports.warning(exportBudget);
+        if (dropped != null) {
+            warnings.add(dropped);
+        }
+        argv.addAll(s.mpiArgs());
+        argv.addAll(rankCommand(ctx));
+        return new BackendPlan(new LaunchPlan(argv, env), Map.of(), warnings);
+    }
+
+    private BackendPlan hydra(LaunchContext ctx, List<String> nics) {
+        RunSettings s = ctx.settings();
+        String mpiName = ctx.mpi().flavor().displayName();
+        List<String> warnings = new ArrayList<>();
+        // Hydra forwards mpirun's whole environment to every rank, so exclusions are applied to the child env itself
+        Map<String, String> env = new TreeMap<>(EnvExport.withoutExcluded(rankEnv(ctx)));
+        List<String> argv = new ArrayList<>();
+        argv.add(FlavorDetector.mpirunCommand(ctx.env()));
+        argv.add("-l");
+        argv.addAll(List.of("-np", Integer.toString(ctx.hostPlan().size())));
+        argv.addAll(List.of("-ppn", Integer.toString(processesPerNode(ctx, mpiName))));
+        argv.addAll(List.of("-hosts", String.join(",", ctx.hostPlan().hostNames())));
+        if (!s.bindingArgs().isEmpty()) {
+            warnings.add(mpiName + " (Hydra): --binding-args are not applied; pass Hydra's own -bind-to/-map-by with"
+                    + " --mpi-args");
+        }
+        if (ctx.hostPlan().hosts().size() >= LARGE_CLUSTER_HOSTS) {
+            warnings.add(mpiName + " (Hydra): the large-cluster flags (no tree spawn, launch concurrency) exist only"
+                    + " for Open MPI and are not applied to these " + ctx.hostPlan().hosts().size() + " hosts");
+        }
+        if (s.prefixTimestamp()) {
+            warnings.add(mpiName + " (Hydra) cannot timestamp output lines; --prefix-timestamp is ignored");
+        }
+        String ssh = sshWords(s);
+        if (ssh != null) {
+            if (ctx.mpi().flavor() == MpiFlavor.MPICH) {
+                throw new UsageException("MPICH's mpirun has no option for ssh arguments (" + ssh + "); put Port/"
+                        + "IdentityFile for these hosts in ~/.ssh/config instead of --ssh-port/--ssh-identity-file");
+            }
+            argv.addAll(List.of("-bootstrap", "ssh", "-bootstrap-exec-args", ssh));
+        }
+        List<String> userNics = nics.stream().filter(n -> !IPV4_CIDR.matcher(n).matches()).toList();
+        if (nics.size() > 1 || userNics.size() != nics.size()) {
+            throw new UsageException(mpiName + " (Hydra) takes one network interface by name (-iface), got "
+                    + String.join(",", nics) + "; give a single interface name such as --network-interfaces eth0");
+        }
+        if (!nics.isEmpty()) {
+            argv.addAll(List.of("-iface", nics.get(0)));
+            argv.addAll(List.of("-genv", "NCCL_SOCKET_IFNAME", nics.get(0)));
+        }
+        if (s.outputFilename() != null) {
+            String dir = s.outputFilename().toString();
+            argv.addAll(List.of("-outfile-pattern", dir + "/rank.%r.stdout", "-errfile-pattern", dir + "/rank.%r.stderr"));
+        }
+        argv.addAll(s.mpiArgs());
+        argv.addAll(rankCommand(ctx));
+        return new BackendPlan(new LaunchPlan(argv, env), Map.of(), warnings);
+    }
+
+    /**
+     * Hydra's {@code -ppn}: every host but the last must run the same number of ranks and the last no more (the
+     * fill order {@code -np} with {@code -ppn} produces, matching the rank table).
+     */
+    private static int processesPerNode(LaunchContext ctx, String mpiName) {
+        List<HostSlots> hosts = ctx.hostPlan().hosts();
+        int ppn = hosts.get(0).slots();
+        for (int i = 0; i < hosts.size(); i++) {
+            int slots = hosts.get(i).slots();
+            boolean last = i == hosts.size() - 1;
+            if (last ? slots > ppn : slots != ppn) {
+                throw new UsageException(mpiName + " (Hydra) needs the same slot count on every host, got "
+                        + ctx.hostPlan().hostList() + "; give every host the same slots, or pass a machinefile with"
+                        + " --mpi-args '-f FILE'");
+            }
+        }
+        return ppn;
+    }
+
+    /** Open MPI and MPICH: no binding, ranks fill hosts slot by slot; Spectrum: Horovod's socket default; Intel: none. */
+    private static List<String> defaultBinding(MpiFlavor flavor) {
+        return switch (flavor) {
+            case OPEN_MPI -> List.of("--bind-to", "none", "--map-by", "slot");
+            case SPECTRUM_MPI -> List.of("--bind-to", "socket", "--map-by", "socket", "--rank-by", "core");
+            case MPICH, INTEL_MPI -> List.of();
+        };
+    }
+
+    /** Appends an rsh/ssh launcher parameter under its ORTE ({@code plm_rsh_*}) or PRRTE ({@code plm_ssh_*}) name. */
+    private static void plm(List<String> argv, boolean prrte, String param, String value) {
+        argv.addAll(prrte ? List.of("--prtemca", "plm_ssh_" + param, value) : List.of("--mca", "plm_rsh_" + param, value));
+    }
+
+    /** {@code -p PORT -i FILE} (whichever are set) as one word, or {@code null}. */
+    private static String sshWords(RunSettings s) {
+        List<String> words = new ArrayList<>();
+        if (s.sshPort() != null) {
+            words.addAll(List.of("-p", Integer.toString(s.sshPort())));
+        }
+        if (s.sshIdentityFile() != null) {
+            String file = s.sshIdentityFile().toString();
+            if (file.chars().anyMatch(Character::isWhitespace)) {
+                throw new UsageException("ssh identity file '" + file + "' contains whitespace, which mpirun splits"
+                        + " into separate ssh arguments; move the key to a path without spaces");
+            }
+            words.addAll(List.of("-i", file));
+        }
+        return words.isEmpty() ? null : String.join(" ", words);
+    }
+
+    /** NCCL takes interface names (prefixes), not subnets: subnets are left out with a warning. */
+    private static String ncclInterfaces(List<String> nics, List<String> warnings) {
+        List<String> names = new ArrayList<>();
+        for (String nic : nics) {
+            if (IPV4_CIDR.matcher(nic).matches()) {
+                warnings.add("NCCL_SOCKET_IFNAME takes interface names, so subnet " + nic + " is used for MPI only");
+            } else {
+                names.add(nic);
+            }
+        }
+        return names.isEmpty() ? null : String.join(",", names);
+    }
+
+    private static List<String> checkedNics(List<String> nics) {
+        for (String nic : nics) {
+            if (!NIC_NAME.matcher(nic).matches() && !IPV4_CIDR.matcher(nic).matches()) {
+                throw new UsageException("bad network interface '" + nic + "': give interface names (eth0) or IPv4"
+                        + " subnets (10.1.0.0/16), comma-separated");
+            }
+        }
+        return nics;
+    }
+
+    private static void checkOutputPath(RunSettings s) {
+        if (s.outputFilename() == null) {
+            return;
+        }
+        String p = s.outputFilename().toString();
+        if (p.isEmpty() || p.contains(":") || p.contains(",") || p.contains("%")) {
+            throw new UsageException("--output-filename '" + p + "' must be a non-empty path without ':', ',' or '%'"
+                    + " (mpirun reads them as separators or patterns); choose another directory");
+        }
+    }
+
+    /** The caller's environment plus the rank variables troika exports, and {@code NCCL_IB_DISABLE=1} for --tcp. */
+    private static Map<String, String> rankEnv(LaunchContext ctx) {
+        Map<String, String> env = new TreeMap<>(ctx.env());
+        env.put(TroikaEnv.HOSTS, ctx.hostPlan().hostList());
+        env.put(TroikaEnv.SIZE, Integer.toString(ctx.hostPlan().size()));
+        if (ctx.settings().tcp()) {
+            env.put("NCCL_IB_DISABLE", "1");
+        }
+        return env;
+    }
+
+    /** The user's command, behind troika's rank-environment wrapper when troika is installed. */
+    private static List<String> rankCommand(LaunchContext ctx) {
+        List<String> cmd = new ArrayList<>();
+        if (ctx.troikaHome() != null) {
+            cmd.add(ctx.troikaHome().resolve(RANKENV).toString());
+        }
+        cmd.addAll(ctx.settings().command());
+        return cmd;
+    }
+}

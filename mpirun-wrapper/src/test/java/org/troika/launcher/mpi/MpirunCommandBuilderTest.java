@@ -1,0 +1,470 @@
+package org.troika.launcher.mpi;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.troika.common.UsageException;
+import org.troika.launcher.RunSettings;
+import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.Allocation;
+import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.spi.LaunchContext;
+
+class MpirunCommandBuilderTest {
+    static final MpiInstall OMPI4 = FlavorDetector.forFlavorName("openmpi");
+    static final MpiInstall OMPI5 = FlavorDetector.forFlavorName("openmpi5");
+    static final MpiInstall SPECTRUM = FlavorDetector.forFlavorName("spectrum");
+    static final MpiInstall MPICH = FlavorDetector.forFlavorName("mpich");
+    static final MpiInstall INTEL = FlavorDetector.forFlavorName("intel");
+    static final List<HostSlots> TWO_BY_TWO = List.of(new HostSlots("a", 2), new HostSlots("b", 2));
+    static final Map<String, String> ENV = Map.of("PATH", "/usr/bin", "HOME", "/root");
+    static final MpirunCommandBuilder USER = new MpirunCommandBuilder(false);
+
+    static RunSettings.Builder settings() {
+        return RunSettings.builder().hosts(TWO_BY_TWO, "-H").command(List.of("python", "train.py"));
+    }
+
+    static RunSettings.Builder allOptions() {
+        return settings().sshPort(2222).sshIdentityFile(Path.of("/k/id")).networkInterfaces(List.of("eth0", "ib0"))
+                .tcp(true).outputFilename(Path.of("/out")).prefixTimestamp(true).mpiArgs(List.of("--report-bindings"));
+    }
+
+    static LaunchContext ctx(RunSettings s, MpiInstall mpi, Map<String, String> env) {
+        return ctx(s, mpi, env, null, null);
+    }
+
+    static LaunchContext ctx(RunSettings s, MpiInstall mpi, Map<String, String> env, Allocation alloc, Path home) {
+        List<HostSlots> hosts = s.hosts().isEmpty() ? alloc.hosts() : s.hosts();
+        int np = s.np() != null ? s.np() : hosts.stream().mapToInt(HostSlots::slots).sum();
+        HostPlan plan = HostPlan.assign("test", hosts, np);
+        return new LaunchContext(s, plan, mpi, env, alloc, Path.of("/tmp/scratch"), name -> true, home);
+    }
+
+    static List<String> argv(RunSettings s, MpiInstall mpi) {
+        return USER.build(ctx(s, mpi, ENV)).launch().argv();
+    }
+
+    static void assertContains(List<String> argv, String... words) {
+        assertTrue(Collections.indexOfSubList(argv, List.of(words)) >= 0, () -> List.of(words) + " not in " + argv);
+    }
+
+    static void assertLacks(List<String> argv, String word) {
+        assertFalse(argv.contains(word), () -> word + " unexpectedly in " + argv);
+    }
+
+    static List<String> hosts(int n) {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            names.add("n" + i);
+        }
+        return names;
+    }
+
+    static RunSettings onHosts(int n) {
+        return settings().hosts(hosts(n).stream().map(h -> new HostSlots(h, 1)).toList(), "-H").build();
+    }
+
+    // ---- exact argv per flavour -------------------------------------------------------------------------------
+
+    @Test
+    void openMpi4Minimal() {
+        BackendPlan plan = USER.build(ctx(settings().build(), OMPI4, ENV));
+        assertEquals(List.of("mpirun", "--tag-output", "-np", "4", "-H", "a:2,b:2", "--bind-to", "none", "--map-by",
+                "slot", "-x", "HOME", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_SIZE", "python", "train.py"),
+                plan.launch().argv());
+        assertEquals(Map.of("PATH", "/usr/bin", "HOME", "/root", "TROIKA_HOSTS", "a:2,b:2", "TROIKA_SIZE", "4"),
+                plan.launch().env());
+        assertEquals(List.of(), plan.warnings());
+    }
+
+    @Test
+    void openMpi4AllOptions() {
+        RunSettings s = allOptions().bindingArgs(List.of("--bind-to", "core")).build();
+        assertEquals(List.of("mpirun", "--tag-output", "-np", "4", "-H", "a:2,b:2", "--bind-to", "core",
+                "--timestamp-output", "--mca", "plm_rsh_args", "-p 2222 -i /k/id",
+                "--mca", "btl_tcp_if_include", "eth0,ib0", "--mca", "oob_tcp_if_include", "eth0,ib0",
+                "-x", "NCCL_SOCKET_IFNAME=eth0,ib0", "--output-filename", "/out",
+                "-x", "HOME", "-x", "NCCL_IB_DISABLE", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_SIZE",
+                "--report-bindings", "python", "train.py"), argv(s, OMPI4));
+    }
+
+    @Test
+    void openMpi5UsesPrrteNames() {
+        assertEquals(List.of("mpirun", "--output", "tag,timestamp,dir=/out", "-np", "4", "-H", "a:2,b:2",
+                "--bind-to", "none", "--map-by", "slot", "--prtemca", "plm_ssh_args", "-p 2222 -i /k/id",
+                "--mca", "btl_tcp_if_include", "eth0,ib0", "--prtemca", "oob_tcp_if_include", "eth0,ib0",
+                "-x", "NCCL_SOCKET_IFNAME=eth0,ib0",
+                "-x", "HOME", "-x", "NCCL_IB_DISABLE", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_SIZE",
+                "--report-bindings", "python", "train.py"), argv(allOptions().build(), OMPI5));
+    }
+
+    @Test
+    void openMpi5Minimal() {
+        assertEquals(List.of("mpirun", "--output", "tag", "-np", "4", "-H", "a:2,b:2", "--bind-to", "none",
+                "--map-by", "slot", "-x", "HOME", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_SIZE",
+                "python", "train.py"), argv(settings().build(), OMPI5));
+    }
+
+    @Test
+    void spectrumBindsToSocketsAndTakesTcp() {
+        assertEquals(List.of("mpirun", "--tag-output", "-np", "4", "-H", "a:2,b:2", "--bind-to", "socket",
+                "--map-by", "socket", "--rank-by", "core", "-tcp", "-x", "HOME", "-x", "NCCL_IB_DISABLE", "-x", "PATH",
+                "-x", "TROIKA_HOSTS", "-x", "TROIKA_SIZE", "python", "train.py"), argv(settings().tcp(true).build(), SPECTRUM));
+    }
+
+    @Test
+    void mpichMinimal() {
+        BackendPlan plan = USER.build(ctx(settings().np(3).build(), MPICH, ENV));
+        assertEquals(List.of("mpirun", "-l", "-np", "3", "-ppn", "2", "-hosts", "a,b", "python", "train.py"),
+                plan.launch().argv());
+        assertEquals(Map.of("PATH", "/usr/bin", "HOME", "/root", "TROIKA_HOSTS", "a:2,b:1", "TROIKA_SIZE", "3"),
+                plan.launch().env());
+    }
+
+    @Test
+    void intelAllOptions() {
+        RunSettings s = allOptions().networkInterfaces(List.of("ib0")).prefixTimestamp(false).build();
+        BackendPlan plan = USER.build(ctx(s, INTEL, ENV));
+        assertEquals(List.of("mpirun", "-l", "-np", "4", "-ppn", "2", "-hosts", "a,b",
+                "-bootstrap", "ssh", "-bootstrap-exec-args", "-p 2222 -i /k/id", "-iface", "ib0",
+                "-genv", "NCCL_SOCKET_IFNAME", "ib0", "-outfile-pattern", "/out/rank.%r.stdout",
+                "-errfile-pattern", "/out/rank.%r.stderr", "--report-bindings", "python", "train.py"),
+                plan.launch().argv());
+        assertEquals("1", plan.launch().env().get("NCCL_IB_DISABLE"));
+        assertEquals(List.of(), plan.warnings());
+    }
+
+    // ---- table: flags per flavour ----------------------------------------------------------------------------
+
+    static Stream<Arguments> sshOptions() {
+        return Stream.of(
+                Arguments.of(settings().sshPort(2222), OMPI4, List.of("--mca", "plm_rsh_args", "-p 2222")),
+                Arguments.of(settings().sshIdentityFile(Path.of("/id")), OMPI4, List.of("--mca", "plm_rsh_args", "-i /id")),
+                Arguments.of(settings().sshPort(22).sshIdentityFile(Path.of("/id")), SPECTRUM,
+                        List.of("--mca", "plm_rsh_args", "-p 22 -i /id")),
+                Arguments.of(settings().sshPort(2222), OMPI5, List.of("--prtemca", "plm_ssh_args", "-p 2222")),
+                Arguments.of(settings().sshIdentityFile(Path.of("/id")), INTEL,
+                        List.of("-bootstrap", "ssh", "-bootstrap-exec-args", "-i /id")));
+    }
+
+    @ParameterizedTest
+    @MethodSource("sshOptions")
+    void sshOptionsPerFlavor(RunSettings.Builder s, MpiInstall mpi, List<String> expected) {
+        assertContains(argv(s.build(), mpi), expected.toArray(String[]::new));
+    }
+
+    @Test
+    void noSshOptionWithoutPortOrIdentity() {
+        for (MpiInstall mpi : List.of(OMPI4, OMPI5, SPECTRUM, MPICH, INTEL)) {
+            List<String> argv = argv(settings().build(), mpi);
+            assertAll(mpi.toString(), () -> assertLacks(argv, "plm_rsh_args"), () -> assertLacks(argv, "plm_ssh_args"),
+                    () -> assertLacks(argv, "-bootstrap-exec-args"));
+        }
+    }
+
+    @Test
+    void mpichCannotTakeSshArguments() {
+        UsageException e = assertThrows(UsageException.class, () -> argv(settings().sshPort(2222).build(), MPICH));
+        assertTrue(e.getMessage().contains("~/.ssh/config"), e.getMessage());
+        FlavorDetectorTest.assertOneLine(e);
+    }
+
+    @Test
+    void subnetsGoToMpiButNotToNccl() {
+        BackendPlan plan = USER.build(ctx(settings().networkInterfaces(List.of("10.1.0.0/16")).build(), OMPI4, ENV));
+        List<String> argv = plan.launch().argv();
+        assertContains(argv, "--mca", "btl_tcp_if_include", "10.1.0.0/16", "--mca", "oob_tcp_if_include", "10.1.0.0/16");
+        assertTrue(argv.stream().noneMatch(w -> w.startsWith("NCCL_SOCKET_IFNAME")), argv::toString);
+        assertEquals(1, plan.warnings().size());
+        assertTrue(plan.warnings().get(0).contains("10.1.0.0/16"));
+    }
+
+    @Test
+    void ncclInterfaceIsNotExportedTwice() {
+        Map<String, String> env = Map.of("PATH", "/bin", "NCCL_SOCKET_IFNAME", "eth9");
+        List<String> argv = USER.build(ctx(settings().networkInterfaces(List.of("eth0")).build(), OMPI4, env))
+                .launch().argv();
+        assertContains(argv, "-x", "NCCL_SOCKET_IFNAME=eth0");
+        assertLacks(argv, "NCCL_SOCKET_IFNAME");
+    }
+
+    @Test
+    void tcpDisablesInfinibandForNcclEverywhere() {
+        for (MpiInstall mpi : List.of(OMPI4, OMPI5, SPECTRUM, MPICH, INTEL)) {
+            BackendPlan plan = USER.build(ctx(settings().tcp(true).build(), mpi, ENV));
+            assertEquals("1", plan.launch().env().get("NCCL_IB_DISABLE"), mpi::toString);
+            assertEquals(mpi.flavor() == MpiFlavor.SPECTRUM_MPI, plan.launch().argv().contains("-tcp"), mpi::toString);
+        }
+    }
+
+    @Test
+    void userBindingArgsReplaceTheDefault() {
+        List<String> argv = argv(settings().bindingArgs(List.of("--map-by", "ppr:1:socket")).build(), OMPI4);
+        assertContains(argv, "-H", "a:2,b:2", "--map-by", "ppr:1:socket", "-x");
+        assertLacks(argv, "--bind-to");
+    }
+
+    @Test
+    void outputOptionsPerFlavor() {
+        RunSettings s = settings().outputFilename(Path.of("logs")).build();
+        assertContains(argv(s, OMPI4), "--output-filename", "logs");
+        assertContains(argv(s, SPECTRUM), "--output-filename", "logs");
+        assertContains(argv(s, OMPI5), "--output", "tag,dir=logs");
+        assertContains(argv(s, MPICH), "-outfile-pattern", "logs/rank.%r.stdout", "-errfile-pattern",
+                "logs/rank.%r.stderr");
+    }
+
+    @Test
+    void timestampsForOpenMpiFamily() {
+        RunSettings s = settings().prefixTimestamp(true).build();
+        assertContains(argv(s, OMPI4), "--timestamp-output");
+        assertContains(argv(s, SPECTRUM), "--timestamp-output");
+        assertContains(argv(s, OMPI5), "--output", "tag,timestamp");
+    }
+
+    @Test
+    void badOutputPathIsRejected() {
+        for (String p : List.of("a:b", "a,b", "a%r")) {
+            UsageException e = assertThrows(UsageException.class,
+                    () -> argv(settings().outputFilename(Path.of(p)).build(), OMPI4));
+            FlavorDetectorTest.assertOneLine(e);
+        }
+    }
+
+    // ---- large clusters --------------------------------------------------------------------------------------
+
+    @Test
+    void largeClusterFlagsFromSixtyFourHosts() {
+        assertContains(argv(onHosts(64), OMPI4), "--mca", "plm_rsh_no_tree_spawn", "true",
+                "--mca", "plm_rsh_num_concurrent", "64");
+        assertContains(argv(onHosts(65), SPECTRUM), "--mca", "plm_rsh_no_tree_spawn", "true",
+                "--mca", "plm_rsh_num_concurrent", "65");
+        assertContains(argv(onHosts(64), OMPI5), "--prtemca", "plm_ssh_no_tree_spawn", "true",
+                "--prtemca", "plm_ssh_num_concurrent", "64");
+        List<String> small = argv(onHosts(63), OMPI4);
+        assertLacks(small, "plm_rsh_no_tree_spawn");
+        assertLacks(small, "plm_rsh_num_concurrent");
+    }
+
+    @Test
+    void largeClusterFlagsComeAfterBindingAndBeforeTimestamp() {
+        List<String> argv = argv(settings().hosts(hosts(64).stream().map(h -> new HostSlots(h, 1)).toList(), "-H")
+                .prefixTimestamp(true).build(), OMPI4);
+        int binding = argv.indexOf("--map-by");
+        int large = argv.indexOf("plm_rsh_no_tree_spawn");
+        int stamp = argv.indexOf("--timestamp-output");
+        assertTrue(binding < large && large < stamp, argv::toString);
+    }
+
+    // ---- Hydra rules -----------------------------------------------------------------------------------------
+
+    @Test
+    void hydraAllowsAShorterLastHost() {
+        RunSettings s = settings().hosts(List.of(new HostSlots("a", 2), new HostSlots("b", 2), new HostSlots("c", 2)),
+                "-H").np(5).build();
+        assertContains(argv(s, MPICH), "-np", "5", "-ppn", "2", "-hosts", "a,b,c");
+    }
+
+    @Test
+    void hydraRejectsUnequalSlots() {
+        RunSettings s = settings().hosts(List.of(new HostSlots("a", 1), new HostSlots("b", 2)), "-H").build();
+        for (MpiInstall mpi : List.of(MPICH, INTEL)) {
+            UsageException e = assertThrows(UsageException.class, () -> argv(s, mpi));
+            assertTrue(e.getMessage().contains("a:1,b:2"), e.getMessage());
+            assertTrue(e.getMessage().contains("-f FILE"), e.getMessage());
+            FlavorDetectorTest.assertOneLine(e);
+        }
+    }
+
+    @Test
+    void hydraRejectsSeveralNicsOrSubnets() {
+        for (List<String> nics : List.of(List.of("eth0", "ib0"), List.of("10.0.0.0/8"))) {
+            UsageException e = assertThrows(UsageException.class,
+                    () -> argv(settings().networkInterfaces(nics).build(), MPICH));
+            assertTrue(e.getMessage().contains("-iface"), e.getMessage());
+            FlavorDetectorTest.assertOneLine(e);
+        }
+    }
+
+    @Test
+    void hydraWarnsAboutWhatItCannotHonour() {
+        RunSettings s = settings().hosts(hosts(64).stream().map(h -> new HostSlots(h, 1)).toList(), "-H")
+                .bindingArgs(List.of("--bind-to", "core")).prefixTimestamp(true).build();
+        BackendPlan plan = USER.build(ctx(s, MPICH, ENV));
+        assertEquals(3, plan.warnings().size(), plan.warnings()::toString);
+        assertTrue(plan.warnings().stream().anyMatch(w -> w.contains("--binding-args")));
+        assertTrue(plan.warnings().stream().anyMatch(w -> w.contains("large-cluster")));
+        assertTrue(plan.warnings().stream().anyMatch(w -> w.contains("timestamp")));
+        assertLacks(plan.launch().argv(), "--bind-to");
+        assertLacks(plan.launch().argv(), "core");
+        assertLacks(plan.launch().argv(), "--timestamp-output");
+    }
+
+    // ---- hosts from an allocation ----------------------------------------------------------------------------
+
+    @Test
+    void openMpiInsideSlurmReadsTheAllocationItself() {
+        Allocation slurm = new Allocation("slurm", "slurm job 42", TWO_BY_TWO, 0, "srun", true);
+        RunSettings s = settings().hosts(List.of(), null).build();
+        List<String> argv = USER.build(ctx(s, OMPI4, ENV, slurm, null)).launch().argv();
+        assertContains(argv, "--tag-output", "-np", "4", "--bind-to", "none");
+        assertLacks(argv, "-H");
+    }
+
+    @Test
+    void explicitHostsInsideSlurmAreStillPassed() {
+        Allocation slurm = new Allocation("slurm", "slurm job 42", TWO_BY_TWO, 0, "srun", true);
+        List<String> argv = USER.build(ctx(settings().build(), OMPI4, ENV, slurm, null)).launch().argv();
+        assertContains(argv, "-H", "a:2,b:2");
+    }
+
+    @Test
+    void allocationThatMpiDoesNotReadGetsHostArgument() {
+        Allocation lsf = new Allocation("lsf", "lsf job 7", TWO_BY_TWO, 0, "blaunch", false);
+        RunSettings s = settings().hosts(List.of(), null).build();
+        assertContains(USER.build(ctx(s, OMPI4, ENV, lsf, null)).launch().argv(), "-H", "a:2,b:2");
+    }
+
+    // ---- environment -----------------------------------------------------------------------------------------
+
+    @Test
+    void rootUsesEnvironmentNotAFlag() {
+        for (MpiInstall mpi : List.of(OMPI4, OMPI5, SPECTRUM)) {
+            BackendPlan plan = new MpirunCommandBuilder(true).build(ctx(settings().build(), mpi, ENV));
+            assertEquals("1", plan.launch().env().get("OMPI_ALLOW_RUN_AS_ROOT"));
+            assertEquals("1", plan.launch().env().get("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"));
+            assertLacks(plan.launch().argv(), "--allow-run-as-root");
+            assertLacks(plan.launch().argv(), "OMPI_ALLOW_RUN_AS_ROOT");
+        }
+        for (MpiInstall mpi : List.of(MPICH, INTEL)) {
+            BackendPlan plan = new MpirunCommandBuilder(true).build(ctx(settings().build(), mpi, ENV));
+            assertFalse(plan.launch().env().containsKey("OMPI_ALLOW_RUN_AS_ROOT"));
+        }
+        assertFalse(USER.build(ctx(settings().build(), OMPI4, ENV)).launch().env().containsKey("OMPI_ALLOW_RUN_AS_ROOT"));
+    }
+
+    @Test
+    void exclusionsNeverReachRanks() {
+        Map<String, String> env = new TreeMap<>(ENV);
+        env.put("TROIKA_SECRET_KEY", "c2VjcmV0");
+        env.put("BASH_FUNC_module%%", "() { eval x; }");
+        env.put("OLDPWD", "/prev");
+        env.put("CUDA_VISIBLE_DEVICES", "0,1");
+        env.put("ROCR_VISIBLE_DEVICES", "0");
+        env.put("OMPI_MCA_pml", "ob1");
+        env.put("MY_VAR", "x");
+        BackendPlan ompi = USER.build(ctx(settings().build(), OMPI4, env));
+        assertEquals(List.of("HOME", "MY_VAR", "PATH", "TROIKA_HOSTS", "TROIKA_SIZE"), exported(ompi.launch().argv()));
+        assertTrue(ompi.launch().argv().stream().noneMatch(w -> w.contains("c2VjcmV0")));
+        // mpirun itself keeps the caller's environment (the launch agent needs the secret)
+        assertEquals("c2VjcmV0", ompi.launch().env().get("TROIKA_SECRET_KEY"));
+
+        BackendPlan mpich = USER.build(ctx(settings().build(), MPICH, env));
+        Map<String, String> childEnv = mpich.launch().env();
+        assertAll(() -> assertFalse(childEnv.containsKey("TROIKA_SECRET_KEY")),
+                () -> assertFalse(childEnv.containsKey("BASH_FUNC_module%%")),
+                () -> assertFalse(childEnv.containsKey("OLDPWD")),
+                () -> assertFalse(childEnv.containsKey("CUDA_VISIBLE_DEVICES")),
+                () -> assertEquals("x", childEnv.get("MY_VAR")),
+                () -> assertEquals("ob1", childEnv.get("OMPI_MCA_pml")));
+    }
+
+    @Test
+    void largeEnvironmentStaysWithinTheExportBudget() {
+        Map<String, String> env = new TreeMap<>(ENV);
+        for (int i = 0; i < 5000; i++) {
+            env.put(String.format("BIG_VARIABLE_%05d", i), "v".repeat(1000));
+        }
+        BackendPlan plan = USER.build(ctx(settings().build(), OMPI4, env));
+        List<String> argv = plan.launch().argv();
+        int chars = argv.stream().mapToInt(w -> w.length() + 1).sum();
+        assertTrue(chars < EnvExport.DEFAULT_BUDGET + 1024, "argv is " + chars + " characters");
+        assertTrue(exported(argv).containsAll(List.of("PATH", "TROIKA_HOSTS", "TROIKA_SIZE")), argv::toString);
+        assertTrue(exported(argv).contains("BIG_VARIABLE_00000"));
+        assertFalse(exported(argv).contains("BIG_VARIABLE_04999"));
+        assertEquals(1, plan.warnings().size());
+        assertTrue(plan.warnings().get(0).contains("BIG_VARIABLE_04999") || plan.warnings().get(0).contains("..."));
+        assertEquals("v".repeat(1000), plan.launch().env().get("BIG_VARIABLE_04999"), "values stay in the env");
+    }
+
+    @Test
+    void callerEnvironmentIsNotModified() {
+        Map<String, String> env = new TreeMap<>(ENV);
+        LaunchContext c = ctx(settings().tcp(true).build(), OMPI4, env);
+        new MpirunCommandBuilder(true).build(c);
+        assertEquals(ENV, c.env());
+    }
+
+    // ---- command, launcher binary, bad input ----------------------------------------------------------------
+
+    @Test
+    void installedTroikaWrapsTheCommandWithRankenv() {
+        List<String> argv = USER.build(ctx(settings().build(), OMPI4, ENV, null, Path.of("/opt/troika")))
+                .launch().argv();
+        assertEquals(List.of("/opt/troika/bin/troika-rankenv", "python", "train.py"), argv.subList(argv.size() - 3, argv.size()));
+        List<String> hydra = USER.build(ctx(settings().build(), MPICH, ENV, null, Path.of("/opt/troika"))).launch().argv();
+        assertContains(hydra, "-hosts", "a,b", "/opt/troika/bin/troika-rankenv", "python", "train.py");
+    }
+
+    @Test
+    void troikaMpirunNamesTheLauncher() {
+        Map<String, String> env = Map.of("TROIKA_MPIRUN", "/usr/bin/mpirun.mpich");
+        assertEquals("/usr/bin/mpirun.mpich", USER.build(ctx(settings().build(), MPICH, env)).launch().argv().get(0));
+    }
+
+    @Test
+    void neverEmitsCostlyOrSiteOverridingDefaults() {
+        for (MpiInstall mpi : List.of(OMPI4, OMPI5, SPECTRUM)) {
+            List<String> argv = argv(allOptions().build(), mpi);
+            assertAll(mpi.toString(), () -> assertLacks(argv, "btl"), () -> assertLacks(argv, "^openib"),
+                    () -> assertLacks(argv, "pml"), () -> assertLacks(argv, "--allow-run-as-root"));
+        }
+    }
+
+    @Test
+    void badInputIsAOneLineUsageError() {
+        List<Runnable> cases = List.of(
+                () -> argv(settings().command(List.of()).build(), OMPI4),
+                () -> argv(settings().networkInterfaces(List.of("eth 0")).build(), OMPI4),
+                () -> argv(settings().sshIdentityFile(Path.of("/my keys/id")).build(), OMPI4),
+                () -> argv(settings().build(), new MpiInstall(MpiFlavor.OPEN_MPI, 3, "mpirun (Open MPI) 3.1.6")));
+        for (Runnable r : cases) {
+            UsageException e = assertThrows(UsageException.class, r::run);
+            FlavorDetectorTest.assertOneLine(e);
+        }
+    }
+
+    @Test
+    void buildIsRepeatable() {
+        LaunchContext c = ctx(allOptions().build(), OMPI4, ENV);
+        assertEquals(USER.build(c), USER.build(c));
+        assertNotEquals(USER.build(c).launch().argv(), argv(allOptions().build(), OMPI5));
+    }
+
+    /** The NAMEs of {@code -x NAME} words (not {@code -x NAME=VALUE}). */
+    static List<String> exported(List<String> argv) {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i + 1 < argv.size(); i++) {
+            if (argv.get(i).equals("-x") && !argv.get(i + 1).contains("=")) {
+                names.add(argv.get(i + 1));
+            }
+        }
+        return names;
+    }
+}

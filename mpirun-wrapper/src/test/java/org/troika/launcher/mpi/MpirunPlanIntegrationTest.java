@@ -1,0 +1,120 @@
+package org.troika.launcher.mpi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.troika.common.exec.CommandRunner;
+import org.troika.common.exec.CommandRunner.ProbeResult;
+import org.troika.common.exec.LaunchPlan;
+import org.troika.launcher.RunSettings;
+import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.LaunchContext;
+import org.troika.testkit.Requires;
+
+/** Detects the real MPIs of this machine and runs planned commands on localhost (2 ranks, no binding). */
+@Tag("integration")
+class MpirunPlanIntegrationTest {
+    /** {@code dist/src} has {@code bin/troika-rankenv}, the layout of an installed troika. */
+    static final Path HOME = Path.of("..", "dist", "src").toAbsolutePath().normalize();
+
+    record Output(int exit, String text) {}
+
+    static Output run(List<String> argv, Map<String, String> env, Duration timeout) {
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        if (env != null) {
+            pb.environment().clear();
+            pb.environment().putAll(env);
+        }
+        Process p;
+        try {
+            p = pb.start();
+        } catch (IOException e) {
+            return new Output(ProbeResult.NOT_FOUND, e.getMessage());
+        }
+        try {
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                return new Output(ProbeResult.TIMED_OUT, out);
+            }
+            return new Output(p.exitValue(), out);
+        } catch (IOException | InterruptedException e) {
+            throw new AssertionError(e);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    static final CommandRunner RUNNER = (argv, timeout) -> {
+        Output o = run(argv, null, timeout);
+        return new ProbeResult(o.exit(), o.text());
+    };
+
+    @Test
+    void detectsDebiansOpenMpi() {
+        Requires.command("mpirun.openmpi");
+        MpiInstall mpi = FlavorDetector.detect(RUNNER, "mpirun.openmpi");
+        assertEquals(MpiFlavor.OPEN_MPI, mpi.flavor());
+        assertTrue(mpi.majorVersion() >= 4, mpi::toString);
+    }
+
+    @Test
+    void detectsDebiansMpich() {
+        Requires.command("mpirun.mpich");
+        MpiInstall mpi = FlavorDetector.detect(RUNNER, "mpirun.mpich");
+        assertEquals(MpiFlavor.MPICH, mpi.flavor());
+        assertEquals(4, mpi.majorVersion());
+    }
+
+    @Test
+    void missingLauncherIsAUsageError() {
+        org.junit.jupiter.api.Assertions.assertThrows(org.troika.common.UsageException.class,
+                () -> FlavorDetector.detect(RUNNER, "/nonexistent/troika-test-mpirun"));
+    }
+
+    @Test
+    void openMpiPlanRunsTwoRanksWithRankEnvironment() {
+        Requires.command("mpirun.openmpi");
+        assertRanksRun("mpirun.openmpi", FlavorDetector.forFlavorName("openmpi"), "[1,0]<stdout>:", "[1,1]<stdout>:");
+    }
+
+    @Test
+    void mpichPlanRunsTwoRanksWithRankEnvironment() {
+        Requires.command("mpirun.mpich");
+        assertRanksRun("mpirun.mpich", FlavorDetector.forFlavorName("mpich"), "[0] ", "[1] ");
+    }
+
+    private static void assertRanksRun(String mpirun, MpiInstall mpi, String tag0, String tag1) {
+        RunSettings s = RunSettings.builder().hosts(List.of(new HostSlots("localhost", 2)), "-H")
+                .command(List.of("sh", "-c", "echo \"r=$TROIKA_RANK/$TROIKA_SIZE l=$TROIKA_LOCAL_RANK"
+                        + " c=$TROIKA_CROSS_RANK/$TROIKA_CROSS_SIZE h=$TROIKA_HOSTNAME s=${TROIKA_SECRET_KEY:-none}\""))
+                .build();
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.put("TROIKA_MPIRUN", mpirun);
+        env.put("TROIKA_SECRET_KEY", "not-for-ranks");
+        env.put("OMPI_MCA_hwloc_base_binding_policy", "none");
+        LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts(), 2), mpi, env, null,
+                Path.of("/tmp"), n -> true, HOME);
+        boolean root = "root".equals(System.getProperty("user.name"));
+        LaunchPlan plan = new MpirunCommandBuilder(root).build(ctx).launch();
+        Output o = run(plan.argv(), plan.env(), Duration.ofSeconds(120));
+        assertEquals(0, o.exit(), o.text());
+        assertTrue(o.text().contains(tag0 + "r=0/2 l=0 c=0/1 h=localhost"), o.text());
+        assertTrue(o.text().contains(tag1 + "r=1/2 l=1 c=0/1 h=localhost"), o.text());
+        if (mpi.flavor().isHydra()) {
+            assertTrue(o.text().contains("s=none"), "Hydra ranks must not see the secret: " + o.text());
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package org.troika.launcher.mpi;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.hosts.SlotInfo;
+
+/** Runs {@code dist/src/bin/troika-rankenv} with {@code sh} and recorded MPI environments (no MPI involved). */
+class RankEnvScriptTest {
+    static final Path SCRIPT = Path.of("..", "dist", "src", "bin", "troika-rankenv").toAbsolutePath().normalize();
+
+    record Result(int exit, String out, String err) {
+        Map<String, String> vars() {
+            Map<String, String> m = new HashMap<>();
+            for (String line : out.split("\n")) {
+                int eq = line.indexOf('=');
+                if (eq > 0) {
+                    m.put(line.substring(0, eq), line.substring(eq + 1));
+                }
+            }
+            return m;
+        }
+    }
+
+    static Result run(Map<String, String> env, String... command) throws IOException, InterruptedException {
+        List<String> argv = new ArrayList<>(List.of("sh", SCRIPT.toString()));
+        argv.addAll(List.of(command));
+        ProcessBuilder pb = new ProcessBuilder(argv);
+        pb.environment().clear();
+        pb.environment().put("PATH", "/usr/bin:/bin");
+        pb.environment().putAll(env);
+        pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        Path err = Files.createTempFile("rankenv", ".err");
+        pb.redirectError(err.toFile());
+        Process p = pb.start();
+        try {
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "troika-rankenv did not finish");
+            return new Result(p.exitValue(), out, Files.readString(err));
+        } finally {
+            p.destroyForcibly();
+            Files.deleteIfExists(err);
+        }
+    }
+
+    /** The script must agree with {@link HostPlan#assign} on every rank of several layouts, for both MPI families. */
+    @Test
+    void matchesTheRankTableForOpenMpiAndHydra() throws Exception {
+        List<List<HostSlots>> layouts = List.of(
+                List.of(new HostSlots("a", 2), new HostSlots("b", 1), new HostSlots("c", 1)),
+                List.of(new HostSlots("n1", 1), new HostSlots("n2", 3), new HostSlots("n3", 2)),
+                List.of(new HostSlots("solo", 3)));
+        for (List<HostSlots> layout : layouts) {
+            HostPlan plan = HostPlan.assign("test", layout, layout.stream().mapToInt(HostSlots::slots).sum());
+            for (SlotInfo slot : plan.slots()) {
+                Map<String, String> ompi = Map.of("OMPI_COMM_WORLD_RANK", "" + slot.rank(),
+                        "OMPI_COMM_WORLD_LOCAL_RANK", "" + slot.localRank(),
+                        "OMPI_COMM_WORLD_LOCAL_SIZE", "" + slot.localSize(),
+                        "OMPI_COMM_WORLD_SIZE", "" + slot.size(), "TROIKA_HOSTS", plan.hostList());
+                Map<String, String> hydra = Map.of("PMI_RANK", "" + slot.rank(), "MPI_LOCALRANKID", "" + slot.localRank(),
+                        "MPI_LOCALNRANKS", "" + slot.localSize(), "PMI_SIZE", "" + slot.size(),
+                        "TROIKA_HOSTS", plan.hostList());
+                for (Map<String, String> env : List.of(ompi, hydra)) {
+                    Result r = run(env, "env");
+                    Map<String, String> v = r.vars();
+                    String where = plan.hostList() + " rank " + slot.rank() + " " + env.keySet();
+                    assertAll(where,
+                            () -> assertEquals(0, r.exit(), r.err()),
+                            () -> assertEquals("" + slot.rank(), v.get("TROIKA_RANK")),
+                            () -> assertEquals("" + slot.size(), v.get("TROIKA_SIZE")),
+                            () -> assertEquals("" + slot.localRank(), v.get("TROIKA_LOCAL_RANK")),
+                            () -> assertEquals("" + slot.localSize(), v.get("TROIKA_LOCAL_SIZE")),
+                            () -> assertEquals("" + slot.crossRank(), v.get("TROIKA_CROSS_RANK")),
+                            () -> assertEquals("" + slot.crossSize(), v.get("TROIKA_CROSS_SIZE")),
+                            () -> assertEquals(slot.host(), v.get("TROIKA_HOSTNAME")));
+                }
+            }
+        }
+    }
+
+    @Test
+    void troikaSizeFromTheLauncherWinsOverMpi() throws Exception {
+        Result r = run(Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "2", "TROIKA_SIZE", "2",
+                "TROIKA_HOSTS", "h:2"), "env");
+        assertEquals("2", r.vars().get("TROIKA_SIZE"));
+        assertEquals("0", r.vars().get("TROIKA_LOCAL_RANK"), "derived from TROIKA_HOSTS when MPI gives none");
+        assertEquals("2", r.vars().get("TROIKA_LOCAL_SIZE"));
+    }
+
+    @Test
+    void withoutHostListUsesTheMachineHostname() throws Exception {
+        Result r = run(Map.of("OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_LOCAL_RANK", "1",
+                "OMPI_COMM_WORLD_LOCAL_SIZE", "2", "OMPI_COMM_WORLD_SIZE", "2"), "env");
+        assertEquals(0, r.exit(), r.err());
+        assertFalse(r.vars().get("TROIKA_HOSTNAME").isEmpty());
+        assertFalse(r.vars().containsKey("TROIKA_CROSS_RANK"));
+        assertEquals("1", r.vars().get("TROIKA_LOCAL_RANK"));
+    }
+
+    @Test
+    void keepsArgumentsIntact() throws Exception {
+        Result r = run(Map.of("PMI_RANK", "0", "PMI_SIZE", "1", "TROIKA_HOSTS", "h:1"), "printf", "<%s>\\n", "a b", "*",
+                "");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals("<a b>\n<*>\n<>\n", r.out());
+    }
+
+    @Test
+    void refusesToRunOutsideMpi() throws Exception {
+        Result r = run(Map.of(), "env");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("OMPI_COMM_WORLD_RANK or PMI_RANK"), r.err());
+        assertEquals("", r.out());
+    }
+}

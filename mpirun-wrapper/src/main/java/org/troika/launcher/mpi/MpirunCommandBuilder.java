@@ -275,9 +275,14 @@ public final class MpirunCommandBuilder {
         }
     }
 
-    /** The caller's environment plus the rank variables troika exports, and {@code NCCL_IB_DISABLE=1} for --tcp. */
+    /**
+     * The caller's environment without troika's secret, plus the rank variables troika exports and
+     * {@code NCCL_IB_DISABLE=1} for --tcp. The secret goes even from mpirun's own environment because ranks on
+     * mpirun's host inherit it (the launch agent reads {@link TroikaEnv#SECRET_FILE} instead).
+     */
     private static Map<String, String> rankEnv(LaunchContext ctx) {
         Map<String, String> env = new TreeMap<>(ctx.env());
+        env.remove(TroikaEnv.SECRET_KEY);
         env.put(TroikaEnv.HOSTS, ctx.hostPlan().hostList());
         env.put(TroikaEnv.SIZE, Integer.toString(ctx.hostPlan().size()));
         if (ctx.settings().tcp()) {

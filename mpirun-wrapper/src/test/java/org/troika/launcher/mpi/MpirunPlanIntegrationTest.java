@@ -113,8 +113,6 @@ class MpirunPlanIntegrationTest {
         assertEquals(0, o.exit(), o.text());
         assertTrue(o.text().contains(tag0 + "r=0/2 l=0 c=0/1 h=localhost"), o.text());
         assertTrue(o.text().contains(tag1 + "r=1/2 l=1 c=0/1 h=localhost"), o.text());
-        if (mpi.flavor().isHydra()) {
-            assertTrue(o.text().contains("s=none"), "Hydra ranks must not see the secret: " + o.text());
-        }
+        assertTrue(o.text().contains("s=none"), "ranks must not see the secret: " + o.text());
     }
 }

@@ -1,0 +1,96 @@
+package org.troika.common.exec;
+
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+
+/**
+ * Cuts a byte stream into {@link LineSink} segments: decodes UTF-8 incrementally (a multi-byte character split across
+ * two reads is carried over, malformed bytes become U+FFFD), splits after {@code \n}, {@code \r\n} and a lone
+ * {@code \r}, and hands each finished segment to the sink immediately. Text without a terminator is held until the
+ * terminator arrives or {@link #finish()} flushes it.
+ *
+ * <p>Not thread-safe: one splitter per stream, fed by one thread.
+ */
+public final class LineSplitter {
+    private final LineSink sink;
+    private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+            .onMalformedInput(CodingErrorAction.REPLACE)
+            .onUnmappableCharacter(CodingErrorAction.REPLACE);
+    /** Undecoded bytes of an incomplete character, carried to the next {@link #feed}. */
+    private final ByteBuffer carry = ByteBuffer.allocate(8);
+    private final StringBuilder pending = new StringBuilder();
+    /** The pending text ends in {@code \r} that may still be followed by {@code \n}. */
+    private boolean pendingCr;
+    private CharBuffer chars = CharBuffer.allocate(1024);
+
+    public LineSplitter(LineSink sink) {
+        this.sink = Objects.requireNonNull(sink, "sink");
+    }
+
+    /** Decodes {@code len} bytes and emits every segment they complete. */
+    public void feed(byte[] buf, int off, int len) {
+        ByteBuffer in;
+        if (carry.position() > 0) {
+            carry.flip();
+            in = ByteBuffer.allocate(carry.remaining() + len);
+            in.put(carry).put(buf, off, len).flip();
+            carry.clear();
+        } else {
+            in = ByteBuffer.wrap(buf, off, len);
+        }
+        if (chars.capacity() < in.remaining()) {
+            chars = CharBuffer.allocate(in.remaining());
+        }
+        chars.clear();
+        decoder.decode(in, chars, false);
+        carry.put(in); // at most 3 bytes of a character that is not complete yet
+        chars.flip();
+        split(chars);
+    }
+
+    /** End of stream: decodes what is left (an incomplete character becomes U+FFFD) and emits the last segment. */
+    public void finish() {
+        carry.flip();
+        CharBuffer tail = CharBuffer.allocate(8);
+        decoder.decode(carry, tail, true);
+        decoder.flush(tail);
+        carry.clear();
+        tail.flip();
+        split(tail);
+        if (pendingCr || pending.length() > 0) {
+            emit();
+        }
+        decoder.reset();
+    }
+
+    private void split(CharBuffer cb) {
+        while (cb.hasRemaining()) {
+            char c = cb.get();
+            if (pendingCr) {
+                if (c == '\n') {
+                    pending.append('\n');
+                    emit();
+                    continue;
+                }
+                emit();
+            }
+            pending.append(c);
+            if (c == '\n') {
+                emit();
+            } else if (c == '\r') {
+                pendingCr = true;
+            }
+        }
+    }
+
+    private void emit() {
+        String s = pending.toString();
+        pending.setLength(0);
+        pendingCr = false;
+        sink.accept(s);
+    }
+}

@@ -1,0 +1,361 @@
+package org.troika.common.exec;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs one {@link LaunchPlan} as a supervised process tree. This is troika's only way to start a process: the
+ * launcher runs {@code mpirun} with it, the task service runs {@code orted} with it, probes run through
+ * {@link SystemCommandRunner}, which uses it too.
+ *
+ * <h2>What a start does</h2>
+ * <pre>
+ *   JVM ──ProcessBuilder──► setsid sh -c WRAPPER        new session: pid == pgid == sid (the "group")
+ *     │                        ├─ setsid -f sh -c GUARD   own session, reparented to init, stdin = guard pipe
+ *     │                        └─ exec argv... &lt; stdin   the plan itself, same pid, stdin /dev/null by default
+ *     └── guard pipe (the child's stdin; only the JVM holds the write end)
+ * </pre>
+ * <ul>
+ *   <li>The plan runs in its own session and process group, so a terminal's Ctrl-C does not reach it directly and
+ *       the whole tree can be signalled at once ({@link #signal}).</li>
+ *   <li><b>Parent-death guard:</b> the guard blocks reading the pipe. When the pipe reaches end of file — the JVM
+ *       called {@link #close()}, exited, or was killed with {@code kill -9} — it sends SIGTERM to the group, waits
+ *       up to the guard grace (5 s default) while members remain, then sends SIGKILL. It ignores SIGINT, SIGTERM and
+ *       SIGHUP and lives outside the group, so group signals don't stop it.</li>
+ *   <li>stdout and stderr are read by one daemon thread each, cut into segments by a {@link LineSplitter} and handed
+ *       to the caller's {@link LineSink}s from those threads.</li>
+ *   <li>Exit codes: the plan is exec'd, so the exit status is the program's own; death by signal N is reported as
+ *       {@code 128 + N} (see {@link PosixSignal#exitCodeOf}); a program that cannot be executed gives 127 and a
+ *       message on its stderr.</li>
+ * </ul>
+ *
+ * <p>Limits: a descendant that starts its own session is outside the group; {@link #terminate} still finds it while
+ * it is a descendant of the plan's process, but the guard (after a {@code kill -9} of the JVM) does not. Needs Linux
+ * with {@code setsid} (util-linux), {@code /bin/sh} and {@code kill} (procps).
+ *
+ * <p>Thread-safety: all methods may be called from any thread; {@link #terminate} and {@link #close} are idempotent.
+ */
+public final class ProcessSupervisor implements AutoCloseable {
+    /** Default grace period between SIGTERM and SIGKILL. */
+    public static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
+
+    private static final String SETSID = firstExecutable("/usr/bin/setsid", "/bin/setsid");
+    private static final String KILL = firstExecutable("/usr/bin/kill", "/bin/kill");
+
+    /**
+     * Runs in the new session ($$ is the group id): starts the guard in its own session, then replaces itself with
+     * the plan. $1 guard script, $2 guard grace in seconds, $3 stdin file, the rest is the plan's argv.
+     */
+    private static final String WRAPPER = "s=$1; g=$2; i=$3; shift 3\n"
+            + SETSID + " -f /bin/sh -c \"$s\" troika-guard \"$$\" \"$g\" >/dev/null 2>&1\n"
+            + "exec \"$@\" <\"$i\"\n";
+
+    /** The guard: waits for EOF on stdin, then TERM, grace while members remain, KILL. $1 pgid, $2 grace (s). */
+    private static final String GUARD = "trap '' INT TERM HUP\n"
+            + "PATH=/usr/bin:/bin\n"
+            + "while read -r _; do :; done\n"
+            + "kill -s TERM -- \"-$1\" 2>/dev/null || exit 0\n"
+            + "n=0\n"
+            + "while [ \"$n\" -lt \"$2\" ] && kill -s 0 -- \"-$1\" 2>/dev/null; do sleep 1; n=$((n+1)); done\n"
+            + "kill -s KILL -- \"-$1\" 2>/dev/null\n"
+            + "exit 0\n";
+
+    /**
+     * How to start a plan.
+     *
+     * @param stdout receives the child's stdout segments
+     * @param stderr receives the child's stderr segments
+     * @param stdin file the child reads as stdin ({@code /dev/null} by default)
+     * @param guardGrace the guard's grace between SIGTERM and SIGKILL after the JVM is gone (whole seconds)
+     */
+    public record Options(LineSink stdout, LineSink stderr, Path stdin, Duration guardGrace) {
+        public Options {
+            Objects.requireNonNull(stdout, "stdout");
+            Objects.requireNonNull(stderr, "stderr");
+            Objects.requireNonNull(stdin, "stdin");
+            if (guardGrace.isNegative()) {
+                throw new IllegalArgumentException("guard grace must not be negative: " + guardGrace);
+            }
+        }
+
+        /** Output to the given sinks, stdin from {@code /dev/null}, default guard grace. */
+        public static Options of(LineSink stdout, LineSink stderr) {
+            return new Options(stdout, stderr, Path.of("/dev/null"), DEFAULT_GRACE);
+        }
+
+        public Options withStdin(Path file) {
+            return new Options(stdout, stderr, file, guardGrace);
+        }
+
+        public Options withGuardGrace(Duration grace) {
+            return new Options(stdout, stderr, stdin, grace);
+        }
+    }
+
+    private final Process process;
+    private final OutputStream guardPipe;
+    private final Duration guardGrace;
+    private final List<Thread> readers = new ArrayList<>(2);
+    private final Object lock = new Object();
+    private boolean guardClosed;
+
+    private ProcessSupervisor(Process process, Duration guardGrace) {
+        this.process = process;
+        this.guardPipe = process.getOutputStream();
+        this.guardGrace = guardGrace;
+    }
+
+    /**
+     * Starts {@code plan} with the environment exactly {@code plan.env()} (the plan's {@code PATH} finds its
+     * program) in {@code plan.workDir()}.
+     *
+     * @throws IOException if {@code setsid} or {@code /bin/sh} cannot be started (a missing plan program is exit 127)
+     */
+    public static ProcessSupervisor start(LaunchPlan plan, Options options) throws IOException {
+        if (SETSID == null) {
+            throw new IOException("setsid (util-linux) is not installed; troika needs it to supervise processes");
+        }
+        List<String> cmd = new ArrayList<>(plan.argv().size() + 8);
+        cmd.add(SETSID);
+        cmd.add("/bin/sh");
+        cmd.add("-c");
+        cmd.add(WRAPPER);
+        cmd.add("troika");
+        cmd.add(GUARD);
+        cmd.add(Long.toString(Math.max(0, options.guardGrace().toSeconds())));
+        cmd.add(options.stdin().toString());
+        cmd.addAll(plan.argv());
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().clear();
+        pb.environment().putAll(plan.env());
+        if (plan.workDir() != null) {
+            pb.directory(plan.workDir().toFile());
+        }
+        Process p = pb.start();
+        ProcessSupervisor s = new ProcessSupervisor(p, options.guardGrace());
+        s.readers.add(s.reader(p.getInputStream(), options.stdout(), "stdout"));
+        s.readers.add(s.reader(p.getErrorStream(), options.stderr(), "stderr"));
+        return s;
+    }
+
+    /** Starts {@code plan} with the default {@link Options}. */
+    public static ProcessSupervisor start(LaunchPlan plan, LineSink stdout, LineSink stderr) throws IOException {
+        return start(plan, Options.of(stdout, stderr));
+    }
+
+    private Thread reader(InputStream in, LineSink sink, String stream) {
+        Thread t = new Thread(() -> pump(in, sink), "troika-" + stream + "-" + process.pid());
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private static void pump(InputStream in, LineSink sink) {
+        LineSplitter splitter = new LineSplitter(sink);
+        byte[] buf = new byte[1000];
+        try (in) {
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                splitter.feed(buf, 0, n);
+            }
+        } catch (IOException e) {
+            // the stream was closed under us (the supervisor gave up waiting): flush what we have
+        } finally {
+            splitter.finish();
+        }
+    }
+
+    /** The plan's process id, which is also its process group and session id. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /** The plan's process. */
+    public ProcessHandle handle() {
+        return process.toHandle();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /**
+     * Waits for the plan's process to exit, then closes the guard pipe (so the guard tears down whatever is left of
+     * the group) and waits for both output streams to end (at most the guard grace plus 10 s, in case an escaped
+     * descendant holds them open).
+     *
+     * @return the exit code, {@code 128 + N} for death by signal N
+     */
+    public int waitFor() throws InterruptedException {
+        int code = process.waitFor();
+        closeGuard();
+        joinReaders(guardGrace.plusSeconds(10));
+        return code;
+    }
+
+    /**
+     * Like {@link #waitFor()} but gives up after {@code timeout}.
+     *
+     * @return the exit code, or {@code null} if the process is still running
+     */
+    public Integer waitFor(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            return null;
+        }
+        return waitFor();
+    }
+
+    /**
+     * Sends {@code signal} to the whole process group (the plan and every descendant that stayed in it).
+     *
+     * @return whether a group member received it ({@code false} once the group is gone)
+     */
+    public boolean signal(PosixSignal signal) {
+        return signalGroup(process.pid(), signal);
+    }
+
+    /** {@link #terminate(PosixSignal, Duration)} starting with SIGTERM. */
+    public int terminate(Duration grace) throws InterruptedException {
+        return terminate(PosixSignal.TERM, grace);
+    }
+
+    /**
+     * Tears the tree down: sends {@code first} (SIGTERM or SIGINT) to the group, waits up to {@code grace} for the
+     * plan's process and every descendant seen to exit, then sends SIGKILL to the group and to every descendant
+     * still alive, including those that left the group. Works on a program that ignores {@code first} (such as
+     * {@code mpirun} waiting on a partitioned node). Returns at once with the exit code if the tree already ended.
+     *
+     * @return the plan's exit code ({@code 128 + N} when killed by signal N)
+     */
+    public int terminate(PosixSignal first, Duration grace) throws InterruptedException {
+        Set<ProcessHandle> seen = new LinkedHashSet<>();
+        process.descendants().forEach(seen::add);
+        long deadline = System.nanoTime() + grace.toNanos();
+        if (process.isAlive() || !seen.isEmpty()) {
+            signalGroup(process.pid(), first);
+            waitUntil(process.toHandle(), deadline);
+            for (ProcessHandle h : seen) {
+                waitUntil(h, deadline);
+            }
+        }
+        // whatever is left now ignored the first signal
+        process.descendants().forEach(seen::add);
+        signalGroup(process.pid(), PosixSignal.KILL);
+        process.destroyForcibly();
+        for (ProcessHandle h : seen) {
+            h.destroyForcibly();
+        }
+        return waitFor();
+    }
+
+    /**
+     * Ends supervision: if the plan still runs, {@link #terminate(Duration) terminates} it with the default grace;
+     * always closes the guard pipe.
+     */
+    @Override
+    public void close() {
+        try {
+            if (process.isAlive()) {
+                terminate(DEFAULT_GRACE);
+            }
+        } catch (InterruptedException e) {
+            signalGroup(process.pid(), PosixSignal.KILL);
+            Thread.currentThread().interrupt();
+        } finally {
+            closeGuard();
+        }
+    }
+
+    private void closeGuard() {
+        synchronized (lock) {
+            if (guardClosed) {
+                return;
+            }
+            guardClosed = true;
+        }
+        try {
+            guardPipe.close();
+        } catch (IOException e) {
+            // the guard is gone already; nothing to tell it
+        }
+    }
+
+    private void joinReaders(Duration max) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        for (Thread t : readers) {
+            long left = deadline - System.nanoTime();
+            if (left > 0) {
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            }
+        }
+    }
+
+    private static void waitUntil(ProcessHandle h, long deadlineNanos) throws InterruptedException {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0 || !h.isAlive()) {
+            return;
+        }
+        try {
+            h.onExit().get(left, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // still alive: the caller escalates
+        }
+    }
+
+    /**
+     * Sends {@code signal} to process group {@code pgid} with {@code kill(1)}.
+     *
+     * @return whether some member received it
+     */
+    public static boolean signalGroup(long pgid, PosixSignal signal) {
+        if (pgid <= 1) {
+            throw new IllegalArgumentException("refusing to signal process group " + pgid);
+        }
+        if (KILL == null) {
+            throw new IllegalStateException("kill (procps) is not installed; troika needs it to signal process groups");
+        }
+        ProcessBuilder pb = new ProcessBuilder(KILL, "-s", signal.name(), "--", "-" + pgid)
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD);
+        boolean interrupted = false;
+        try {
+            Process k = pb.start();
+            while (true) {
+                try {
+                    return k.waitFor() == 0;
+                } catch (InterruptedException e) {
+                    interrupted = true; // finish the kill first: it takes milliseconds
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + KILL, e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static String firstExecutable(String... candidates) {
+        for (String c : candidates) {
+            if (Files.isExecutable(Path.of(c))) {
+                return c;
+            }
+        }
+        return null;
+    }
+}

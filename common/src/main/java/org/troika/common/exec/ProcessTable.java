@@ -1,0 +1,83 @@
+package org.troika.common.exec;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Finds processes by a marker in their environment (Linux {@code /proc}), e.g. every process of one job after a
+ * crash, or leftovers in tests. A process's environment is the one it was started with; children inherit it.
+ */
+public final class ProcessTable {
+    private static final Path PROC = Path.of("/proc");
+
+    private ProcessTable() {}
+
+    /**
+     * Live processes other than this JVM whose environment contains {@code key=value}. Zombies (exited, not yet
+     * reaped) are left out; so are processes whose environment this user may not read.
+     */
+    public static List<ProcessHandle> withEnv(String key, String value) {
+        byte[] needle = (key + "=" + value).getBytes(StandardCharsets.UTF_8);
+        long self = ProcessHandle.current().pid();
+        List<ProcessHandle> found = new ArrayList<>();
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(PROC, "[0-9]*")) {
+            for (Path dir : dirs) {
+                long pid = Long.parseLong(dir.getFileName().toString());
+                if (pid != self && hasEntry(dir.resolve("environ"), needle) && !isZombie(dir)) {
+                    Optional<ProcessHandle> h = ProcessHandle.of(pid);
+                    h.ifPresent(found::add);
+                }
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot list " + PROC, e);
+        }
+        return found;
+    }
+
+    private static boolean hasEntry(Path environ, byte[] needle) {
+        byte[] env;
+        try {
+            env = Files.readAllBytes(environ);
+        } catch (IOException | SecurityException e) {
+            return false; // gone, or not ours to read
+        }
+        int start = 0;
+        for (int i = 0; i <= env.length; i++) {
+            if (i == env.length || env[i] == 0) {
+                if (i - start == needle.length && java.util.Arrays.equals(env, start, i, needle, 0, needle.length)) {
+                    return true;
+                }
+                start = i + 1;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isZombie(Path dir) {
+        try {
+            String stat = Files.readString(dir.resolve("stat"), StandardCharsets.UTF_8);
+            int close = stat.lastIndexOf(')'); // the command name may contain spaces and parentheses
+            return close < 0 || close + 2 >= stat.length() || stat.charAt(close + 2) == 'Z' || stat.charAt(close + 2) == 'X';
+        } catch (IOException e) {
+            return true; // gone
+        }
+    }
+
+    /**
+     * Process group and session of {@code pid} from {@code /proc/PID/stat}: {@code {pgrp, session}}.
+     *
+     * @throws IOException if the process is gone
+     */
+    public static long[] groupAndSession(long pid) throws IOException {
+        String stat = Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"), StandardCharsets.UTF_8);
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        // after the name: state ppid pgrp session ...
+        return new long[] {Long.parseLong(f[2]), Long.parseLong(f[3])};
+    }
+}

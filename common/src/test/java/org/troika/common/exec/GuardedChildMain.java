@@ -1,0 +1,30 @@
+package org.troika.common.exec;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Test helper run in a separate JVM by {@link ParentDeathTest}: supervises a small process tree, prints
+ * {@code started} once the tree is up, then waits to be killed.
+ */
+public final class GuardedChildMain {
+    private GuardedChildMain() {}
+
+    public static void main(String[] args) throws Exception {
+        String marker = args[0];
+        CountDownLatch up = new CountDownLatch(1);
+        LineSink out = s -> {
+            if (s.startsWith("up")) {
+                up.countDown();
+            }
+        };
+        ProcessSupervisor.start(new LaunchPlan(List.of("sh", "-c", "sleep 300 & sleep 300 & echo up; wait"),
+                        Map.of("PATH", "/usr/bin:/bin", ProcessSupervisorTest.MARKER, marker)),
+                ProcessSupervisor.Options.of(out, LineSink.discard()).withGuardGrace(java.time.Duration.ofSeconds(1)));
+        up.await();
+        System.out.println("started");
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
+    }
+}

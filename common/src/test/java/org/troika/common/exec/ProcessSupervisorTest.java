@@ -1,0 +1,214 @@
+package org.troika.common.exec;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Component tests: real {@code sh} children, found afterwards by a unique marker in their environment. */
+class ProcessSupervisorTest {
+    static final String MARKER = "TROIKA_TEST_MARKER";
+    private final String marker = UUID.randomUUID().toString();
+    private final List<String> out = Collections.synchronizedList(new ArrayList<>());
+    private final List<String> err = Collections.synchronizedList(new ArrayList<>());
+    private final CountDownLatch ready = new CountDownLatch(1);
+    private ProcessSupervisor sup;
+
+    @AfterEach
+    void killLeftovers() throws InterruptedException {
+        if (sup != null) {
+            sup.close();
+        }
+        // only processes carrying this test's marker, i.e. started by this test
+        assertNoSurvivors(marker);
+    }
+
+    /** Waits (generously) until no live process carries the marker; kills and fails if some remain. */
+    static void assertNoSurvivors(String marker) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        List<ProcessHandle> left = ProcessTable.withEnv(MARKER, marker);
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            left = ProcessTable.withEnv(MARKER, marker);
+        }
+        if (!left.isEmpty()) {
+            List<String> info = new ArrayList<>();
+            for (ProcessHandle h : left) {
+                info.add(h.pid() + " " + h.info().commandLine().orElse("?"));
+                h.destroyForcibly();
+            }
+            throw new AssertionError("processes survived: " + info);
+        }
+    }
+
+    private Map<String, String> env() {
+        Map<String, String> env = new HashMap<>();
+        env.put("PATH", "/usr/bin:/bin");
+        env.put(MARKER, marker);
+        return env;
+    }
+
+    private ProcessSupervisor start(String script) throws IOException {
+        return start(script, Duration.ofSeconds(1));
+    }
+
+    private ProcessSupervisor start(String script, Duration guardGrace) throws IOException {
+        LineSink o = s -> {
+            out.add(s);
+            if (s.startsWith("ready")) {
+                ready.countDown();
+            }
+        };
+        sup = ProcessSupervisor.start(new LaunchPlan(List.of("sh", "-c", script), env()),
+                ProcessSupervisor.Options.of(o, err::add).withGuardGrace(guardGrace));
+        return sup;
+    }
+
+    private void awaitReady() throws InterruptedException {
+        assertTrue(ready.await(60, TimeUnit.SECONDS), "child never printed 'ready'; stderr: " + err);
+    }
+
+    @Test
+    void runsThePlanAsLeaderOfItsOwnSessionAndGroup() throws Exception {
+        start("echo ready; exec sleep 60");
+        awaitReady();
+        long[] gs = ProcessTable.groupAndSession(sup.pid());
+        assertArrayEquals(new long[] {sup.pid(), sup.pid()}, gs);
+        long[] mine = ProcessTable.groupAndSession(ProcessHandle.current().pid());
+        assertTrue(mine[1] != gs[1], "the child must not share the JVM's session");
+    }
+
+    @Test
+    void separatesStdoutAndStderrAndReturnsTheExitCode() throws Exception {
+        start("echo one; echo two >&2; printf 'no newline'; exit 3");
+        assertEquals(3, sup.waitFor());
+        assertEquals(List.of("one\n", "no newline"), out);
+        assertEquals(List.of("two\n"), err);
+    }
+
+    @Test
+    void stdinIsDevNullByDefaultAndAFileOnRequest(@TempDir Path tmp) throws Exception {
+        start("cat; echo done");
+        assertEquals(0, sup.waitFor());
+        assertEquals(List.of("done\n"), out);
+
+        Path in = Files.writeString(tmp.resolve("in.txt"), "from file\n");
+        ProcessSupervisor s2 = ProcessSupervisor.start(new LaunchPlan(List.of("cat"), env()),
+                ProcessSupervisor.Options.of(out::add, err::add).withStdin(in));
+        assertEquals(0, s2.waitFor());
+        assertEquals(List.of("done\n", "from file\n"), out);
+    }
+
+    @Test
+    void childSeesExactlyThePlanEnvironmentAndWorkDir(@TempDir Path tmp) throws Exception {
+        Map<String, String> env = env();
+        env.put("FOO", "b a r");
+        sup = ProcessSupervisor.start(new LaunchPlan(List.of("env"), env, tmp),
+                ProcessSupervisor.Options.of(out::add, err::add));
+        assertEquals(0, sup.waitFor());
+        List<String> names = out.stream().map(l -> l.substring(0, l.indexOf('='))).sorted().toList();
+        assertTrue(out.contains("FOO=b a r\n"), out.toString());
+        // sh may add PWD; nothing of the supervisor's own (guard script, grace) leaks into the child
+        assertTrue(List.of("FOO", "PATH", "PWD", MARKER).containsAll(names), names.toString());
+        assertTrue(out.contains("PWD=" + tmp + "\n") || !names.contains("PWD"), out.toString());
+
+        ProcessSupervisor s2 = ProcessSupervisor.start(new LaunchPlan(List.of("pwd"), env, tmp),
+                ProcessSupervisor.Options.of(out::add, err::add));
+        assertEquals(0, s2.waitFor());
+        assertEquals(tmp.toRealPath() + "\n", out.get(out.size() - 1));
+    }
+
+    @Test
+    void deathBySignalIs128PlusTheSignal() throws Exception {
+        start("kill -s KILL $$");
+        assertEquals(137, sup.waitFor());
+    }
+
+    @Test
+    void missingProgramExits127WithAMessage() throws Exception {
+        sup = ProcessSupervisor.start(new LaunchPlan(List.of("/nonexistent/troika-nope"), env()),
+                ProcessSupervisor.Options.of(out::add, err::add));
+        assertEquals(127, sup.waitFor());
+        assertTrue(String.join("", err).contains("troika-nope"), err.toString());
+    }
+
+    @Test
+    void terminateSendsTermToTheWholeGroup() throws Exception {
+        start("sleep 300 & sleep 300 & echo ready; wait");
+        awaitReady();
+        for (long pid : waitForSleeps(2)) {
+            assertEquals(sup.pid(), ProcessTable.groupAndSession(pid)[0], "a child left the group");
+        }
+        assertEquals(143, sup.terminate(Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void programsThatIgnoreTermAreKilledAfterTheGrace() throws Exception {
+        // the ignored disposition is inherited: the sleeps ignore TERM too
+        start("trap '' TERM; sleep 300 & echo ready; while :; do sleep 1; done");
+        awaitReady();
+        assertEquals(137, sup.terminate(Duration.ofMillis(500)));
+        assertFalse(sup.isAlive());
+    }
+
+    @Test
+    void descendantsThatLeftTheGroupAreKilledToo() throws Exception {
+        start("setsid sleep 300 & echo ready; wait");
+        awaitReady();
+        long escaped = waitForSleeps(1).get(0);
+        assertTrue(ProcessTable.groupAndSession(escaped)[0] != sup.pid(), "the grandchild should be in its own group");
+        sup.terminate(Duration.ofSeconds(5));
+        // @AfterEach checks nothing with the marker is left
+    }
+
+    private List<Long> waitForSleeps(int n) throws InterruptedException {
+        for (int i = 0; i < 600; i++) {
+            List<Long> d = sup.handle().descendants()
+                    .filter(h -> h.info().command().orElse("").endsWith("sleep")).map(ProcessHandle::pid).toList();
+            if (d.size() >= n) {
+                return d;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("fewer than " + n + " sleep descendants appeared");
+    }
+
+    @Test
+    void leftoversInTheGroupAreTornDownWhenThePlanExits() throws Exception {
+        // the main program exits at once; its background child stays in the group holding stdout open
+        start("sleep 300 & echo ready", Duration.ofSeconds(2));
+        assertEquals(0, sup.waitFor());
+        assertEquals(List.of("ready\n"), out);
+    }
+
+    @Test
+    void signalReachesTheGroupAndTimedWaitReportsRunning() throws Exception {
+        start("trap 'echo got-int; exit 9' INT; echo ready; while :; do sleep 1; done");
+        awaitReady();
+        assertNull(sup.waitFor(Duration.ofMillis(50)));
+        assertTrue(sup.signal(PosixSignal.INT));
+        Integer code = sup.waitFor(Duration.ofSeconds(60));
+        assertNotNull(code);
+        assertEquals(9, code);
+        assertTrue(out.contains("got-int\n"), out.toString());
+        assertFalse(sup.signal(PosixSignal.INT), "no group left to signal");
+    }
+}

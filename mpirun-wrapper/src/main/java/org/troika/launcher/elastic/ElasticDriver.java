@@ -1,0 +1,210 @@
+package org.troika.launcher.elastic;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.troika.launcher.elastic.GenerationLauncher.RunningGeneration;
+import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.hosts.HostSlots;
+
+/**
+ * Runs an elastic job as a sequence of generations.
+ *
+ * <pre>
+ *  discover (first failure ends the job) ─► wait for min-np slots (progress, elastic timeout)
+ *        ▲                                            │ plan: hosts oldest first, world = min(slots, max-np)
+ *        │                                            ▼
+ *  decide ◄── generation ends ◄── watch: every interval discover; a change ─► announce to the ranks
+ *    any rank exit 0                     → done (exit 0)
+ *    failures → blacklist their hosts; every host of the generation failed → stop with the first failure
+ *    reset limit reached                 → stop
+ *    else                                → next generation
+ * </pre>
+ *
+ * <p>The committed state lives on the hosts of the last generation whose ranks got through the start-up sync
+ * ("holders"). A new plan puts holders first (oldest first among them) so rank 0 can broadcast the state; if no
+ * holder survives the job stops, because the state cannot reach the new ranks.
+ *
+ * <p>Single-threaded: {@link #run()} does all the work on the caller's thread, sleeping through the injected
+ * {@link Clock}.
+ */
+public final class ElasticDriver {
+    /** Exit code for failures the driver detects itself (timeouts, discovery, lost state). */
+    public static final int EXIT_DRIVER_FAILURE = 1;
+
+    private final ElasticLimits limits;
+    private final HostDiscovery discovery;
+    private final HostManager hosts;
+    private final GenerationLauncher launcher;
+    private final Clock clock;
+    private final ElasticListener listener;
+
+    private int generations;
+    private int resets;
+
+    public ElasticDriver(ElasticLimits limits, HostDiscovery discovery, HostManager hosts,
+            GenerationLauncher launcher, Clock clock, ElasticListener listener) {
+        this.limits = Objects.requireNonNull(limits, "limits");
+        this.discovery = Objects.requireNonNull(discovery, "discovery");
+        this.hosts = Objects.requireNonNull(hosts, "hosts");
+        this.launcher = Objects.requireNonNull(launcher, "launcher");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.listener = Objects.requireNonNull(listener, "listener");
+    }
+
+    /** Thrown inside the loop to end the job with a result. */
+    private static final class Stop extends Exception {
+        private static final long serialVersionUID = 1L;
+        private final int exitCode;
+
+        Stop(int exitCode, String message) {
+            super(message, null, false, false);
+            this.exitCode = exitCode;
+        }
+    }
+
+    /**
+     * Runs the job to its end. Call once.
+     *
+     * @throws InterruptedException if the calling thread is interrupted (the caller tears the launch down)
+     */
+    public ElasticResult run() throws InterruptedException {
+        try {
+            loop();
+            throw new AssertionError("the elastic loop only ends by Stop");
+        } catch (Stop s) {
+            return new ElasticResult(s.exitCode, s.getMessage(), generations, resets);
+        }
+    }
+
+    private void loop() throws InterruptedException, Stop {
+        try {
+            changed(hosts.update(discovery.discover()));
+        } catch (HostDiscoveryException e) {
+            throw new Stop(EXIT_DRIVER_FAILURE, e.getMessage());
+        }
+        Generation.Reason reason = Generation.Reason.START;
+        Set<String> holders = Set.of();
+        while (true) {
+            Generation gen = new Generation(generations + 1, reason, waitForPlan(holders));
+            generations++;
+            listener.generationStarted(gen);
+            GenerationResult result = watch(gen, launcher.launch(gen));
+            listener.generationEnded(gen, result);
+            if (result.rendezvousReached()) {
+                holders = new HashSet<>(gen.hostNames());
+            }
+            reason = decide(gen, result);
+        }
+    }
+
+    /** What follows a generation: the next generation's reason, or a Stop. */
+    private Generation.Reason decide(Generation gen, GenerationResult result) throws Stop {
+        if (result.anySuccess()) {
+            throw new Stop(0, "done after " + generations + " generation(s) and " + resets + " reset(s)");
+        }
+        List<RankExit> failures = result.failures();
+        RankExit first = failures.isEmpty() ? null : failures.get(0);
+        for (RankExit f : failures) {
+            hosts.blacklist(f.host()).ifPresent(b -> listener.hostBlacklisted(b,
+                    Duration.ofMillis(b.permanent() ? Long.MAX_VALUE : b.untilMillis() - clock.millis())));
+        }
+        if (first != null && gen.hostNames().stream().allMatch(hosts::isBlacklisted)) {
+            throw new Stop(first.exitCode(), "every host of generation " + gen.id() + " failed ("
+                    + String.join(",", gen.hostNames()) + "); first failure: " + first.describe());
+        }
+        if (limits.resetLimit() != null && resets >= limits.resetLimit()) {
+            throw new Stop(first != null ? first.exitCode() : EXIT_DRIVER_FAILURE, "reset limit of "
+                    + limits.resetLimit() + " reached after generation " + gen.id()
+                    + (first != null ? "; last failure: " + first.describe() : "")
+                    + "; raise --reset-limit to allow more");
+        }
+        resets++;
+        return result.allHostsUpdated() ? Generation.Reason.HOSTS_UPDATED : Generation.Reason.FAILURE;
+    }
+
+    /** Waits (polling discovery) until min-np slots are usable and returns the next generation's plan. */
+    private HostPlan waitForPlan(Set<String> holders) throws InterruptedException, Stop {
+        long start = clock.millis();
+        while (true) {
+            List<HostSlots> usable = hosts.current();
+            int available = hosts.availableSlots();
+            int np = limits.worldSize(available);
+            if (np > 0) {
+                return plan(usable, holders, np);
+            }
+            Duration waited = Duration.ofMillis(clock.millis() - start);
+            if (waited.compareTo(limits.elasticTimeout()) >= 0) {
+                throw new Stop(EXIT_DRIVER_FAILURE, "timed out after " + limits.elasticTimeout().toSeconds()
+                        + " s waiting for " + limits.minNp() + " slots (--min-np): " + available
+                        + " available on " + usable.size() + " host(s) [" + hostList(usable)
+                        + "]; add hosts or raise --elastic-timeout");
+            }
+            listener.waitingForSlots(available, limits.minNp(), usable.size(), waited, limits.elasticTimeout());
+            clock.sleep(limits.discoveryInterval());
+            poll();
+        }
+    }
+
+    /** Holders of the committed state first (each group oldest first), then assign {@code np} ranks. */
+    private HostPlan plan(List<HostSlots> usable, Set<String> holders, int np) throws Stop {
+        List<HostSlots> ordered = new ArrayList<>();
+        List<HostSlots> others = new ArrayList<>();
+        for (HostSlots h : usable) {
+            (holders.contains(h.name()) ? ordered : others).add(h);
+        }
+        if (!holders.isEmpty() && ordered.isEmpty()) {
+            throw new Stop(EXIT_DRIVER_FAILURE, "no host of the last synced generation survives ("
+                    + holders.stream().sorted().collect(Collectors.joining(",")) + " are gone), so the committed"
+                    + " state cannot reach the new ranks [" + hostList(usable) + "]; keep one old host in discovery");
+        }
+        ordered.addAll(others);
+        return HostPlan.assign("elastic generation " + (generations + 1), ordered, np);
+    }
+
+    /** Waits for the generation to end, polling discovery each interval and announcing host changes. */
+    private GenerationResult watch(Generation gen, RunningGeneration running) throws InterruptedException {
+        List<HostSlots> announced = gen.plan().hosts();
+        while (true) {
+            var result = running.awaitEnd(limits.discoveryInterval());
+            if (result.isPresent()) {
+                return result.get();
+            }
+            HostUpdate update = poll();
+            if (update == HostUpdate.NONE) {
+                continue;
+            }
+            int np = limits.worldSize(hosts.availableSlots());
+            List<HostSlots> wouldBe = np == 0 ? List.of() : HostPlan.assign("next", hosts.current(), np).hosts();
+            if (!wouldBe.equals(announced)) {
+                running.announce(update);
+                announced = wouldBe;
+            }
+        }
+    }
+
+    /** One discovery after the first: failures are reported and leave the hosts as they were. */
+    private HostUpdate poll() {
+        try {
+            return changed(hosts.update(discovery.discover()));
+        } catch (HostDiscoveryException e) {
+            listener.discoveryFailed(e.getMessage());
+            return HostUpdate.NONE;
+        }
+    }
+
+    private HostUpdate changed(HostUpdate update) {
+        if (update != HostUpdate.NONE) {
+            listener.hostsChanged(update, hosts.current());
+        }
+        return update;
+    }
+
+    private static String hostList(List<HostSlots> hs) {
+        return hs.stream().map(HostSlots::toString).collect(Collectors.joining(","));
+    }
+}

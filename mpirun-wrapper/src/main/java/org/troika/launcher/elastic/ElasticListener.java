@@ -1,0 +1,63 @@
+package org.troika.launcher.elastic;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.troika.launcher.hosts.HostSlots;
+
+/**
+ * What the elastic driver reports while it runs. Called on the driver's loop thread; keep implementations quick.
+ * Every method has a no-op default.
+ */
+public interface ElasticListener {
+    /** Called at every discovery interval while fewer than min-np slots are usable. */
+    default void waitingForSlots(int available, int required, int hosts, Duration waited, Duration timeout) {}
+
+    /** A discovery call failed after the first one; the driver goes on with the last known hosts. */
+    default void discoveryFailed(String message) {}
+
+    /** Discovery changed the usable hosts. */
+    default void hostsChanged(HostUpdate update, List<HostSlots> hosts) {}
+
+    /** A failed host was blacklisted. */
+    default void hostBlacklisted(HostManager.Blacklisting blacklisting, Duration cooldown) {}
+
+    default void generationStarted(Generation generation) {}
+
+    default void generationEnded(Generation generation, GenerationResult result) {}
+
+    /** Prints one {@code troika elastic: ...} line per event to {@code out}. */
+    static ElasticListener printing(PrintStream out) {
+        return new ElasticListener() {
+            @Override
+            public void waitingForSlots(int available, int required, int hosts, Duration waited, Duration timeout) {
+                out.printf("troika elastic: waiting for %d slots (min-np), %d available on %d host(s); %d of %d s%n",
+                        required, available, hosts, waited.toSeconds(), timeout.toSeconds());
+            }
+
+            @Override
+            public void discoveryFailed(String message) {
+                out.println("troika elastic: " + message + " (keeping the last known hosts, retrying)");
+            }
+
+            @Override
+            public void hostsChanged(HostUpdate update, List<HostSlots> hosts) {
+                out.println("troika elastic: hosts " + update.name().toLowerCase() + ", now "
+                        + hosts.stream().map(HostSlots::toString).collect(Collectors.joining(",")));
+            }
+
+            @Override
+            public void hostBlacklisted(HostManager.Blacklisting b, Duration cooldown) {
+                out.println("troika elastic: blacklisted host " + b.host()
+                        + (b.permanent() ? " for the rest of the job" : " for " + cooldown.toSeconds() + " s"));
+            }
+
+            @Override
+            public void generationStarted(Generation g) {
+                out.println("troika elastic: generation " + g.id() + " (" + g.reason().name().toLowerCase()
+                        + "): " + g.size() + " ranks on " + g.plan().hostList());
+            }
+        };
+    }
+}

@@ -40,6 +40,12 @@ public sealed interface Message {
         }
     }
 
+    /**
+     * driver → task: run commands in a private UTS namespace with this hostname (sent when several hosts share one
+     * kernel hostname, so Open MPI's per-node session directories would collide).
+     */
+    record Configure(String hostname) implements Message {}
+
     /** driver → task: the job is over; stop every command and exit. */
     record Shutdown(String reason) implements Message {}
 

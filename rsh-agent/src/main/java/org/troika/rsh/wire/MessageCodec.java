@@ -33,6 +33,7 @@ final class MessageCodec {
     static final int PING = 12;
     static final int PONG = 13;
     static final int FAILURE = 14;
+    static final int CONFIGURE = 15;
 
     static int typeOf(Message m) {
         // Java 17: no pattern switch; the sealed hierarchy keeps this list complete (a test checks every record).
@@ -50,6 +51,7 @@ final class MessageCodec {
         if (m instanceof Message.Ping) return PING;
         if (m instanceof Message.Pong) return PONG;
         if (m instanceof Message.Failure) return FAILURE;
+        if (m instanceof Message.Configure) return CONFIGURE;
         throw new IllegalArgumentException("no wire type for " + m.getClass());
     }
 
@@ -93,6 +95,8 @@ final class MessageCodec {
             o.str(p.host());
         } else if (m instanceof Message.Failure f) {
             o.str(f.message());
+        } else if (m instanceof Message.Configure c) {
+            o.str(c.hostname());
         } else {
             throw new IllegalArgumentException("no wire encoding for " + m.getClass());
         }
@@ -143,6 +147,7 @@ final class MessageCodec {
                 case PING -> new Message.Ping(in.str());
                 case PONG -> new Message.Pong(in.str());
                 case FAILURE -> new Message.Failure(in.str());
+                case CONFIGURE -> new Message.Configure(in.str());
                 default -> throw new WireException("unknown message type " + type);
             };
         } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {

@@ -59,14 +59,41 @@ public final class Secret {
         return v == null || v.isBlank() ? generate() : decode(v);
     }
 
-    /** The secret from {@link TroikaEnv#SECRET_KEY}; a usage error when absent (agents and services need the job's). */
+    /**
+     * The job's secret for an agent or service: {@link TroikaEnv#SECRET_KEY} when set, else the file named by
+     * {@link TroikaEnv#SECRET_FILE}; a usage error when neither is there.
+     */
     public static Secret fromEnv(Map<String, String> env) {
         String v = env.get(TroikaEnv.SECRET_KEY);
-        if (v == null || v.isBlank()) {
-            throw new UsageException(TroikaEnv.SECRET_KEY + " is not set; troika rsh and task services run under troika run,"
-                    + " which sets it");
+        if (v != null && !v.isBlank()) {
+            return decode(v);
         }
-        return decode(v);
+        String file = env.get(TroikaEnv.SECRET_FILE);
+        if (file != null && !file.isBlank()) {
+            try {
+                return decode(java.nio.file.Files.readString(java.nio.file.Path.of(file)));
+            } catch (java.io.IOException e) {
+                throw new UsageException(TroikaEnv.SECRET_FILE + " " + file + " cannot be read (" + e.getMessage()
+                        + "); troika rsh runs under troika run, which creates it");
+            }
+        }
+        throw new UsageException("neither " + TroikaEnv.SECRET_KEY + " nor " + TroikaEnv.SECRET_FILE
+                + " is set; troika rsh and task services run under troika run, which sets them");
+    }
+
+    /**
+     * Writes the base64 secret to a new file {@code secret} (mode 0600) in a new private directory (0700) under
+     * {@code parent}, so children can be given the file's path instead of the secret.
+     */
+    public java.nio.file.Path writeToPrivateFile(java.nio.file.Path parent) throws java.io.IOException {
+        var dirPerms = java.nio.file.attribute.PosixFilePermissions.fromString("rwx------");
+        var filePerms = java.nio.file.attribute.PosixFilePermissions.fromString("rw-------");
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory(parent, "troika-",
+                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(dirPerms));
+        java.nio.file.Path f = java.nio.file.Files.createFile(dir.resolve("secret"),
+                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(filePerms));
+        java.nio.file.Files.writeString(f, encode());
+        return f;
     }
 
     /** The base64 form, for putting into a child's environment only. */

@@ -81,6 +81,28 @@ public final class WireChannel implements Closeable {
         return new WireChannel(null, in, out, secret, serverNonce, clientNonce, server, maxBody);
     }
 
+    /**
+     * Client channel to the first of {@code targets} that accepts; connect and read timeouts are {@code timeoutMillis}.
+     *
+     * @throws IOException the last failure when none accepts
+     */
+    public static WireChannel connectAny(java.util.List<Endpoint> targets, Secret secret, int timeoutMillis)
+            throws IOException {
+        IOException last = null;
+        for (Endpoint e : targets) {
+            Socket s = new Socket();
+            try {
+                s.connect(e.socketAddress(), timeoutMillis);
+                s.setSoTimeout(timeoutMillis);
+                return connect(s, secret, DEFAULT_MAX_BODY);
+            } catch (IOException x) {
+                s.close();
+                last = x;
+            }
+        }
+        throw last != null ? last : new IOException("no endpoints to connect to");
+    }
+
     /** Server side of the handshake on an accepted socket. */
     public static WireChannel accept(Socket s, Secret secret, int maxBody) throws IOException {
         return open(s, secret, true, maxBody);

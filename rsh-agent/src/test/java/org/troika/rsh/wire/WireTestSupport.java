@@ -61,6 +61,7 @@ final class WireTestSupport {
                 new Message.Exited(143),
                 new Message.Ping("driver"),
                 new Message.Pong("node2"),
-                new Message.Failure("no such request"));
+                new Message.Failure("no such request"),
+                new Message.Configure("node1"));
     }
 }

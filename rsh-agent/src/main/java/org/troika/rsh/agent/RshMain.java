@@ -1,0 +1,117 @@
+package org.troika.rsh.agent;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.troika.common.TroikaEnv;
+import org.troika.common.UsageException;
+import org.troika.rsh.task.TaskServiceMain;
+import org.troika.rsh.wire.Endpoint;
+import org.troika.rsh.wire.Message;
+import org.troika.rsh.wire.Secret;
+import org.troika.rsh.wire.WireChannel;
+
+/**
+ * Lean entry point of {@code bin/troika-rsh} (kept small for start-up time: only troika-rsh and troika-common on the
+ * class path).
+ *
+ * <ul>
+ *   <li>{@code troika-rsh HOST WORD...}: the launch agent (Open MPI's {@code plm_rsh_agent} / {@code plm_ssh_agent}).
+ *       Looks the host's task service up at the driver ({@link TroikaEnv#DRIVER_ADDR}), has it run the words, relays
+ *       its output, and exits with the command's exit code. It lives as long as the remote command (ssh style), so a
+ *       lost host ends it: 255 when the task service disconnects or is silent for the liveness timeout (partition).</li>
+ *   <li>{@code troika-rsh task-service ...}: see {@link TaskServiceMain}.</li>
+ * </ul>
+ * Exit codes: the remote command's; 255 for connection failures (like ssh); 2 for bad input.
+ */
+public final class RshMain {
+    /** Like ssh: the connection failed. */
+    public static final int CONNECTION_FAILED = 255;
+    static final int DEFAULT_LIVENESS_MS = 6000;
+
+    private RshMain() {}
+
+    public static void main(String[] args) {
+        System.exit(run(Arrays.asList(args), System.getenv(), System.out, System.err));
+    }
+
+    static int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
+        try {
+            if (!args.isEmpty() && args.get(0).equals("task-service")) {
+                return TaskServiceMain.run(args.subList(1, args.size()), env);
+            }
+            return relay(AgentRequest.parse(args), env, out, err);
+        } catch (UsageException e) {
+            err.println("troika-rsh: error: " + e.getMessage());
+            return UsageException.EXIT_CODE;
+        }
+    }
+
+    /** Relays one request; output of the remote command goes to {@code out}/{@code err}. */
+    public static int relay(AgentRequest req, Map<String, String> env, PrintStream out, PrintStream err) {
+        Secret secret = Secret.fromEnv(env);
+        String driverText = env.get(TroikaEnv.DRIVER_ADDR);
+        if (driverText == null || driverText.isBlank()) {
+            throw new UsageException(TroikaEnv.DRIVER_ADDR + " is not set; troika-rsh runs under troika run, which sets it");
+        }
+        List<Endpoint> driver = Endpoint.parseList(driverText, TroikaEnv.DRIVER_ADDR);
+        int liveness = parseMillis(env.get(TroikaEnv.LIVENESS_TIMEOUT_MS));
+        List<Endpoint> task;
+        try (WireChannel d = WireChannel.connectAny(driver, secret, liveness)) {
+            d.send(new Message.Lookup(req.host()));
+            Message reply = d.receive();
+            if (!(reply instanceof Message.LookupReply r) || r.endpoints().isEmpty()) {
+                err.println("troika-rsh: host " + req.host() + " has no task service registered with the driver");
+                return CONNECTION_FAILED;
+            }
+            task = r.endpoints();
+        } catch (IOException e) {
+            err.println("troika-rsh: cannot reach the troika driver at " + driverText + ": " + e.getMessage());
+            return CONNECTION_FAILED;
+        }
+        long requestId = new SecureRandom().nextLong();
+        try (WireChannel t = WireChannel.connectAny(task, secret, liveness)) {
+            t.send(new Message.Exec(requestId, req.commandLine()));
+            while (true) {
+                Message m = t.receive();
+                if (m instanceof Message.Output o) {
+                    PrintStream to = o.stream() == 2 ? err : out;
+                    to.write(o.data());
+                    to.flush();
+                } else if (m instanceof Message.Exited x) {
+                    return x.exitCode();
+                } else if (m instanceof Message.Failure f) {
+                    err.println("troika-rsh: " + req.host() + ": " + f.message());
+                    return CONNECTION_FAILED;
+                }
+                // Heartbeat: the host is alive
+            }
+        } catch (EOFException e) {
+            err.println("troika-rsh: connection to the task service of " + req.host() + " closed");
+            return CONNECTION_FAILED;
+        } catch (IOException e) {
+            err.println("troika-rsh: lost the task service of " + req.host() + ": "
+                    + (WireChannel.isTimeout(e) ? "no heartbeat for " + liveness + " ms" : e.getMessage()));
+            return CONNECTION_FAILED;
+        }
+    }
+
+    private static int parseMillis(String v) {
+        if (v == null || v.isBlank()) {
+            return DEFAULT_LIVENESS_MS;
+        }
+        try {
+            int ms = Integer.parseInt(v.trim());
+            if (ms > 0) {
+                return ms;
+            }
+        } catch (NumberFormatException ignored) {
+            // fall through
+        }
+        throw new UsageException(TroikaEnv.LIVENESS_TIMEOUT_MS + "='" + v + "' is not a positive number of milliseconds");
+    }
+}

@@ -1,0 +1,309 @@
+package org.troika.rsh.driver;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.troika.rsh.wire.Endpoint;
+import org.troika.rsh.wire.Message;
+import org.troika.rsh.wire.NicAddress;
+import org.troika.rsh.wire.Secret;
+import org.troika.rsh.wire.WireChannel;
+import org.troika.rsh.wire.WireException;
+
+/**
+ * The driver service inside {@code troika run}: the registry of hosts → task-service endpoints.
+ *
+ * <ul>
+ *   <li>Task services connect, {@link Message.Register} and keep the connection: heartbeats both ways. A host whose
+ *       service disconnects or stays silent for the liveness timeout is reported once to the {@link HostLostListener}
+ *       (a killed or partitioned host; plain mpirun would hang on a partition).</li>
+ *   <li>Launch agents connect once: {@link Message.Lookup} → {@link Message.LookupReply}.</li>
+ *   <li>Binds only to the address it is given (the NIC that reaches the hosts, or loopback).</li>
+ * </ul>
+ */
+public final class DriverService implements AutoCloseable {
+    /** One registered task service. */
+    public record HostInfo(String host, String hostname, List<Endpoint> endpoints, List<NicAddress> nics) {}
+
+    private final Secret secret;
+    private final Set<String> expected;
+    private final Duration heartbeat;
+    private final Duration livenessTimeout;
+    private final HostLostListener listener;
+    private final ServerSocket server;
+    private final Map<String, Registration> hosts = new ConcurrentHashMap<>();
+    private final Set<String> lost = ConcurrentHashMap.newKeySet();
+    private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "driver-service");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Object changed = new Object();
+    private volatile boolean closing;
+
+    private static final class Registration {
+        final HostInfo info;
+        final WireChannel channel;
+        volatile long lastSeenNanos = System.nanoTime();
+        volatile CountDownLatch probeDone = new CountDownLatch(1);
+        volatile Map<String, List<String>> probe = Map.of();
+
+        Registration(HostInfo info, WireChannel channel) {
+            this.info = info;
+            this.channel = channel;
+        }
+    }
+
+    public DriverService(Secret secret, InetAddress bind, List<String> expectedHosts, Duration heartbeat,
+            Duration livenessTimeout, HostLostListener listener) throws IOException {
+        this.secret = secret;
+        this.expected = new LinkedHashSet<>(expectedHosts);
+        this.heartbeat = heartbeat;
+        this.livenessTimeout = livenessTimeout;
+        this.listener = listener;
+        this.server = new ServerSocket();
+        server.bind(new InetSocketAddress(bind, 0), 256);
+        pool.submit(this::acceptLoop);
+        pool.submit(this::watchdog);
+    }
+
+    /** Where agents and task services reach this driver. */
+    public Endpoint endpoint() {
+        return new Endpoint(server.getInetAddress().getHostAddress(), server.getLocalPort());
+    }
+
+    /** Registered hosts, in the expected order. */
+    public List<HostInfo> hosts() {
+        List<HostInfo> out = new ArrayList<>();
+        for (String h : expected) {
+            Registration r = hosts.get(h);
+            if (r != null) {
+                out.add(r.info);
+            }
+        }
+        return out;
+    }
+
+    /** Waits until every expected host registered. */
+    public void awaitHosts(Duration timeout) throws HostsNotReadyException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (changed) {
+            while (!hosts.keySet().containsAll(expected)) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    List<String> missing = new ArrayList<>(expected);
+                    missing.removeAll(hosts.keySet());
+                    throw new HostsNotReadyException(missing, timeout);
+                }
+                TimeUnit.NANOSECONDS.timedWait(changed, left);
+            }
+        }
+    }
+
+    /**
+     * When several hosts (or a host and this driver's machine) report the same kernel hostname, tells each service to
+     * run commands under its host word as hostname in a private UTS namespace. Returns whether it did.
+     */
+    public boolean separateSharedHostnames() throws IOException {
+        Map<String, Integer> count = new LinkedHashMap<>();
+        count.merge(InetAddress.getLocalHost().getHostName(), 1, Integer::sum);
+        for (Registration r : hosts.values()) {
+            count.merge(r.info.hostname(), 1, Integer::sum);
+        }
+        boolean any = false;
+        for (Registration r : hosts.values()) {
+            if (count.get(r.info.hostname()) > 1) {
+                r.channel.send(new Message.Configure(r.info.host()));
+                any = true;
+            }
+        }
+        return any;
+    }
+
+    /**
+     * Asks every host to probe every other host's endpoints (all-to-all; ring above {@code allToAllLimit} hosts) and
+     * returns, per prober, per peer, the peer addresses that answered as that peer.
+     */
+    public Map<String, Map<String, List<String>>> probe(Duration perAddressTimeout, Duration overall, int allToAllLimit)
+            throws IOException, InterruptedException {
+        List<HostInfo> all = hosts();
+        for (int i = 0; i < all.size(); i++) {
+            Map<String, List<Endpoint>> peers = new LinkedHashMap<>();
+            if (all.size() <= allToAllLimit) {
+                for (HostInfo p : all) {
+                    if (!p.host().equals(all.get(i).host())) {
+                        peers.put(p.host(), p.endpoints());
+                    }
+                }
+            } else {
+                HostInfo next = all.get((i + 1) % all.size());
+                peers.put(next.host(), next.endpoints());
+            }
+            Registration r = hosts.get(all.get(i).host());
+            r.probeDone = new CountDownLatch(1);
+            r.channel.send(new Message.ProbeRequest(peers, (int) perAddressTimeout.toMillis()));
+        }
+        long deadline = System.nanoTime() + overall.toNanos();
+        Map<String, Map<String, List<String>>> out = new LinkedHashMap<>();
+        for (HostInfo h : all) {
+            Registration r = hosts.get(h.host());
+            r.probeDone.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            out.put(h.host(), r.probe);
+        }
+        return out;
+    }
+
+    private void acceptLoop() {
+        while (!server.isClosed()) {
+            try {
+                Socket s = server.accept();
+                pool.submit(() -> serve(s));
+            } catch (IOException e) {
+                return;
+            }
+        }
+    }
+
+    private void serve(Socket s) {
+        WireChannel c = null;
+        String registered = null;
+        try {
+            s.setSoTimeout((int) livenessTimeout.toMillis());
+            c = WireChannel.accept(s, secret, WireChannel.DEFAULT_MAX_BODY);
+            Message first = c.receive();
+            if (first instanceof Message.Lookup l) {
+                Registration r = hosts.get(l.host());
+                c.send(new Message.LookupReply(l.host(), r == null ? List.of() : r.info.endpoints()));
+                return;
+            }
+            if (first instanceof Message.Ping) {
+                c.send(new Message.Pong("driver"));
+                return;
+            }
+            if (!(first instanceof Message.Register reg)) {
+                c.send(new Message.Failure("unexpected " + first.getClass().getSimpleName() + " at the driver"));
+                return;
+            }
+            if (!expected.contains(reg.host()) || hosts.containsKey(reg.host())) {
+                c.send(new Message.Failure("host " + reg.host() + " is not expected or already registered"));
+                return;
+            }
+            Registration r = new Registration(new HostInfo(reg.host(), reg.hostname(), reg.endpoints(), reg.nics()), c);
+            hosts.put(reg.host(), r);
+            registered = reg.host();
+            synchronized (changed) {
+                changed.notifyAll();
+            }
+            pool.submit(() -> heartbeats(r));
+            while (true) {
+                Message m = c.receive();
+                r.lastSeenNanos = System.nanoTime();
+                if (m instanceof Message.ProbeReport p) {
+                    r.probe = p.reachable();
+                    r.probeDone.countDown();
+                }
+            }
+        } catch (WireException e) {
+            // unauthenticated or malformed: dropped without acting on it
+            if (registered != null) {
+                reportLost(registered, "protocol error from its task service: " + e.getMessage());
+            }
+        } catch (IOException e) {
+            if (registered != null) {
+                reportLost(registered, WireChannel.isTimeout(e) ? "no heartbeat for " + livenessTimeout.toMillis() + " ms"
+                        : e instanceof EOFException ? "task service disconnected" : "task service connection: " + e.getMessage());
+            }
+        } finally {
+            if (registered == null) {
+                closeQuietly(c, s);
+            }
+        }
+    }
+
+    private void heartbeats(Registration r) {
+        try {
+            while (!closing && !lost.contains(r.info.host())) {
+                r.channel.send(new Message.Heartbeat(System.currentTimeMillis()));
+                Thread.sleep(heartbeat.toMillis());
+            }
+        } catch (IOException e) {
+            reportLost(r.info.host(), "cannot reach its task service: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void watchdog() {
+        try {
+            while (!closing) {
+                Thread.sleep(Math.max(100, heartbeat.toMillis() / 2));
+                long now = System.nanoTime();
+                for (Registration r : hosts.values()) {
+                    if (now - r.lastSeenNanos > livenessTimeout.toNanos()) {
+                        reportLost(r.info.host(), "no heartbeat for " + livenessTimeout.toMillis() + " ms");
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void reportLost(String host, String reason) {
+        if (closing || !lost.add(host)) {
+            return;
+        }
+        Registration r = hosts.get(host);
+        if (r != null) {
+            closeQuietly(r.channel, null);
+        }
+        listener.hostLost(host, reason);
+    }
+
+    private static void closeQuietly(WireChannel c, Socket s) {
+        try {
+            if (c != null) {
+                c.close();
+            } else if (s != null) {
+                s.close();
+            }
+        } catch (IOException ignored) {
+            // closing
+        }
+    }
+
+    /** Tells every task service to stop and closes the registry. */
+    @Override
+    public void close() {
+        closing = true;
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+        for (Registration r : hosts.values()) {
+            try {
+                r.channel.send(new Message.Shutdown("job finished"));
+            } catch (IOException ignored) {
+                // already gone
+            }
+            closeQuietly(r.channel, null);
+        }
+        pool.shutdownNow();
+    }
+}

@@ -1,0 +1,20 @@
+package org.troika.rsh.driver;
+
+import java.time.Duration;
+import java.util.List;
+
+/** Not every host's task service registered within the start timeout. */
+public class HostsNotReadyException extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final List<String> missing;
+
+    public HostsNotReadyException(List<String> missing, Duration timeout) {
+        super("task services did not come up within " + timeout.toSeconds() + " s on: " + String.join(", ", missing)
+                + " (check that troika is installed there and the remote shell works; raise --start-timeout if slow)");
+        this.missing = List.copyOf(missing);
+    }
+
+    public List<String> missing() {
+        return missing;
+    }
+}

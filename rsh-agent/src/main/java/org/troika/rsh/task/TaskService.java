@@ -1,0 +1,353 @@
+package org.troika.rsh.task;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.troika.common.TroikaEnv;
+import org.troika.common.exec.LaunchPlan;
+import org.troika.common.exec.LineSink;
+import org.troika.common.exec.ProcessSupervisor;
+import org.troika.rsh.wire.Endpoint;
+import org.troika.rsh.wire.Message;
+import org.troika.rsh.wire.NicAddress;
+import org.troika.rsh.wire.Secret;
+import org.troika.rsh.wire.WireChannel;
+import org.troika.rsh.wire.WireException;
+
+/**
+ * The task service of one host ({@code troika-rsh task-service}).
+ *
+ * <pre>
+ *   driver ◄──control connection── TaskService ◄── agent (troika-rsh HOST words): Exec / Abort
+ *          Register, Heartbeat ──►      │      ◄── peer task services: Ping (NIC probes)
+ *          ◄── Heartbeat, ProbeRequest, Configure(hostname), Shutdown
+ *                                       └── /bin/sh -c WORDS  (orted) via ProcessSupervisor
+ * </pre>
+ *
+ * <ul>
+ *   <li>Connects to the driver first; listens on every up IPv4 address that is not loopback (plus the address it used to
+ *       reach the driver, which is loopback when everything is local) and announces exactly those endpoints.</li>
+ *   <li>Runs each request id at most once, streams its output, reports its exit code, and stops it on {@link
+ *       Message.Abort} or when the agent's connection drops (like sshd when its client goes away).</li>
+ *   <li>Exits, stopping every command, when the driver says so, closes the connection, or is silent for the liveness
+ *       timeout (a partition): no orphaned services or daemons.</li>
+ *   <li>Commands get {@link TroikaEnv#DRIVER_ADDR} and {@link TroikaEnv#SECRET_FILE} (a private 0600 copy) so that
+ *       tree-spawned agents work, but never {@link TroikaEnv#SECRET_KEY}: ranks inherit their daemon's environment.</li>
+ *   <li>When the driver sees several hosts share one kernel hostname (fake hosts on one machine), it sends a hostname
+ *       and commands then run in a private UTS namespace with it, so Open MPI session directories do not collide.</li>
+ * </ul>
+ */
+public final class TaskService implements AutoCloseable {
+    /** Settings of one service. */
+    public record Config(String host, List<Endpoint> driver, Secret secret, Duration heartbeat, Duration livenessTimeout,
+            Map<String, String> baseEnv, Path stateParent) {
+        public Config {
+            driver = List.copyOf(driver);
+            baseEnv = Map.copyOf(baseEnv);
+        }
+    }
+
+    private final Config config;
+    private final List<ServerSocket> listeners = new ArrayList<>();
+    private final Map<Long, ProcessSupervisor> running = new ConcurrentHashMap<>();
+    private final Set<Long> seenRequests = ConcurrentHashMap.newKeySet();
+    private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "task-service");
+        t.setDaemon(true);
+        return t;
+    });
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile String stopReason;
+    private volatile String privateHostname;
+    private WireChannel control;
+    private Path secretFile;
+    private List<Endpoint> endpoints = List.of();
+
+    public TaskService(Config config) {
+        this.config = config;
+    }
+
+    /** Connects to the driver, opens the listeners and registers. Returns once registered. */
+    public TaskService start() throws IOException {
+        control = WireChannel.connectAny(config.driver(), config.secret(), (int) config.livenessTimeout().toMillis());
+        InetAddress driverFacing = control.socket().getLocalAddress();
+        List<NicAddress> nics = NicInventory.local();
+        List<InetAddress> bind = new ArrayList<>();
+        for (NicAddress n : nics) {
+            if (!n.loopback()) {
+                bind.add(InetAddress.getByName(n.address()));
+            }
+        }
+        if (!bind.contains(driverFacing)) {
+            bind.add(driverFacing);
+        }
+        List<Endpoint> eps = new ArrayList<>();
+        for (InetAddress a : bind) {
+            ServerSocket ss = new ServerSocket();
+            ss.bind(new InetSocketAddress(a, 0), 128);
+            listeners.add(ss);
+            eps.add(new Endpoint(a.getHostAddress(), ss.getLocalPort()));
+        }
+        // the driver-facing endpoint first: agents try endpoints in order
+        eps.sort((x, y) -> Boolean.compare(!x.address().equals(driverFacing.getHostAddress()),
+                !y.address().equals(driverFacing.getHostAddress())));
+        endpoints = List.copyOf(eps);
+        secretFile = config.secret().writeToPrivateFile(config.stateParent());
+        for (ServerSocket ss : listeners) {
+            pool.submit(() -> acceptLoop(ss));
+        }
+        control.send(new Message.Register(config.host(), InetAddress.getLocalHost().getHostName(), endpoints, nics));
+        pool.submit(this::controlLoop);
+        pool.submit(this::heartbeatLoop);
+        return this;
+    }
+
+    /** The endpoints this service listens on (and announced). */
+    public List<Endpoint> endpoints() {
+        return endpoints;
+    }
+
+    /** Blocks until the service stopped; returns why. */
+    public String awaitStop() throws InterruptedException {
+        stopped.await();
+        return stopReason;
+    }
+
+    private void controlLoop() {
+        try {
+            while (true) {
+                Message m = control.receive();
+                if (m instanceof Message.Shutdown s) {
+                    stop("driver: " + s.reason());
+                    return;
+                } else if (m instanceof Message.ProbeRequest p) {
+                    pool.submit(() -> probe(p));
+                } else if (m instanceof Message.Configure c) {
+                    privateHostname = c.hostname();
+                }
+            }
+        } catch (IOException e) {
+            stop(WireChannel.isTimeout(e) ? "driver silent for " + config.livenessTimeout().toMillis() + " ms"
+                    : e instanceof EOFException ? "driver closed the connection" : "driver connection: " + e.getMessage());
+        }
+    }
+
+    private void heartbeatLoop() {
+        try {
+            while (!stopped.await(config.heartbeat().toMillis(), TimeUnit.MILLISECONDS)) {
+                control.send(new Message.Heartbeat(System.currentTimeMillis()));
+            }
+        } catch (IOException e) {
+            stop("driver unreachable: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void probe(Message.ProbeRequest req) {
+        Map<String, Future<List<String>>> pending = new LinkedHashMap<>();
+        for (Map.Entry<String, List<Endpoint>> peer : req.peers().entrySet()) {
+            pending.put(peer.getKey(), pool.submit(() -> probePeer(peer.getKey(), peer.getValue(), req.timeoutMillis())));
+        }
+        Map<String, List<String>> reachable = new LinkedHashMap<>();
+        for (Map.Entry<String, Future<List<String>>> f : pending.entrySet()) {
+            try {
+                reachable.put(f.getKey(), f.getValue().get());
+            } catch (Exception e) {
+                reachable.put(f.getKey(), List.of());
+            }
+        }
+        try {
+            control.send(new Message.ProbeReport(config.host(), reachable));
+        } catch (IOException e) {
+            stop("driver unreachable: " + e.getMessage());
+        }
+    }
+
+    /** The addresses of {@code peer} whose service answers a Ping with that peer's name (not ours, not a decoy's). */
+    private List<String> probePeer(String peer, List<Endpoint> eps, int timeoutMillis) {
+        List<String> ok = new ArrayList<>();
+        for (Endpoint e : eps) {
+            try (WireChannel c = WireChannel.connectAny(List.of(e), config.secret(), timeoutMillis)) {
+                c.send(new Message.Ping(config.host()));
+                if (c.receive() instanceof Message.Pong p && p.host().equals(peer)) {
+                    ok.add(e.address());
+                }
+            } catch (IOException ignored) {
+                // unreachable over this address
+            }
+        }
+        return ok;
+    }
+
+    private void acceptLoop(ServerSocket ss) {
+        while (!ss.isClosed()) {
+            try {
+                Socket s = ss.accept();
+                pool.submit(() -> serve(s));
+            } catch (IOException e) {
+                return;
+            }
+        }
+    }
+
+    private void serve(Socket s) {
+        try (s; WireChannel c = WireChannel.accept(s, config.secret(), WireChannel.DEFAULT_MAX_BODY)) {
+            s.setSoTimeout((int) config.livenessTimeout().toMillis());
+            Message m = c.receive();
+            s.setSoTimeout(0);
+            if (m instanceof Message.Ping) {
+                c.send(new Message.Pong(config.host()));
+            } else if (m instanceof Message.Exec e) {
+                exec(c, e);
+            } else if (m instanceof Message.Abort a) {
+                abort(a.requestId());
+                c.send(new Message.Exited(0));
+            } else {
+                c.send(new Message.Failure("unexpected " + m.getClass().getSimpleName() + " at a task service"));
+            }
+        } catch (WireException e) {
+            // unauthenticated or malformed: dropped without acting on it
+        } catch (IOException e) {
+            // peer went away
+        }
+    }
+
+    private void exec(WireChannel c, Message.Exec e) throws IOException {
+        if (!seenRequests.add(e.requestId())) {
+            c.send(new Message.Failure("request " + e.requestId() + " already ran on " + config.host()));
+            return;
+        }
+        if (stopped.getCount() == 0) {
+            c.send(new Message.Failure("task service of " + config.host() + " is stopping"));
+            return;
+        }
+        ProcessSupervisor p;
+        try {
+            p = ProcessSupervisor.start(CommandPlanner.plan(e.commandLine(), privateHostname, childEnv()),
+                    ProcessSupervisor.Options.of(sink(c, 1), sink(c, 2)));
+        } catch (IOException x) {
+            c.send(new Message.Failure("cannot start the command on " + config.host() + ": " + x.getMessage()));
+            return;
+        }
+        running.put(e.requestId(), p);
+        // the agent's connection: Abort, or EOF (agent gone) stops the command
+        Future<?> watcher = pool.submit(() -> {
+            try {
+                while (true) {
+                    if (c.receive() instanceof Message.Abort) {
+                        break;
+                    }
+                }
+            } catch (IOException gone) {
+                // agent went away
+            }
+            terminate(p);
+            return null;
+        });
+        try {
+            Integer code;
+            while ((code = p.waitFor(config.heartbeat())) == null) {
+                c.send(new Message.Heartbeat(System.currentTimeMillis()));
+            }
+            c.send(new Message.Exited(code));
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+        } catch (IOException x) {
+            terminate(p);
+        } finally {
+            running.remove(e.requestId());
+            watcher.cancel(true);
+        }
+    }
+
+    private static LineSink sink(WireChannel c, int stream) {
+        return seg -> {
+            try {
+                c.send(new Message.Output(stream, seg.getBytes(StandardCharsets.UTF_8)));
+            } catch (IOException e) {
+                // the agent is gone; the watcher stops the command
+            }
+        };
+    }
+
+    private Map<String, String> childEnv() {
+        Map<String, String> env = new HashMap<>(config.baseEnv());
+        env.remove(TroikaEnv.SECRET_KEY);
+        env.put(TroikaEnv.SECRET_FILE, secretFile.toString());
+        env.put(TroikaEnv.DRIVER_ADDR, Endpoint.formatList(config.driver()));
+        return env;
+    }
+
+    private void abort(long requestId) {
+        ProcessSupervisor p = running.get(requestId);
+        if (p != null) {
+            terminate(p);
+        }
+    }
+
+    private static void terminate(ProcessSupervisor p) {
+        try {
+            p.terminate(Duration.ofSeconds(3));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Stops every command and the service; idempotent. */
+    void stop(String reason) {
+        synchronized (this) {
+            if (stopped.getCount() == 0) {
+                return;
+            }
+            stopReason = reason;
+            stopped.countDown();
+        }
+        for (ServerSocket ss : listeners) {
+            try {
+                ss.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+        }
+        running.values().parallelStream().forEach(TaskService::terminate);
+        try {
+            control.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+        if (secretFile != null) {
+            try {
+                java.nio.file.Files.deleteIfExists(secretFile);
+                java.nio.file.Files.deleteIfExists(secretFile.getParent());
+            } catch (IOException ignored) {
+                // best effort
+            }
+        }
+        pool.shutdownNow();
+    }
+
+    @Override
+    public void close() {
+        stop("closed");
+    }
+}

@@ -1,0 +1,97 @@
+package org.troika.rsh.task;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.troika.common.TroikaEnv;
+import org.troika.common.UsageException;
+import org.troika.rsh.wire.Endpoint;
+import org.troika.rsh.wire.Secret;
+
+/**
+ * {@code troika-rsh task-service --host HOST [--driver ADDR:PORT[,...]] [--secret-stdin] [--heartbeat-ms N]
+ * [--liveness-ms N]}: runs the task service of one host until the driver goes away. The driver address defaults to
+ * {@link TroikaEnv#DRIVER_ADDR}; the secret comes from the environment, or with {@code --secret-stdin} from the first
+ * line of stdin (how {@code troika run} passes it through ssh/srun/blaunch without a command line). Prints nothing on
+ * success; exit 0 when told to stop, 1 when the driver was lost, 2 for bad input.
+ */
+public final class TaskServiceMain {
+    private TaskServiceMain() {}
+
+    public static int run(List<String> args, Map<String, String> env) {
+        String host = null;
+        String driver = env.get(TroikaEnv.DRIVER_ADDR);
+        boolean secretStdin = false;
+        long heartbeat = 1000;
+        long liveness = 6000;
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            switch (a) {
+                case "--host" -> host = value(args, ++i, a);
+                case "--driver" -> driver = value(args, ++i, a);
+                case "--secret-stdin" -> secretStdin = true;
+                case "--heartbeat-ms" -> heartbeat = millis(value(args, ++i, a), a);
+                case "--liveness-ms" -> liveness = millis(value(args, ++i, a), a);
+                default -> throw new UsageException("task-service: unknown option '" + a
+                        + "'; expected --host, --driver, --secret-stdin, --heartbeat-ms, --liveness-ms");
+            }
+        }
+        if (host == null || host.isBlank()) {
+            throw new UsageException("task-service needs --host HOST (the host word mpirun uses for this machine)");
+        }
+        if (driver == null) {
+            throw new UsageException("task-service needs --driver ADDR:PORT or " + TroikaEnv.DRIVER_ADDR);
+        }
+        Secret secret = secretStdin ? readSecretLine() : Secret.fromEnv(env);
+        TaskService.Config config = new TaskService.Config(host, Endpoint.parseList(driver, "--driver"), secret,
+                Duration.ofMillis(heartbeat), Duration.ofMillis(liveness), env,
+                Path.of(System.getProperty("java.io.tmpdir")));
+        try (TaskService service = new TaskService(config).start()) {
+            String reason = service.awaitStop();
+            return reason != null && reason.startsWith("driver: ") ? 0 : 1;
+        } catch (IOException e) {
+            System.err.println("troika task-service " + host + ": cannot register with the driver at " + driver + ": "
+                    + e.getMessage());
+            return 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        }
+    }
+
+    private static Secret readSecretLine() {
+        try {
+            String line = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII)).readLine();
+            if (line == null) {
+                throw new UsageException("--secret-stdin: stdin ended before the secret line");
+            }
+            return Secret.decode(line);
+        } catch (IOException e) {
+            throw new UsageException("--secret-stdin: cannot read stdin: " + e.getMessage());
+        }
+    }
+
+    private static String value(List<String> args, int i, String flag) {
+        if (i >= args.size()) {
+            throw new UsageException(flag + " needs a value");
+        }
+        return args.get(i);
+    }
+
+    private static long millis(String v, String flag) {
+        try {
+            long ms = Long.parseLong(v);
+            if (ms > 0) {
+                return ms;
+            }
+        } catch (NumberFormatException ignored) {
+            // fall through
+        }
+        throw new UsageException(flag + " '" + v + "' is not a positive number of milliseconds");
+    }
+}

@@ -1,0 +1,184 @@
+package org.troika.rsh.driver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.troika.common.TroikaEnv;
+import org.troika.rsh.agent.AgentRequest;
+import org.troika.rsh.agent.RshMain;
+import org.troika.rsh.task.TaskService;
+import org.troika.rsh.wire.Message;
+import org.troika.rsh.wire.Secret;
+import org.troika.rsh.wire.WireChannel;
+
+/** Driver, two task services and the agent in one JVM over loopback sockets; commands are real /bin/sh processes. */
+class RelayComponentTest {
+    private static final Duration HEARTBEAT = Duration.ofMillis(200);
+    private static final Duration LIVENESS = Duration.ofSeconds(5);
+
+    @TempDir Path tmp;
+    private final Secret secret = Secret.generate();
+    private final BlockingQueue<String> lost = new ArrayBlockingQueue<>(10);
+    private DriverService driver;
+    private TaskService a;
+    private TaskService b;
+
+    @BeforeEach
+    void start() throws Exception {
+        driver = new DriverService(secret, InetAddress.getLoopbackAddress(), List.of("hostA", "hostB"), HEARTBEAT,
+                LIVENESS, (host, reason) -> lost.add(host + ": " + reason));
+        a = task("hostA");
+        b = task("hostB");
+        driver.awaitHosts(Duration.ofSeconds(30));
+    }
+
+    private TaskService task(String host) throws Exception {
+        return new TaskService(new TaskService.Config(host, List.of(driver.endpoint()), secret, HEARTBEAT, LIVENESS,
+                System.getenv(), tmp)).start();
+    }
+
+    @AfterEach
+    void stop() {
+        a.close();
+        b.close();
+        driver.close();
+    }
+
+    private Map<String, String> agentEnv(Secret s) {
+        Map<String, String> env = new HashMap<>();
+        env.put(TroikaEnv.SECRET_KEY, s.encode());
+        env.put(TroikaEnv.DRIVER_ADDR, driver.endpoint().toString());
+        return env;
+    }
+
+    private record Run(int code, String out, String err) {}
+
+    private Run agent(Secret s, String host, String... words) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        List<String> argv = new java.util.ArrayList<>();
+        argv.add(host);
+        argv.addAll(List.of(words));
+        int code = RshMain.relay(AgentRequest.parse(argv), agentEnv(s), new PrintStream(out, true),
+                new PrintStream(err, true));
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void theAgentRelaysOutputAndExitCodeOfTheRemoteShell() {
+        // words as Open MPI passes them: re-parsed by the shell, quotes included
+        Run r = agent(secret, "hostB", " echo", "\"a  b\";", "echo", "oops", ">&2;", "exit", "3");
+        assertEquals(3, r.code());
+        assertEquals("a  b\n", r.out());
+        assertEquals("oops\n", r.err());
+    }
+
+    @Test
+    void commandsGetTheDriverAndASecretFileButNeverTheSecretItself() throws Exception {
+        Run r = agent(secret, "hostA", "env");
+        assertEquals(0, r.code());
+        assertFalse(r.out().contains(TroikaEnv.SECRET_KEY + "="), r.out());
+        assertFalse(r.out().contains(secret.encode()), "the secret leaked into the command's environment");
+        assertTrue(r.out().contains(TroikaEnv.DRIVER_ADDR + "=" + driver.endpoint()), r.out());
+        String file = r.out().lines().filter(l -> l.startsWith(TroikaEnv.SECRET_FILE + "=")).findFirst().orElseThrow()
+                .substring(TroikaEnv.SECRET_FILE.length() + 1);
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(Path.of(file))));
+        assertEquals(secret, Secret.decode(Files.readString(Path.of(file))));
+    }
+
+    @Test
+    void anUnknownHostFailsLikeSsh() {
+        Run r = agent(secret, "nohost", "true");
+        assertEquals(RshMain.CONNECTION_FAILED, r.code());
+        assertTrue(r.err().contains("nohost"), r.err());
+    }
+
+    @Test
+    void aWrongSecretRunsNothing() throws Exception {
+        Path marker = tmp.resolve("pwned");
+        Run r = agent(Secret.generate(), "hostA", "touch", marker.toString());
+        assertEquals(RshMain.CONNECTION_FAILED, r.code());
+        // also straight at the task service, bypassing the driver
+        try (WireChannel c = WireChannel.connectAny(a.endpoints(), Secret.generate(), 10_000)) {
+            c.send(new Message.Exec(1, "touch " + marker));
+            assertThrows(java.io.IOException.class, c::receive);
+        }
+        assertFalse(Files.exists(marker), "a command ran without the job's secret");
+    }
+
+    @Test
+    void aRequestIdRunsAtMostOnce() throws Exception {
+        Path count = tmp.resolve("count");
+        String cmd = "echo x >> " + count;
+        try (WireChannel c = WireChannel.connectAny(a.endpoints(), secret, 10_000)) {
+            c.send(new Message.Exec(77, cmd));
+            assertEquals(new Message.Exited(0), receiveSkippingHeartbeats(c));
+        }
+        try (WireChannel c = WireChannel.connectAny(a.endpoints(), secret, 10_000)) {
+            c.send(new Message.Exec(77, cmd));
+            assertTrue(receiveSkippingHeartbeats(c) instanceof Message.Failure);
+        }
+        assertEquals(List.of("x"), Files.readAllLines(count));
+    }
+
+    @Test
+    void abortStopsTheCommand() throws Exception {
+        try (WireChannel c = WireChannel.connectAny(b.endpoints(), secret, 30_000)) {
+            c.send(new Message.Exec(5, "sleep 600"));
+            c.send(new Message.Abort(5));
+            Message m = receiveSkippingHeartbeats(c);
+            assertEquals(new Message.Exited(143), m);
+        }
+    }
+
+    @Test
+    void aHostWhoseServiceDiesIsReportedByName() throws Exception {
+        b.close();
+        String report = lost.poll(60, TimeUnit.SECONDS);
+        assertTrue(report != null && report.startsWith("hostB: "), String.valueOf(report));
+    }
+
+    @Test
+    void taskServicesStopWhenTheDriverCloses() throws Exception {
+        driver.close();
+        assertTrue(a.awaitStop().startsWith("driver"));
+        assertTrue(b.awaitStop().startsWith("driver"));
+    }
+
+    @Test
+    void probesFindThePeersAddressesThatAnswerAsThatPeer() throws Exception {
+        Map<String, Map<String, List<String>>> probe = driver.probe(Duration.ofSeconds(5), Duration.ofSeconds(60), 16);
+        assertEquals(List.of("hostB"), List.copyOf(probe.get("hostA").keySet()));
+        assertTrue(probe.get("hostA").get("hostB").contains("127.0.0.1"), probe.toString());
+        assertTrue(probe.get("hostB").get("hostA").contains("127.0.0.1"), probe.toString());
+    }
+
+    private static Message receiveSkippingHeartbeats(WireChannel c) throws Exception {
+        while (true) {
+            Message m = c.receive();
+            if (!(m instanceof Message.Heartbeat)) {
+                return m;
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package org.troika.rsh.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.troika.common.TroikaEnv;
+import org.troika.rsh.driver.DriverService;
+import org.troika.rsh.task.TaskService;
+import org.troika.rsh.wire.Secret;
+import org.troika.testkit.Requires;
+
+/**
+ * Real {@code mpirun} with troika-rsh as {@code plm_rsh_agent}: three fake hosts ({@code 127.0.0.2-4}, IP literals so no
+ * DNS) whose task services run in this JVM. The task services notice they share the kernel hostname and run each
+ * daemon in a private UTS namespace named after its host (no help from the test), so {@code hostname} shows three hosts.
+ */
+@Tag("integration")
+class MpirunRelayTest {
+    private static final List<String> HOSTS = List.of("127.0.0.2", "127.0.0.3", "127.0.0.4");
+
+    @TempDir Path tmp;
+
+    @Test
+    void mpirunStartsItsDaemonsThroughTheRelayWithAndWithoutTreeSpawn() throws Exception {
+        Path mpirun = Requires.command("mpirun");
+        Requires.command("unshare");
+        Requires.root();
+        Secret secret = Secret.generate();
+        try (DriverService driver = new DriverService(secret, InetAddress.getLoopbackAddress(), HOSTS,
+                Duration.ofMillis(500), Duration.ofSeconds(10), (h, r) -> { })) {
+            List<TaskService> tasks = new ArrayList<>();
+            try {
+                for (String h : HOSTS) {
+                    tasks.add(new TaskService(new TaskService.Config(h, List.of(driver.endpoint()), secret,
+                            Duration.ofMillis(500), Duration.ofSeconds(10), System.getenv(), tmp)).start());
+                }
+                driver.awaitHosts(Duration.ofSeconds(60));
+                assertTrue(driver.separateSharedHostnames(), "fake hosts share the kernel hostname");
+                Path secretFile = secret.writeToPrivateFile(tmp);
+                Path agent = agentScript();
+                for (List<String> extra : List.of(List.<String>of(), List.of("-mca", "plm_rsh_no_tree_spawn", "true"),
+                        List.of("-mca", "routed_radix", "1"))) {
+                    List<String> argv = new ArrayList<>(List.of(mpirun.toString(), "--allow-run-as-root", "--bind-to",
+                            "none", "-np", "3", "-H", String.join(",", HOSTS), "-mca", "plm_rsh_agent", agent.toString()));
+                    argv.addAll(extra);
+                    argv.addAll(List.of("sh", "-c", "hostname; env"));
+                    Map<String, String> env = new HashMap<>(System.getenv());
+                    env.remove(TroikaEnv.SECRET_KEY);
+                    env.put(TroikaEnv.SECRET_FILE, secretFile.toString());
+                    env.put(TroikaEnv.DRIVER_ADDR, driver.endpoint().toString());
+                    Result r = run(argv, env);
+                    assertEquals(0, r.code, extra + ": " + r.output);
+                    TreeSet<String> names = new TreeSet<>();
+                    r.output.lines().filter(HOSTS::contains).forEach(names::add);
+                    assertEquals(new TreeSet<>(HOSTS), names, extra + ": " + r.output);
+                    assertFalse(r.output.contains(secret.encode()), "the secret reached a rank's environment");
+                }
+            } finally {
+                tasks.forEach(TaskService::close);
+            }
+        }
+    }
+
+    private Path agentScript() throws IOException {
+        Path p = tmp.resolve("troika-rsh");
+        String cp = System.getProperty("java.class.path");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Files.writeString(p, "#!/bin/sh\nexec '" + java + "' -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp '" + cp
+                + "' org.troika.rsh.agent.RshMain \"$@\"\n");
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return p;
+    }
+
+    private record Result(int code, String output) {}
+
+    private static Result run(List<String> argv, Map<String, String> env) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(
+                new java.io.File("/dev/null")));
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        try {
+            byte[] out = p.getInputStream().readAllBytes();
+            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "mpirun did not finish");
+            return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+    }
+}

@@ -1,0 +1,164 @@
+package org.troika.launcher.exec;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+import org.troika.common.exec.LineSink;
+import org.troika.common.exec.PosixSignal;
+import org.troika.common.exec.ProcessSupervisor;
+import org.troika.launcher.RunSettings;
+import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.spi.BackendPlan;
+
+/**
+ * Runs a planned job (static mode): writes the plan's files, runs its launch command under a
+ * {@link ProcessSupervisor}, forwards output, turns SIGINT/SIGTERM into a teardown of the whole process tree,
+ * names the first failed rank, and removes the files again.
+ *
+ * <p>Signals: the first SIGINT or SIGTERM is forwarded to the job's process group (mpirun then stops its ranks);
+ * if the job is still alive after the grace period (5 s by default; {@code mpirun} may ignore SIGINT, e.g. when a
+ * node is unreachable) the group and every descendant get SIGKILL. A second signal kills at once. The exit code is
+ * then {@code 128 + signal} (130 for Ctrl-C). If the JVM itself dies, the supervisor's guard tears the tree down.
+ *
+ * <p>Output: stdout and stderr segments are written through unchanged (mpirun's {@code [1,R]<stdout>:} tags
+ * included) and flushed one by one, as UTF-8 whatever the JVM's default charset. On failure one line names the
+ * first failed rank: {@code troika: rank R on host H failed first with exit code N}.
+ */
+public final class JobExecutor {
+    /** Default grace between the forwarded signal and SIGKILL. */
+    public static final Duration DEFAULT_GRACE = ProcessSupervisor.DEFAULT_GRACE;
+
+    private final BackendPlan plan;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final Duration grace;
+    private final boolean verbose;
+    private final MpiFailureParser failures;
+    private final Object lock = new Object();
+    private ProcessSupervisor running;
+    private PosixSignal received;
+    private boolean killedHard;
+
+    JobExecutor(BackendPlan plan, HostPlan hosts, RunSettings settings, PrintStream out, PrintStream err,
+            Duration grace) {
+        this.plan = Objects.requireNonNull(plan, "plan");
+        this.out = Objects.requireNonNull(out, "out");
+        this.err = Objects.requireNonNull(err, "err");
+        this.grace = Objects.requireNonNull(grace, "grace");
+        this.verbose = settings != null && settings.verbose();
+        this.failures = new MpiFailureParser(hosts);
+    }
+
+    /**
+     * Runs {@code plan} to completion with SIGINT/SIGTERM handling installed for the duration, and the default grace.
+     *
+     * @param plan the launch command and its files
+     * @param hosts the rank table, to name the host of a failed rank (may be {@code null})
+     * @param settings the run settings ({@code verbose} prints the command line)
+     * @return the job's exit code: the launcher's own ({@code 128 + N} if it died by signal N), or
+     *     {@code 128 + signal} when troika was interrupted
+     * @throws UncheckedIOException if the plan's files cannot be written or the launcher cannot be started
+     */
+    public static int execute(BackendPlan plan, HostPlan hosts, RunSettings settings, PrintStream out,
+            PrintStream err) {
+        return execute(plan, hosts, settings, out, err, DEFAULT_GRACE);
+    }
+
+    /** {@link #execute(BackendPlan, HostPlan, RunSettings, PrintStream, PrintStream)} with a chosen grace. */
+    public static int execute(BackendPlan plan, HostPlan hosts, RunSettings settings, PrintStream out,
+            PrintStream err, Duration grace) {
+        JobExecutor job = new JobExecutor(plan, hosts, settings, out, err, grace);
+        try (SignalTrap trap = SignalTrap.install(job::onSignal, PosixSignal.INT, PosixSignal.TERM)) {
+            return job.run();
+        }
+    }
+
+    /** Runs the job without touching signal handlers (the caller delivers signals through {@link #onSignal}). */
+    int run() {
+        try (PlanFiles files = PlanFiles.write(plan.files())) {
+            if (verbose) {
+                err.println("troika: running " + plan.launch().render());
+            }
+            ProcessSupervisor sup;
+            synchronized (lock) {
+                if (received != null) {
+                    return received.exitCode(); // interrupted before the start
+                }
+                sup = ProcessSupervisor.start(plan.launch(),
+                        ProcessSupervisor.Options.of(forward(out), forward(err)).withGuardGrace(grace));
+                running = sup;
+            }
+            int code;
+            try {
+                code = sup.waitFor();
+            } catch (InterruptedException e) {
+                sup.close();
+                Thread.currentThread().interrupt();
+                return PosixSignal.INT.exitCode();
+            }
+            return report(code);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + plan.launch().argv().get(0) + ": " + e.getMessage(), e);
+        }
+    }
+
+    private int report(int code) {
+        PosixSignal sig;
+        boolean hard;
+        synchronized (lock) {
+            sig = received;
+            hard = killedHard;
+        }
+        if (sig != null) {
+            err.println("troika: stopped by SIG" + sig.name() + (hard ? "; killed the job" : "; job torn down"));
+            return sig.exitCode();
+        }
+        if (code != 0) {
+            err.println(failures.first().map(FailedRank::summary)
+                    .orElse("troika: the job failed with exit code " + code + " (the MPI launcher named no rank)"));
+        }
+        return code;
+    }
+
+    /**
+     * Handles SIGINT/SIGTERM (called on a signal-dispatch thread): the first forwards the signal to the job's group
+     * and escalates to SIGKILL after the grace period; a later one kills at once.
+     */
+    void onSignal(PosixSignal signal) {
+        ProcessSupervisor sup;
+        boolean first;
+        synchronized (lock) {
+            first = received == null;
+            if (first) {
+                received = signal;
+            } else {
+                killedHard = true;
+            }
+            sup = running;
+        }
+        if (sup == null) {
+            return; // not started yet: run() sees the signal and does not start
+        }
+        try {
+            sup.terminate(first ? signal : PosixSignal.KILL, first ? grace : Duration.ZERO);
+        } catch (InterruptedException e) {
+            ProcessSupervisor.signalGroup(sup.pid(), PosixSignal.KILL);
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Writes each segment through as UTF-8, flushes it, and shows it to the failure parser. */
+    private LineSink forward(PrintStream to) {
+        return segment -> {
+            byte[] b = segment.getBytes(StandardCharsets.UTF_8);
+            synchronized (to) {
+                to.write(b, 0, b.length);
+                to.flush();
+            }
+            failures.accept(segment);
+        };
+    }
+}

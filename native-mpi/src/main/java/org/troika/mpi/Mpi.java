@@ -1,0 +1,156 @@
+package org.troika.mpi;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.troika.common.TroikaEnv;
+import org.troika.mpi.jna.JnaMpi;
+import org.troika.mpi.spi.NativeMpi;
+
+/**
+ * Entry point of the binding: initialises MPI in this process and gives out the world communicator.
+ *
+ * <pre>{@code
+ * try (Mpi mpi = Mpi.init()) {
+ *     Communicator world = Mpi.world();
+ *     world.allreduce(gradients, Op.SUM);
+ * }
+ * }</pre>
+ *
+ * <p>MPI is initialised at most once per process and cannot be re-initialised after {@link #finalizeMpi()}; this class
+ * mirrors that process-wide state in one static field, guarded by a lock. {@code MPI_ERRORS_RETURN} is set on the
+ * world communicator, so MPI errors become {@link MpiException}s instead of aborting the job.
+ */
+public final class Mpi implements AutoCloseable {
+    private static final Object LOCK = new Object();
+    private static Mpi current; // guarded by LOCK
+    private static boolean finalizedOnce; // guarded by LOCK
+
+    private final NativeMpi backend;
+    private final ThreadLevel threadLevel;
+    private final Communicator world;
+
+    private Mpi(NativeMpi backend, ThreadLevel threadLevel) {
+        this.backend = backend;
+        this.threadLevel = threadLevel;
+        this.world = new Communicator(backend, ThreadLocal.withInitial(Staging::new), backend.commWorld(), false);
+    }
+
+    /** {@link #init(ThreadLevel)} with {@link ThreadLevel#SINGLE}. */
+    public static Mpi init() {
+        return init(ThreadLevel.SINGLE);
+    }
+
+    /**
+     * Loads the job's MPI library (see {@link MpiLibrary} for the choice) and initialises MPI, or returns the
+     * running instance when already initialised.
+     *
+     * @throws IllegalStateException when no MPI library loads, or MPI was finalised already
+     */
+    public static Mpi init(ThreadLevel required) {
+        synchronized (LOCK) {
+            if (current != null) {
+                return current;
+            }
+            return init(load(System.getenv()), required);
+        }
+    }
+
+    /**
+     * Initialises MPI through the given native layer (e.g. a Foreign Function &amp; Memory backend, or a test fake),
+     * or returns the running instance when already initialised.
+     */
+    public static Mpi init(NativeMpi backend, ThreadLevel required) {
+        Objects.requireNonNull(backend, "backend");
+        Objects.requireNonNull(required, "required");
+        synchronized (LOCK) {
+            if (current != null) {
+                return current;
+            }
+            if (finalizedOnce || backend.finalized()) {
+                throw new IllegalStateException("MPI was finalized in this process and cannot be initialised again");
+            }
+            ThreadLevel provided = backend.initialized() ? required : ThreadLevel.of(backend.initThread(required.value()));
+            backend.setErrorsReturn(backend.commWorld());
+            current = new Mpi(backend, provided);
+            return current;
+        }
+    }
+
+    /** Loads the first MPI library of {@link MpiLibrary#candidates} that exists. */
+    static NativeMpi load(Map<String, String> env) {
+        List<String> failures = new ArrayList<>();
+        for (String library : MpiLibrary.candidates(env)) {
+            try {
+                return JnaMpi.load(library);
+            } catch (UnsatisfiedLinkError e) {
+                failures.add(library + ": " + e.getMessage());
+            }
+        }
+        throw new IllegalStateException("no MPI library could be loaded (" + String.join("; ", failures)
+                + "): install Open MPI or MPICH, or set " + TroikaEnv.LIBMPI + " to the library's path");
+    }
+
+    /** Whether MPI is initialised and not yet finalised through this class. */
+    public static boolean isInitialized() {
+        synchronized (LOCK) {
+            return current != null;
+        }
+    }
+
+    /** The running instance. */
+    public static Mpi current() {
+        synchronized (LOCK) {
+            if (current == null) {
+                throw new IllegalStateException("MPI is not initialised: call Mpi.init() first");
+            }
+            return current;
+        }
+    }
+
+    /** {@code MPI_COMM_WORLD}. */
+    public static Communicator world() {
+        return current().world;
+    }
+
+    /** Finalises MPI (collective over all ranks); does nothing when not initialised. */
+    public static void finalizeMpi() {
+        synchronized (LOCK) {
+            if (current == null) {
+                return;
+            }
+            Mpi mpi = current;
+            current = null;
+            finalizedOnce = true;
+            mpi.world.close();
+            mpi.backend.finalizeMpi();
+        }
+    }
+
+    /** {@code MPI_Wtime()}: seconds since an arbitrary point in the past. */
+    public static double wtime() {
+        return current().backend.wtime();
+    }
+
+    /** {@code MPI_Abort} on the world communicator: ends every rank of the job. */
+    public static void abort(int code) {
+        current().backend.abort(current().backend.commWorld(), code);
+    }
+
+    /** The thread level MPI provides. */
+    public ThreadLevel threadLevel() {
+        return threadLevel;
+    }
+
+    /** The native layer in use (library name, ABI, version). */
+    public NativeMpi backend() {
+        return backend;
+    }
+
+    /** Same as {@link #finalizeMpi()}. */
+    @Override
+    public void close() {
+        finalizeMpi();
+    }
+}

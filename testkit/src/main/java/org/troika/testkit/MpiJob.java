@@ -1,0 +1,121 @@
+package org.troika.testkit;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs a Java main class as the ranks of a real MPI job (integration tests of troika-mpi, troika-worker and
+ * troika-examples). Open MPI: {@code mpirun --allow-run-as-root --bind-to none --oversubscribe -np N};
+ * MPICH: {@code mpirun.mpich -np N} (Hydra). Ranks get the test class path.
+ */
+public final class MpiJob {
+    private MpiJob() {}
+
+    /** The launchers of the two MPI families installed by {@code .ci/run}. */
+    public enum Launcher {
+        OPEN_MPI("mpirun"),
+        MPICH("mpirun.mpich");
+
+        private final String command;
+
+        Launcher(String command) {
+            this.command = command;
+        }
+
+        public String command() {
+            return command;
+        }
+    }
+
+    /** Exit code and combined stdout+stderr of a finished job. */
+    public record Result(int exitCode, String output) {
+        public List<String> lines() {
+            return output.lines().toList();
+        }
+    }
+
+    /** The argv running {@code java -cp <cp> main args...} as {@code np} ranks; {@code --bind-to none} on shared cores. */
+    public static List<String> argv(Launcher launcher, int np, String classPath, String mainClass, List<String> args) {
+        List<String> argv = new ArrayList<>();
+        argv.add(launcher.command());
+        if (launcher == Launcher.OPEN_MPI) {
+            argv.addAll(List.of("--allow-run-as-root", "--bind-to", "none", "--oversubscribe"));
+        }
+        argv.addAll(List.of("-np", Integer.toString(np)));
+        argv.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        argv.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", classPath, mainClass));
+        argv.addAll(args);
+        return List.copyOf(argv);
+    }
+
+    /** The class path of the running tests (Surefire's real one, not its manifest-only booter jar). */
+    public static String testClassPath() {
+        String cp = System.getProperty("surefire.test.class.path");
+        return cp != null && !cp.isBlank() ? cp : System.getProperty("java.class.path");
+    }
+
+    /**
+     * Runs the job (requires its launcher: skipped outside CI, failed under CI when absent) and waits for it.
+     * On timeout the job's processes are killed by pid and an AssertionError carries the output so far.
+     */
+    public static Result run(Launcher launcher, int np, String mainClass, List<String> args, long timeoutSeconds) {
+        Requires.command(launcher.command());
+        List<String> argv = argv(launcher, np, testClassPath(), mainClass, args);
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(
+                new java.io.File("/dev/null")));
+        Process p;
+        try {
+            p = pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + argv, e);
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Thread reader = new Thread(() -> copy(p.getInputStream(), out), "mpijob-output");
+        reader.start();
+        try {
+            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                kill(p);
+                reader.join(10_000);
+                throw new AssertionError("MPI job did not finish in " + timeoutSeconds + " s: " + argv + "\n" + text(out));
+            }
+            reader.join(30_000);
+            return new Result(p.exitValue(), text(out));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        } finally {
+            kill(p);
+        }
+    }
+
+    private static void kill(Process p) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+    }
+
+    private static void copy(InputStream in, ByteArrayOutputStream out) {
+        byte[] buf = new byte[8192];
+        try (in) {
+            for (int n; (n = in.read(buf)) > 0; ) {
+                synchronized (out) {
+                    out.write(buf, 0, n);
+                }
+            }
+        } catch (IOException e) {
+            // the stream closes when the process is killed; what was read is kept
+        }
+    }
+
+    private static String text(ByteArrayOutputStream out) {
+        synchronized (out) {
+            return out.toString(StandardCharsets.UTF_8);
+        }
+    }
+}

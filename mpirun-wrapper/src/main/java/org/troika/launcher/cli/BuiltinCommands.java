@@ -8,6 +8,6 @@ final class BuiltinCommands {
     private BuiltinCommands() {}
 
     static List<Subcommand> all() {
-        return List.of(new RunCommand());
+        return List.of(new RunCommand(), new HostsCommand());
     }
 }

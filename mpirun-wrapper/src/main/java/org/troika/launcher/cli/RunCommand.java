@@ -1,11 +1,146 @@
 package org.troika.launcher.cli;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.troika.common.UsageException;
+import org.troika.common.exec.CommandRunner;
+import org.troika.common.exec.SystemCommandRunner;
+import org.troika.launcher.RunSettings;
+import org.troika.launcher.exec.JobExecutor;
+import org.troika.launcher.hosts.HostResolver;
+import org.troika.launcher.mpi.FlavorDetector;
+import org.troika.launcher.mpi.MpiInstall;
+import org.troika.launcher.mpi.MpirunBackend;
+import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.spi.FileSource;
+import org.troika.launcher.spi.JobEnvironment;
+import org.troika.launcher.spi.LaunchBackend;
+import org.troika.launcher.spi.LaunchContext;
 import org.troika.launcher.spi.Subcommand;
 
-/** {@code troika run}: placeholder replaced below. */
+/**
+ * {@code troika run}: parse → resolve hosts → detect the MPI → plan with a backend → print ({@code --dry-run}) or
+ * execute. Every step before execution is free of side effects apart from read-only probes.
+ */
 final class RunCommand implements Subcommand {
-    @Override public String name() { return "run"; }
-    @Override public String summary() { return "plan and run an MPI job (mpirun or jsrun)"; }
-    @Override public int run(List<String> args, Io io) { return 0; }
+    private final FileSource files;
+    /** Probe runner; {@code null} = real probes with the caller's environment. */
+    private final CommandRunner probes;
+
+    RunCommand() {
+        this(FileSource.system(), null);
+    }
+
+    RunCommand(FileSource files, CommandRunner probes) {
+        this.files = files;
+        this.probes = probes;
+    }
+
+    @Override
+    public String name() {
+        return "run";
+    }
+
+    @Override
+    public String summary() {
+        return "plan and run an MPI job (mpirun or jsrun) on -H hosts, a hostfile or the batch allocation";
+    }
+
+    @Override
+    public int run(List<String> args, Io io) throws Exception {
+        RunCommandLine.Parsed parsed = RunCommandLine.parse(args, files, true);
+        if (parsed.help()) {
+            io.out().print(RunCommandLine.help("run", "COMMAND [ARGS...]"));
+            return 0;
+        }
+        RunSettings s = parsed.settings();
+        if (s.elastic()) {
+            throw new UsageException("elastic launches (--host-discovery-script/--min-np/--max-np) are not available in "
+                    + "this version yet; run a static job with -np/-H");
+        }
+        Planned planned = plan(s, io.env());
+        for (String w : planned.plan().warnings()) {
+            io.err().println("troika: warning: " + w);
+        }
+        if (s.verbose()) {
+            io.err().println("troika: hosts from " + planned.resolved().plan().source() + ": "
+                    + planned.resolved().plan().hostList() + "; MPI: " + planned.mpi().flavor().displayName()
+                    + (planned.mpi().majorVersion() > 0 ? " " + planned.mpi().majorVersion() : "")
+                    + "; backend: " + planned.backend().name());
+        }
+        if (s.dryRun()) {
+            io.out().println(planned.plan().launch().render());
+            return 0;
+        }
+        return JobExecutor.execute(planned.plan(), planned.resolved().plan(), s, io.out(), io.err());
+    }
+
+    /** The outcome of planning: everything {@code --dry-run} prints and the executor runs. */
+    record Planned(HostResolver.Resolved resolved, MpiInstall mpi, LaunchBackend backend, BackendPlan plan) {}
+
+    /** Plans a static launch. Reads the hostfile and probes {@code mpirun --version}; starts nothing else. */
+    Planned plan(RunSettings s, Map<String, String> env) {
+        CommandRunner probes = probes(this.probes, env);
+        HostResolver.Resolved resolved = HostResolver.resolve(s, env, jobEnvironments(), files, probes);
+        MpiInstall mpi = s.mpiFlavor() != null
+                ? FlavorDetector.forFlavorName(s.mpiFlavor())
+                : FlavorDetector.detect(probes, FlavorDetector.mpirunCommand(env));
+        LaunchContext ctx = new LaunchContext(s, resolved.plan(), mpi, env, resolved.allocation(), scratchDir(env),
+                name -> onPath(name, env), troikaHome());
+        LaunchBackend backend = chooseBackend(s, ctx);
+        return new Planned(resolved, mpi, backend, backend.plan(ctx));
+    }
+
+    static CommandRunner probes(CommandRunner given, Map<String, String> env) {
+        return given != null ? given : new SystemCommandRunner(env);
+    }
+
+    static List<JobEnvironment> jobEnvironments() {
+        List<JobEnvironment> list = new ArrayList<>();
+        ServiceLoader.load(JobEnvironment.class).forEach(list::add);
+        return list;
+    }
+
+    static LaunchBackend chooseBackend(RunSettings s, LaunchContext ctx) {
+        List<LaunchBackend> extra = new ArrayList<>();
+        ServiceLoader.load(LaunchBackend.class).forEach(extra::add);
+        MpirunBackend mpirun = new MpirunBackend();
+        switch (s.backend()) {
+            case MPI:
+                return mpirun;
+            case JSRUN:
+                return extra.stream().filter(b -> b.name().equals("jsrun")).findFirst().orElseThrow(() ->
+                        new UsageException("--jsrun needs troika-jsrun on the class path; use the troika distribution"));
+            default:
+                return extra.stream().filter(b -> b.isDefaultFor(ctx)).findFirst().orElse(mpirun);
+        }
+    }
+
+    /** A private scratch directory path for this launch (created by the executor only if files are planned). */
+    private static Path scratchDir(Map<String, String> env) {
+        byte[] r = new byte[6];
+        new SecureRandom().nextBytes(r);
+        String tmp = env.getOrDefault("TMPDIR", System.getProperty("java.io.tmpdir"));
+        return Path.of(tmp, "troika-" + ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(r));
+    }
+
+    private static Path troikaHome() {
+        String home = System.getProperty("troika.home");
+        return home == null ? null : Path.of(home);
+    }
+
+    static boolean onPath(String name, Map<String, String> env) {
+        for (String dir : env.getOrDefault("PATH", "").split(":")) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) {
+                return true;
+            }
+        }
+        return false;
+    }
 }

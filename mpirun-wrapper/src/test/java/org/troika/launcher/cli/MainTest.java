@@ -1,0 +1,87 @@
+package org.troika.launcher.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.troika.launcher.spi.Subcommand;
+
+/** The {@code troika} entry point in-process: exit codes, one-line errors, help, dry-run output. */
+class MainTest {
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(Map<String, String> env, String... args) {
+        Subcommand.Io io = new Subcommand.Io(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), env);
+        return Main.run(List.of(args), io);
+    }
+
+    private String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void versionAndHelp() {
+        assertEquals(0, run(Map.of(), "--version"));
+        assertTrue(out().startsWith("troika "), out());
+        assertEquals(0, run(Map.of(), "--help"));
+        assertTrue(out().contains("run") && out().contains("hosts"), out());
+        assertEquals(0, run(Map.of(), "run", "--help"));
+        assertTrue(out().contains("--num-proc"), out());
+    }
+
+    @Test
+    void badInputIsOneLineOnStderrWithExitTwoAndNoStackTrace() {
+        assertEquals(2, run(Map.of(), "run", "-H", "a:1,,b:1", "hostname"));
+        assertEquals("", out());
+        String e = err().strip();
+        assertFalse(e.contains("\n"), "one line: " + e);
+        assertTrue(e.startsWith("troika: error: ") && e.contains("empty entry"), e);
+        assertFalse(e.contains("at org.troika"), e);
+    }
+
+    @Test
+    void verboseShowsTheStackTrace() {
+        assertEquals(2, run(Map.of(), "run", "--verbose", "-H", "a", "hostname"));
+        assertTrue(err().contains("at org.troika"), err());
+    }
+
+    @Test
+    void unknownCommandNamesTheChoices() {
+        assertEquals(2, run(Map.of(), "lunch"));
+        assertTrue(err().contains("unknown command 'lunch'") && err().contains("run"), err());
+    }
+
+    @Test
+    void dryRunPrintsOneShellQuotedLineAndRunsNothing() {
+        // --mpi-flavor skips the mpirun --version probe; TROIKA_MPIRUN names a launcher that does not exist, so
+        // anything that tried to run it would fail.
+        int rc = run(Map.of("PATH", "/usr/bin:/bin", "TROIKA_MPIRUN", "/nonexistent/mpirun", "TROIKA_SECRET_KEY", "s3cret"),
+                "run", "--dry-run", "--mpi-flavor", "openmpi", "-np", "3", "-H", "a:2,b:2", "echo", "it's");
+        assertEquals(0, rc, err());
+        String line = out();
+        assertEquals(1, line.lines().count(), line);
+        assertTrue(line.startsWith("/nonexistent/mpirun "), line);
+        assertTrue(line.contains(" -np 3 ") && line.contains("a:2,b:1"), line);
+        assertTrue(line.strip().endsWith("echo 'it'\"'\"'s'"), line);
+        assertFalse(line.contains("s3cret") || line.contains("TROIKA_SECRET_KEY"), line);
+    }
+
+    @Test
+    void hostsCommandPrintsTheRankTable() {
+        assertEquals(0, run(Map.of(), "hosts", "-np", "3", "-H", "a:2,b:2"));
+        assertEquals(List.of("# hosts from -H: a:2,b:1 (3 ranks)", "# rank host local_rank cross_rank",
+                "0 a 0 0", "1 a 1 0", "2 b 0 1"), out().lines().toList());
+    }
+}

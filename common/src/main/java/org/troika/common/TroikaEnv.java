@@ -38,4 +38,8 @@ public final class TroikaEnv {
 
     /** Set to {@code 1} for ranks of an elastic job. */
     public static final String ELASTIC = "TROIKA_ELASTIC";
+    /** Elastic: the job's id (letters, digits, {@code _ . -}); names the node-local committed-state store. */
+    public static final String JOB_ID = "TROIKA_JOB_ID";
+    /** Elastic: this launch's generation id, 1 for the first; later generations run the reset callbacks. */
+    public static final String ELASTIC_GENERATION = "TROIKA_ELASTIC_GENERATION";
 }

@@ -1,0 +1,18 @@
+package org.troika.worker.elastic;
+
+import java.util.Optional;
+
+/**
+ * Where rank 0 learns that the driver announced a host change. The real source is troika's authenticated
+ * notification service (the rsh-agent wire protocol); {@link InMemoryHostUpdateSource} serves tests and
+ * single-process use. Only rank 0 polls; {@link State#checkHostUpdates()} shares the answer with every rank.
+ */
+public interface HostUpdateSource {
+    /** The changes announced since the last poll, merged into one, or empty. Must not block. */
+    Optional<HostChange> poll();
+
+    /** A source that never announces anything (ranks other than 0, or jobs without a driver). */
+    static HostUpdateSource none() {
+        return Optional::empty;
+    }
+}

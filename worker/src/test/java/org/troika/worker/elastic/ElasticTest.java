@@ -1,0 +1,173 @@
+package org.troika.worker.elastic;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.troika.common.ElasticExitCodes;
+
+/**
+ * Generations simulated in one JVM: one thread per rank, an in-memory broadcast, one store directory per fake
+ * host. Checks what a rank sees across generations: state carried over, host updates, failures, reset callbacks.
+ */
+class ElasticTest {
+    @TempDir
+    Path nodes;
+
+    /** What one rank's body does, given its state and rank. */
+    @FunctionalInterface
+    interface RankBody {
+        void train(ObjectState state, int rank) throws Exception;
+    }
+
+    /** The outcome of one simulated generation. */
+    record Outcome(List<Integer> codes, List<ObjectState> states) {}
+
+    private final List<String> log = Collections.synchronizedList(new ArrayList<>());
+
+    private ElasticContext context(int generation, List<String> hostOfRank, int rank, LocalBroadcastGroup group,
+            HostUpdateSource updates) {
+        String host = hostOfRank.get(rank);
+        int localRank = (int) hostOfRank.subList(0, rank).stream().filter(host::equals).count();
+        return new ElasticContext(rank, localRank, hostOfRank.size(), generation, group.member(rank),
+                rank == 0 ? updates : HostUpdateSource.none(), new NodeStateStore(nodes.resolve(host), "job"));
+    }
+
+    private Outcome generation(int id, List<String> hostOfRank, HostUpdateSource updates, LocalBroadcastGroup group,
+            RankBody body) throws Exception {
+        int n = hostOfRank.size();
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        try {
+            List<ObjectState> states = new ArrayList<>();
+            List<Future<Integer>> futures = new ArrayList<>();
+            for (int r = 0; r < n; r++) {
+                int rank = r;
+                // every rank starts from its own (different) initial values: only rank 0's may count
+                ObjectState s = new ObjectState(context(id, hostOfRank, rank, group, updates),
+                        Map.of("step", 100 * rank, "sum", 0L));
+                s.registerResetCallback(() -> log.add("reset rank=" + rank + " size=" + s.context().size()
+                        + " step=" + s.get("step")));
+                states.add(s);
+                futures.add(pool.submit(() -> Elastic.run(s, st -> body.train(st, rank))));
+            }
+            List<Integer> codes = new ArrayList<>();
+            for (Future<Integer> f : futures) {
+                codes.add(f.get(60, TimeUnit.SECONDS));
+            }
+            return new Outcome(codes, states);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private Outcome generation(int id, List<String> hostOfRank, HostUpdateSource updates, RankBody body)
+            throws Exception {
+        return generation(id, hostOfRank, updates, new LocalBroadcastGroup(hostOfRank.size()), body);
+    }
+
+    /** Steps to {@code last}, committing after each; records the first step each rank sees. */
+    private RankBody stepsTo(int last, Map<Integer, Integer> firstStep) {
+        return (s, rank) -> {
+            firstStep.put(rank, s.get("step", Integer.class));
+            for (int step = s.get("step", Integer.class) + 1; step <= last; step++) {
+                s.set("step", step);
+                s.set("sum", s.get("sum", Long.class) + step);
+                s.commit();
+            }
+        };
+    }
+
+    private static List<Integer> codes(int n, int code) {
+        return Collections.nCopies(n, code);
+    }
+
+    @Test
+    void firstGenerationStartsEveryRankFromRankZerosValuesWithoutResetCallbacks() throws Exception {
+        Map<Integer, Integer> first = Collections.synchronizedMap(new HashMap<>());
+        Outcome o = generation(1, List.of("a", "a", "b"), HostUpdateSource.none(), stepsTo(4, first));
+        assertAll(
+                () -> assertEquals(codes(3, ElasticExitCodes.SUCCESS), o.codes()),
+                () -> assertEquals(Map.of(0, 0, 1, 0, 2, 0), first),
+                () -> assertEquals(List.of(), log),
+                () -> assertEquals(10L, o.states().get(2).get("sum")));
+    }
+
+    @Test
+    void hostUpdateEndsAllRanksAtTheSameCommitAndTheNextGenerationCarriesOnToNewHosts() throws Exception {
+        InMemoryHostUpdateSource updates = new InMemoryHostUpdateSource();
+        RankBody announceAtThree = (s, rank) -> {
+            for (int step = 1; step <= 10; step++) {
+                s.set("step", step);
+                s.set("sum", s.get("sum", Long.class) + step);
+                if (rank == 0 && step == 3) {
+                    updates.announce(new HostChange(1, true, false));
+                }
+                s.commit();
+            }
+        };
+        Outcome g1 = generation(1, List.of("a", "b"), updates, announceAtThree);
+        assertEquals(codes(2, ElasticExitCodes.HOSTS_UPDATED), g1.codes());
+        assertEquals(List.of(3, 3), g1.states().stream().map(s -> s.get("step")).toList());
+
+        Map<Integer, Integer> first = Collections.synchronizedMap(new HashMap<>());
+        Outcome g2 = generation(2, List.of("a", "b", "c"), HostUpdateSource.none(), stepsTo(6, first));
+        assertAll(
+                () -> assertEquals(codes(3, ElasticExitCodes.SUCCESS), g2.codes()),
+                () -> assertEquals(Map.of(0, 3, 1, 3, 2, 3), first, "c never ran before and still starts at 3"),
+                () -> assertEquals(21L, g2.states().get(2).get("sum"), "1+..+6: no step lost or repeated"),
+                () -> assertTrue(log.containsAll(List.of("reset rank=0 size=3 step=0", "reset rank=1 size=3 step=100",
+                        "reset rank=2 size=3 step=200")), "callbacks run before the sync: " + log),
+                () -> assertTrue(new NodeStateStore(nodes.resolve("c"), "job").read().isPresent(),
+                        "the new host keeps the state from its first sync on"));
+    }
+
+    @Test
+    void collectiveFailureLosesOnlyTheWorkSinceTheLastCommit() throws Exception {
+        LocalBroadcastGroup group = new LocalBroadcastGroup(2);
+        RankBody commitEverySecondStepThenLosePeer = (s, rank) -> {
+            for (int step = 1; step <= 10; step++) {
+                s.set("step", step);
+                s.set("sum", s.get("sum", Long.class) + step);
+                if (step == 5) {
+                    group.fail();
+                }
+                if (step % 2 == 0 || step == 5) {
+                    s.commit();
+                }
+            }
+        };
+        Outcome g1 = generation(1, List.of("a", "b"), HostUpdateSource.none(), group, commitEverySecondStepThenLosePeer);
+        assertEquals(codes(2, ElasticExitCodes.COLLECTIVE_FAILURE), g1.codes());
+
+        // b is gone; a's node holds a's last commit: step 4, or step 5 if a saved it before the broadcast failed
+        Map<Integer, Integer> first = Collections.synchronizedMap(new HashMap<>());
+        Outcome g2 = generation(2, List.of("a"), HostUpdateSource.none(), stepsTo(6, first));
+        assertAll(
+                () -> assertEquals(List.of(ElasticExitCodes.SUCCESS), g2.codes()),
+                () -> assertTrue(first.get(0) == 4 || first.get(0) == 5, "restarts from a commit: " + first),
+                () -> assertEquals(21L, g2.states().get(0).get("sum")));
+    }
+
+    @Test
+    void aRanksOwnErrorPropagatesSoTheRankFails() {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> generation(1, List.of("a"),
+                HostUpdateSource.none(), (s, rank) -> {
+                    throw new IllegalStateException("bad batch");
+                }));
+        assertEquals("bad batch", e.getCause().getMessage());
+    }
+}

@@ -1,0 +1,148 @@
+package org.troika.rsh.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.troika.rsh.driver.DriverService;
+import org.troika.rsh.driver.NicSelector;
+import org.troika.rsh.task.NicInventory;
+import org.troika.testkit.NetnsCluster;
+import org.troika.testkit.Requires;
+
+/**
+ * Three hosts in network namespaces on a bridge (no sshd anywhere), each with a decoy docker0; mpirun in the root
+ * namespace starts its daemons through troika-rsh and the task services.
+ */
+@Tag("integration")
+class NetnsRelayTest {
+    @TempDir Path tmp;
+
+    private static List<String> mpirun(RelayFixture f, Path program, String subnet, String... args) {
+        List<String> argv = new ArrayList<>(List.of(Requires.command("mpirun").toString(), "--allow-run-as-root",
+                "--bind-to", "none", "-np", "3", "-H", String.join(",", f.hostWords()), "-mca", "plm_rsh_agent",
+                f.agent.toString(), "-mca", "btl_tcp_if_include", subnet, "-mca", "oob_tcp_if_include", subnet,
+                program.toString()));
+        argv.addAll(List.of(args));
+        return argv;
+    }
+
+    @Test
+    void anMpiJobRunsAcrossTheNamespacesOnTheDetectedNetworkNotTheDecoy() throws Exception {
+        Path hello = MpiPrograms.compile(tmp, "hello", MpiPrograms.HELLO);
+        try (NetnsCluster c = NetnsCluster.create("trr", 210, 3); RelayFixture f = new RelayFixture(c, tmp)) {
+            Map<String, List<org.troika.rsh.wire.NicAddress>> nics = f.driver.hosts().stream()
+                    .collect(Collectors.toMap(DriverService.HostInfo::host, DriverService.HostInfo::nics, (a, b) -> a,
+                            java.util.LinkedHashMap::new));
+            NicSelector.Choice choice = NicSelector.select(nics,
+                    f.driver.probe(Duration.ofSeconds(5), Duration.ofSeconds(60), 16), NicInventory.local());
+            assertEquals(List.of(c.subnet()), choice.subnets(), choice.reasons().toString());
+            assertEquals(List.of(c.subnet()), choice.launcherSubnets());
+            for (NetnsCluster.Host h : c.hosts()) {
+                assertEquals(List.of(h.ifname()), choice.ifnamesByHost().get(h.address()));
+            }
+            assertTrue(choice.reasons().stream().anyMatch(r -> r.startsWith(c.decoySubnet() + ": not used")),
+                    choice.reasons().toString());
+
+            try (Mpirun m = new Mpirun(mpirun(f, hello, String.join(",", choice.subnets())), f.mpirunEnv())) {
+                Integer code = m.waitFor(180);
+                assertEquals(0, code, m.output());
+                TreeSet<String> hostsSeen = new TreeSet<>();
+                for (String line : m.output().lines().toList()) {
+                    if (line.startsWith("rank ")) {
+                        assertTrue(line.endsWith("sum=3"), line);
+                        hostsSeen.add(line.split(" ")[3]);
+                    }
+                }
+                // each rank ran under its own host's name (the task services' private UTS namespaces)
+                assertEquals(new TreeSet<>(f.hostWords()), hostsSeen, m.output());
+                assertFalse(m.output().contains(f.secret.encode()));
+            }
+        }
+    }
+
+    @Test
+    void aHostKilledMidJobFailsTheJobNamingItAndLeavesNoProcesses() throws Exception {
+        Path longjob = MpiPrograms.compile(tmp, "longjob", MpiPrograms.LONGJOB);
+        try (NetnsCluster c = NetnsCluster.create("trk", 212, 3)) {
+            NetnsCluster.Host victim = c.hosts().get(1);
+            try (RelayFixture f = new RelayFixture(c, tmp);
+                    Mpirun m = new Mpirun(mpirun(f, longjob, c.subnet(), "120"), f.mpirunEnv())) {
+                CountDownLatch running = m.watch(l -> l.startsWith("running "), 3);
+                assertTrue(running.await(180, TimeUnit.SECONDS), m.output());
+                c.kill(victim);
+                Integer code = m.waitFor(120);
+                assertNotNull(code, "mpirun did not end after a host died: " + m.output());
+                assertNotEquals(0, code);
+                assertTrue(m.output().contains(victim.address()), m.output());
+                String lost = f.lost.poll(60, TimeUnit.SECONDS);
+                assertTrue(lost != null && lost.startsWith(victim.address() + ": "), String.valueOf(lost));
+            }
+            // the driver closed: every task service and daemon in every namespace ends by itself
+            for (NetnsCluster.Host h : c.hosts()) {
+                awaitNoProcesses(c, h);
+            }
+        }
+    }
+
+    @Test
+    void aPartitionedHostIsDetectedAndTheJobEndsNamingIt() throws Exception {
+        Path longjob = MpiPrograms.compile(tmp, "longjob", MpiPrograms.LONGJOB);
+        try (NetnsCluster c = NetnsCluster.create("trp", 214, 3)) {
+            NetnsCluster.Host victim = c.hosts().get(2);
+            try (RelayFixture f = new RelayFixture(c, tmp);
+                    Mpirun m = new Mpirun(mpirun(f, longjob, c.subnet(), "600"), f.mpirunEnv())) {
+                CountDownLatch running = m.watch(l -> l.startsWith("running "), 3);
+                assertTrue(running.await(180, TimeUnit.SECONDS), m.output());
+                c.linkDown(victim);
+                // plain mpirun hangs forever here; the agent's liveness check ends its daemon's launch with 255
+                Integer code = m.waitFor(120);
+                assertNotNull(code, "mpirun did not end after a partition: " + m.output());
+                assertNotEquals(0, code);
+                assertTrue(m.output().contains(victim.address()), m.output());
+                String lost = f.lost.poll(60, TimeUnit.SECONDS);
+                assertTrue(lost != null && lost.startsWith(victim.address() + ": "), String.valueOf(lost));
+            }
+            // the partitioned host's task service notices the silent driver and stops its daemon and ranks
+            awaitNoProcesses(c, victim);
+        }
+    }
+
+    private static void awaitNoProcesses(NetnsCluster c, NetnsCluster.Host h) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        List<Long> live = c.livePids(h);
+        while (!live.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            live = c.livePids(h);
+        }
+        assertEquals(List.of(), live, "processes left in " + h.netns() + ": " + describe(live));
+    }
+
+    private static String describe(List<Long> pids) {
+        StringBuilder sb = new StringBuilder();
+        for (long p : pids) {
+            try {
+                sb.append(p).append('=').append(Files.readString(Path.of("/proc/" + p + "/cmdline")).replace('\0', ' '))
+                        .append("; ");
+            } catch (Exception e) {
+                sb.append(p).append("; ");
+            }
+        }
+        return sb.toString();
+    }
+}

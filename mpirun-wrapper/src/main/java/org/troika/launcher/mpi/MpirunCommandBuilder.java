@@ -1,6 +1,8 @@
 package org.troika.launcher.mpi;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -26,6 +28,13 @@ import org.troika.launcher.spi.LaunchContext;
 public final class MpirunCommandBuilder {
     /** At this many host entries and more, Open MPI launches every daemon itself (no tree spawn). */
     public static final int LARGE_CLUSTER_HOSTS = 64;
+    /**
+     * Host lists longer than this many characters go into a hostfile in the scratch directory instead of one argv
+     * word (Linux refuses any single argument over 128 KiB).
+     */
+    public static final int HOST_ARG_LIMIT = 32 * 1024;
+    /** A {@code TROIKA_HOSTS} value longer than this is not exported (one environment string is limited to 128 KiB). */
+    public static final int HOSTS_ENV_LIMIT = 96 * 1024;
     /** The rank-environment wrapper, relative to the troika installation. */
     public static final String RANKENV = "bin/troika-rankenv";
 
@@ -74,7 +83,8 @@ public final class MpirunCommandBuilder {
         }
         boolean prrte = mpi.usesPrrte();
         List<String> warnings = new ArrayList<>();
-        Map<String, String> env = rankEnv(ctx);
+        Map<Path, String> files = new LinkedHashMap<>();
+        Map<String, String> env = rankEnv(ctx, warnings);
         if (asRoot) {
             env.putIfAbsent("OMPI_ALLOW_RUN_AS_ROOT", "1");
             env.putIfAbsent("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
@@ -98,7 +108,16 @@ public final class MpirunCommandBuilder {
         // Open MPI inside Slurm reads the allocation itself; -H would only conflict with it
         boolean hostArg = !(ctx.allocation() != null && ctx.allocation().mpiReadsAllocation() && s.hosts().isEmpty());
         if (hostArg) {
-            argv.addAll(List.of("-H", ctx.hostPlan().hostList()));
+            String hostList = ctx.hostPlan().hostList();
+            if (hostList.length() > HOST_ARG_LIMIT && ctx.scratchDir() != null) {
+                Path hostfile = ctx.scratchDir().resolve("hostfile");
+                StringBuilder text = new StringBuilder();
+                ctx.hostPlan().hosts().forEach(h -> text.append(h.name()).append(" slots=").append(h.slots()).append('\n'));
+                files.put(hostfile, text.toString());
+                argv.addAll(List.of("--hostfile", hostfile.toString()));
+            } else {
+                argv.addAll(List.of("-H", hostList));
+            }
         }
         argv.addAll(s.bindingArgs().isEmpty() ? defaultBinding(mpi.flavor()) : s.bindingArgs());
         if (s.tcp() && mpi.flavor() == MpiFlavor.SPECTRUM_MPI) {
@@ -139,21 +158,30 @@ public final class MpirunCommandBuilder {
         }
         argv.addAll(s.mpiArgs());
         argv.addAll(rankCommand(ctx));
-        return new BackendPlan(new LaunchPlan(argv, env), Map.of(), warnings);
+        return new BackendPlan(new LaunchPlan(argv, env), files, warnings);
     }
 
     private BackendPlan hydra(LaunchContext ctx, List<String> nics) {
         RunSettings s = ctx.settings();
         String mpiName = ctx.mpi().flavor().displayName();
         List<String> warnings = new ArrayList<>();
+        Map<Path, String> files = new LinkedHashMap<>();
         // Hydra forwards mpirun's whole environment to every rank, so exclusions are applied to the child env itself
-        Map<String, String> env = new TreeMap<>(EnvExport.withoutExcluded(rankEnv(ctx)));
+        Map<String, String> env = new TreeMap<>(EnvExport.withoutExcluded(rankEnv(ctx, warnings)));
         List<String> argv = new ArrayList<>();
         argv.add(FlavorDetector.mpirunCommand(ctx.env()));
         argv.add("-l");
         argv.addAll(List.of("-np", Integer.toString(ctx.hostPlan().size())));
         argv.addAll(List.of("-ppn", Integer.toString(processesPerNode(ctx, mpiName))));
-        argv.addAll(List.of("-hosts", String.join(",", ctx.hostPlan().hostNames())));
+        String hostNames = String.join(",", ctx.hostPlan().hostNames());
+        if (hostNames.length() > HOST_ARG_LIMIT && ctx.scratchDir() != null) {
+            // one name per line; -ppn sets the count per host as with -hosts
+            Path machinefile = ctx.scratchDir().resolve("machinefile");
+            files.put(machinefile, String.join("\n", ctx.hostPlan().hostNames()) + "\n");
+            argv.addAll(List.of("-f", machinefile.toString()));
+        } else {
+            argv.addAll(List.of("-hosts", hostNames));
+        }
         if (!s.bindingArgs().isEmpty()) {
             warnings.add(mpiName + " (Hydra): --binding-args are not applied; pass Hydra's own -bind-to/-map-by with"
                     + " --mpi-args");
@@ -188,7 +216,7 @@ public final class MpirunCommandBuilder {
         }
         argv.addAll(s.mpiArgs());
         argv.addAll(rankCommand(ctx));
-        return new BackendPlan(new LaunchPlan(argv, env), Map.of(), warnings);
+        return new BackendPlan(new LaunchPlan(argv, env), files, warnings);
     }
 
     /**
@@ -280,10 +308,18 @@ public final class MpirunCommandBuilder {
      * {@code NCCL_IB_DISABLE=1} for --tcp. The secret goes even from mpirun's own environment because ranks on
      * mpirun's host inherit it (the launch agent reads {@link TroikaEnv#SECRET_FILE} instead).
      */
-    private static Map<String, String> rankEnv(LaunchContext ctx) {
+    private static Map<String, String> rankEnv(LaunchContext ctx, List<String> warnings) {
         Map<String, String> env = new TreeMap<>(ctx.env());
         env.remove(TroikaEnv.SECRET_KEY);
-        env.put(TroikaEnv.HOSTS, ctx.hostPlan().hostList());
+        String hostList = ctx.hostPlan().hostList();
+        if (hostList.length() > HOSTS_ENV_LIMIT) {
+            env.remove(TroikaEnv.HOSTS);
+            warnings.add(TroikaEnv.HOSTS + " is not exported: the list of " + ctx.hostPlan().hosts().size()
+                    + " hosts is longer than " + HOSTS_ENV_LIMIT + " characters; ranks get TROIKA_HOSTNAME from"
+                    + " hostname and no TROIKA_CROSS_RANK/SIZE");
+        } else {
+            env.put(TroikaEnv.HOSTS, hostList);
+        }
         env.put(TroikaEnv.SIZE, Integer.toString(ctx.hostPlan().size()));
         if (ctx.settings().tcp()) {
             env.put("NCCL_IB_DISABLE", "1");

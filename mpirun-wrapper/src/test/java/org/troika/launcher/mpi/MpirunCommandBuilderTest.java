@@ -272,6 +272,53 @@ class MpirunCommandBuilderTest {
         assertTrue(binding < large && large < stamp, argv::toString);
     }
 
+    // ---- very long host lists ------------------------------------------------------------------------------
+
+    static RunSettings onLongNamedHosts(int n, int nameLength) {
+        List<HostSlots> hosts = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String num = Integer.toString(i);
+            hosts.add(new HostSlots("h".repeat(nameLength - num.length()) + num, 2));
+        }
+        return settings().hosts(hosts, "hostfile").build();
+    }
+
+    @Test
+    void longHostListsGoToAHostfile() {
+        RunSettings s = onLongNamedHosts(2000, 20); // 2000 x "name:2," = 46 000 characters
+        BackendPlan ompi = USER.build(ctx(s, OMPI4, ENV));
+        Path hostfile = Path.of("/tmp/scratch/hostfile");
+        assertContains(ompi.launch().argv(), "-np", "4000", "--hostfile", hostfile.toString(), "--bind-to");
+        assertLacks(ompi.launch().argv(), "-H");
+        String text = ompi.files().get(hostfile);
+        assertEquals(2000, text.lines().count());
+        assertTrue(text.startsWith("hhhhhhhhhhhhhhhhhhh0 slots=2\n"), text.substring(0, 40));
+        assertTrue(ompi.launch().argv().stream().allMatch(w -> w.length() < MpirunCommandBuilder.HOST_ARG_LIMIT));
+
+        BackendPlan mpich = USER.build(ctx(onLongNamedHosts(2000, 20), MPICH, ENV));
+        Path machinefile = Path.of("/tmp/scratch/machinefile");
+        assertContains(mpich.launch().argv(), "-ppn", "2", "-f", machinefile.toString(), "python");
+        assertTrue(mpich.files().get(machinefile).startsWith("hhhhhhhhhhhhhhhhhhh0\nhhhhhhhhhhhhhhhhhhh1\n"));
+        assertEquals(List.of(), ompi.warnings());
+    }
+
+    @Test
+    void shortHostListsStayOnTheCommandLine() {
+        BackendPlan plan = USER.build(ctx(onHosts(64), OMPI4, ENV));
+        assertEquals(Map.of(), plan.files());
+        assertContains(plan.launch().argv(), "-H");
+    }
+
+    @Test
+    void hugeHostListIsNotExportedAsOneVariable() {
+        BackendPlan plan = USER.build(ctx(onLongNamedHosts(4000, 30), OMPI4, ENV)); // 136 000 characters
+        assertFalse(plan.launch().env().containsKey("TROIKA_HOSTS"));
+        assertLacks(plan.launch().argv(), "TROIKA_HOSTS");
+        assertEquals(1, plan.warnings().size(), plan.warnings()::toString);
+        assertTrue(plan.warnings().get(0).startsWith("TROIKA_HOSTS is not exported"));
+        assertTrue(plan.launch().env().values().stream().allMatch(v -> v.length() < 128 * 1024));
+    }
+
     // ---- Hydra rules -----------------------------------------------------------------------------------------
 
     @Test

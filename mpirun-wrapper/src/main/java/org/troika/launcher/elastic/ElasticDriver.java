@@ -1,12 +1,16 @@
 package org.troika.launcher.elastic;
 
+import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
+import org.troika.common.exec.CommandRunner;
+import org.troika.launcher.RunSettings;
 import org.troika.launcher.elastic.GenerationLauncher.RunningGeneration;
 import org.troika.launcher.hosts.HostPlan;
 import org.troika.launcher.hosts.HostSlots;
@@ -54,6 +58,21 @@ public final class ElasticDriver {
         this.launcher = Objects.requireNonNull(launcher, "launcher");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.listener = Objects.requireNonNull(listener, "listener");
+    }
+
+    /**
+     * The driver of an elastic {@code settings} with the real clock, discovery from the settings (script or fixed
+     * list), jittered cooldowns and progress lines on {@code out}.
+     *
+     * @throws org.troika.common.UsageException for impossible limits or host sources
+     */
+    public static ElasticDriver forSettings(RunSettings settings, CommandRunner runner, GenerationLauncher launcher,
+            PrintStream out) {
+        ElasticLimits limits = ElasticLimits.from(settings);
+        Clock clock = Clock.system();
+        HostManager hosts = new HostManager(clock, limits.cooldown(), () -> ThreadLocalRandom.current().nextDouble());
+        return new ElasticDriver(limits, HostDiscovery.forSettings(settings, runner), hosts, launcher, clock,
+                ElasticListener.printing(out));
     }
 
     /** Thrown inside the loop to end the job with a result. */

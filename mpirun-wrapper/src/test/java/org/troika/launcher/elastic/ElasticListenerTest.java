@@ -1,0 +1,56 @@
+package org.troika.launcher.elastic;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.troika.common.UsageException;
+import org.troika.common.exec.CommandRunner;
+import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.hosts.HostSlots;
+
+class ElasticListenerTest {
+    @Test
+    void printsOneLinePerEvent() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        ElasticListener l = ElasticListener.printing(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        List<HostSlots> hosts = List.of(new HostSlots("a", 2), new HostSlots("b", 1));
+        l.waitingForSlots(1, 4, 1, Duration.ofSeconds(12), Duration.ofSeconds(600));
+        l.discoveryFailed("host discovery script /d exited with code 1: x");
+        l.hostsChanged(HostUpdate.MIXED, hosts);
+        l.hostBlacklisted(new HostManager.Blacklisting("b", 1, 99), Duration.ofSeconds(25));
+        l.hostBlacklisted(new HostManager.Blacklisting("c", 1, Long.MAX_VALUE), Duration.ofMillis(Long.MAX_VALUE));
+        l.generationStarted(new Generation(2, Generation.Reason.HOSTS_UPDATED, HostPlan.assign("g", hosts, 3)));
+        assertEquals(List.of(
+                "troika elastic: waiting for 4 slots (min-np), 1 available on 1 host(s); 12 of 600 s",
+                "troika elastic: host discovery script /d exited with code 1: x (keeping the last known hosts, retrying)",
+                "troika elastic: hosts mixed, now a:2,b:1",
+                "troika elastic: blacklisted host b for 25 s",
+                "troika elastic: blacklisted host c for the rest of the job",
+                "troika elastic: generation 2 (hosts_updated): 3 ranks on a:2,b:1"),
+                bytes.toString(StandardCharsets.UTF_8).lines().toList());
+    }
+
+    @Test
+    void forSettingsValidatesTheElasticSettingsBeforeAnythingRuns() {
+        var one = org.troika.launcher.RunSettings.builder().command(List.of("x"))
+                .hosts(List.of(new HostSlots("a", 1)), "-H").minNp(1).build();
+        var ok = one.toBuilder().hosts(List.of(new HostSlots("a", 1), new HostSlots("b", 1)), "-H").build();
+        CommandRunner runsNothing = (argv, t) -> {
+            throw new AssertionError("nothing may run");
+        };
+        GenerationLauncher launchesNothing = g -> {
+            throw new AssertionError("nothing may launch");
+        };
+        assertThrows(UsageException.class,
+                () -> ElasticDriver.forSettings(one, runsNothing, launchesNothing, System.out));
+        assertThrows(UsageException.class, () -> ElasticDriver.forSettings(ok.toBuilder().maxNp(0).build(),
+                runsNothing, launchesNothing, System.out));
+        ElasticDriver.forSettings(ok, runsNothing, launchesNothing, System.out);
+    }
+}

@@ -17,8 +17,9 @@ import org.troika.common.UsageException;
 import org.troika.launcher.spi.Subcommand;
 
 /**
- * {@code troika template slurm|lsf|pbs [options] -- command...}: prints a batch script whose body runs
- * {@code troika run command...} inside the allocation. Pure apart from printing.
+ * {@code troika template slurm|lsf|pbs [options] -- [run options] command...}: prints a batch script whose body
+ * runs {@code troika run [run options] command...} inside the allocation. Pure apart from printing. The words after
+ * {@code --} go to {@code troika run} verbatim; without {@code --} the command starts at the first non-option word.
  *
  * <p>Every value that lands in a {@code #SBATCH}/{@code #BSUB}/{@code #PBS} line is checked against a conservative
  * character set, and the command is shell-quoted word by word, so the script always passes {@code bash -n} and runs
@@ -75,10 +76,20 @@ public final class TemplateCommand implements Subcommand {
             throw new UsageException("unknown batch system '" + system + "'; expected one of "
                     + String.join(", ", SYSTEMS) + " (troika template slurm -N 2 -n 4 -- java -cp app.jar Main)");
         }
+        List<String> rest = args.subList(1, args.size());
+        int dashes = rest.indexOf("--");
         CommandLine cl;
         try {
-            cl = DefaultParser.builder().build()
-                    .parse(options(), args.subList(1, args.size()).toArray(String[]::new), true);
+            if (dashes >= 0) {
+                // everything after -- is troika run's, verbatim (run options such as -np may come first)
+                cl = DefaultParser.builder().build().parse(options(), rest.subList(0, dashes).toArray(String[]::new));
+                if (!cl.getArgList().isEmpty()) {
+                    throw new UsageException("unexpected '" + cl.getArgList().get(0) + "' before --; the command goes "
+                            + "after -- (see troika template --help)");
+                }
+            } else {
+                cl = DefaultParser.builder().build().parse(options(), rest.toArray(String[]::new), true);
+            }
         } catch (ParseException e) {
             throw new UsageException(e.getMessage() + " (see troika template --help)");
         }
@@ -86,9 +97,15 @@ public final class TemplateCommand implements Subcommand {
             printHelp(io);
             return 0;
         }
-        io.out().print(render(system, values(cl)));
+        List<String> command = dashes >= 0 ? rest.subList(dashes + 1, rest.size()) : cl.getArgList();
+        if (dashes < 0 && !command.isEmpty() && command.get(0).startsWith("-")) {
+            throw new UsageException("unknown option " + command.get(0) + " (see troika template --help; put the "
+                    + "command, and any troika run options, after --)");
+        }
+        io.out().print(render(system, values(cl, command)));
         return 0;
     }
+
 
     /** Renders {@code system}'s template. */
     static String render(String system, Map<String, String> values) {
@@ -96,15 +113,10 @@ public final class TemplateCommand implements Subcommand {
     }
 
     /** The template values from the parsed options, validated. */
-    static Map<String, String> values(CommandLine cl) {
-        List<String> command = cl.getArgList();
+    static Map<String, String> values(CommandLine cl, List<String> command) {
         if (command.isEmpty()) {
             throw new UsageException("no command given; put it after --, e.g. troika template slurm -N 2 -- "
                     + "java -cp app.jar Main");
-        }
-        if (command.get(0).startsWith("-")) {
-            throw new UsageException("unknown option " + command.get(0) + " (see troika template --help; the command "
-                    + "goes after --)");
         }
         if (cl.hasOption("partition") && cl.hasOption("queue")) {
             throw new UsageException("--partition and --queue are the same option; give only one");
@@ -187,7 +199,7 @@ public final class TemplateCommand implements Subcommand {
 
     private static void printHelp(Io io) {
         PrintWriter w = new PrintWriter(io.out(), true);
-        new HelpFormatter().printHelp(w, 100, "troika template slurm|lsf|pbs [options] -- command...",
+        new HelpFormatter().printHelp(w, 100, "troika template slurm|lsf|pbs [options] -- [troika run options] command...",
                 "Prints a batch script; its body runs 'troika run command...', which reads the allocation.\n\n",
                 options(), 2, 2, "\nExample: troika template slurm -N 2 -n 4 -t 1:00:00 -- java -cp app.jar Train"
                         + " > job.sh && sbatch job.sh");

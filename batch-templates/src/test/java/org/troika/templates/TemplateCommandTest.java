@@ -110,6 +110,15 @@ class TemplateCommandTest {
         assertEquals("exec troika run java -cp a.jar Main", l.get(l.size() - 1));
     }
 
+    @Test
+    void wordsAfterDoubleDashGoToTroikaRunVerbatimIncludingRunOptions() {
+        List<String> l = lines(template("slurm", "-N", "2", "--", "-np", "3", "--verbose", "java", "-cp", "a.jar", "M"));
+        assertEquals("exec troika run -np 3 --verbose java -cp a.jar M", l.get(l.size() - 1));
+        List<String> d = lines(template("slurm", "--", "cmd", "--", "-N", "5"));
+        assertEquals("exec troika run cmd -- -N 5", d.get(d.size() - 1));
+        assertTrue(d.contains("#SBATCH --nodes=1"), d::toString);
+    }
+
     @ParameterizedTest(name = "[{index}] {0}")
     @CsvSource(delimiter = '|', value = {
         "sge -- x                    | unknown batch system",
@@ -124,7 +133,9 @@ class TemplateCommandTest {
         "slurm -o a$b -- x           | --output",
         "slurm -A x\"y -- x          | --account",
         "slurm -p a -q b -- x        | only one",
-        "slurm --bogus -- x          | unknown option --bogus",
+        "slurm --bogus -- x          | Unrecognized option: --bogus",
+        "slurm --bogus x             | unknown option --bogus",
+        "slurm -N 2 x -- y           | unexpected 'x' before --",
     })
     void badInputIsAOneLineUsageError(String args, String fragment) {
         List<String> argv = new ArrayList<>(List.of(args.split(" ")));

@@ -75,16 +75,34 @@ class SlurmClusterTest {
 
     @Test
     void templateJobRunsOneRankPerSlotOnTheAllocatedNodes() throws Exception {
+        Map<Integer, String> hostByRank = runTemplateJob("all", List.of());
+        assertEquals(Map.of(0, "n1", 1, "n1", 2, "n2", 3, "n2", 4, "n3", 5, "n3"), hostByRank);
+    }
+
+    @Test
+    void npAloneTakesTheFirstSlotsInAllocationOrder() throws Exception {
+        Map<Integer, String> hostByRank = runTemplateJob("np3", List.of("-np", "3"));
+        assertEquals(Map.of(0, "n1", 1, "n1", 2, "n2"), hostByRank);
+    }
+
+    /**
+     * Renders {@code troika template slurm -N 3 -n 2 -- <runOptions> sh -c 'echo rank host'} with the packaged
+     * troika, submits it, waits, and returns the host each rank printed.
+     */
+    private static Map<Integer, String> runTemplateJob(String name, List<String> runOptions) throws Exception {
         Path troika = Dist.troika();
-        Path out = dir.resolve("job.out");
-        Result rendered = run(List.of(troika.toString(), "template", "slurm", "--nodes", "3", "--tasks-per-node", "2",
-                "--job-name", "troika-it", "--output", out.toString(), "--troika", troika.toString(), "--",
-                "sh", "-c", "echo \"rank=${TROIKA_RANK:-$OMPI_COMM_WORLD_RANK} host=$(hostname)\""), Map.of());
+        Path out = dir.resolve(name + ".out");
+        List<String> argv = new ArrayList<>(List.of(troika.toString(), "template", "slurm", "--nodes", "3",
+                "--tasks-per-node", "2", "--job-name", "troika-it-" + name, "--output", out.toString(),
+                "--troika", troika.toString(), "--"));
+        argv.addAll(runOptions);
+        argv.addAll(List.of("sh", "-c", "echo \"rank=${TROIKA_RANK:-$OMPI_COMM_WORLD_RANK} host=$(hostname)\""));
+        Result rendered = run(argv, Map.of());
         assertEquals(0, rendered.exitCode, rendered.output());
         // users redirect this output into a file and submit it: nothing but the script may reach stdout
         assertEquals("#!/bin/bash", rendered.stdout.lines().findFirst().orElse(""),
                 () -> "troika template printed something before the script:\n" + rendered.stdout);
-        Path script = dir.resolve("job.sh");
+        Path script = dir.resolve(name + ".sh");
         Files.writeString(script, rendered.stdout);
 
         String state = submitAndWait(script);
@@ -97,7 +115,7 @@ class SlurmClusterTest {
             String before = hostByRank.put(Integer.parseInt(m.group(1)), m.group(2));
             assertEquals(null, before, () -> "rank printed twice:\n" + output);
         }
-        assertEquals(Map.of(0, "n1", 1, "n1", 2, "n2", 3, "n2", 4, "n3", 5, "n3"), hostByRank, output);
+        return hostByRank;
     }
 
     /** Submits {@code script} from the state directory and polls scontrol until the job is final. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.troika.common.exec.CommandRunner;
 import org.troika.common.exec.CommandRunner.ProbeResult;
 import org.troika.common.exec.LaunchPlan;
@@ -94,6 +96,44 @@ class MpirunPlanIntegrationTest {
     void mpichPlanRunsTwoRanksWithRankEnvironment() {
         Requires.command("mpirun.mpich");
         assertRanksRun("mpirun.mpich", FlavorDetector.forFlavorName("mpich"), "[0] ", "[1] ");
+    }
+
+    /** Every option troika plans for Open MPI 4 at once, run by the real mpirun: it must accept them all. */
+    @Test
+    void openMpiAcceptsAllPlannedOptions(@TempDir Path tmp) throws IOException {
+        Requires.command("mpirun.openmpi");
+        Path out = tmp.resolve("out");
+        Output o = runAllOptions("mpirun.openmpi", FlavorDetector.forFlavorName("openmpi"),
+                allOptions(out).sshPort(22).build());
+        assertEquals(0, o.exit(), o.text());
+        assertTrue(o.text().contains("<stdout>:nic=lo ib=1"), o.text());
+        assertTrue(Files.readString(out.resolve("1/rank.1/stdout")).contains("nic=lo ib=1"));
+    }
+
+    @Test
+    void mpichAcceptsAllPlannedOptions(@TempDir Path tmp) throws IOException {
+        Requires.command("mpirun.mpich");
+        Path out = Files.createDirectory(tmp.resolve("out")); // Hydra does not create it
+        Output o = runAllOptions("mpirun.mpich", FlavorDetector.forFlavorName("mpich"), allOptions(out).build());
+        assertEquals(0, o.exit(), o.text());
+        assertTrue(Files.readString(out.resolve("rank.1.stdout")).contains("nic=lo ib=1"), o.text());
+    }
+
+    private static RunSettings.Builder allOptions(Path out) {
+        return RunSettings.builder().hosts(List.of(new HostSlots("localhost", 2)), "-H")
+                .networkInterfaces(List.of("lo")).tcp(true).outputFilename(out).prefixTimestamp(true)
+                .command(List.of("sh", "-c", "echo nic=$NCCL_SOCKET_IFNAME ib=$NCCL_IB_DISABLE"));
+    }
+
+    private static Output runAllOptions(String mpirun, MpiInstall mpi, RunSettings s) {
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.put("TROIKA_MPIRUN", mpirun);
+        env.put("OMPI_MCA_hwloc_base_binding_policy", "none");
+        LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts(), 2), mpi, env, null,
+                Path.of("/tmp"), n -> true, null);
+        boolean root = "root".equals(System.getProperty("user.name"));
+        LaunchPlan plan = new MpirunCommandBuilder(root).build(ctx).launch();
+        return run(plan.argv(), plan.env(), Duration.ofSeconds(120));
     }
 
     private static void assertRanksRun(String mpirun, MpiInstall mpi, String tag0, String tag1) {

@@ -65,6 +65,10 @@ public final class JsrunBackend implements LaunchBackend {
 
     static List<String> warnings(RunSettings s) {
         List<String> w = new ArrayList<>();
+        if (s.outputFilename() != null) {
+            w.add("jsrun writes all ranks' output to " + s.outputFilename().resolve("stdout") + " and "
+                    + s.outputFilename().resolve("stderr") + ", not one file per rank");
+        }
         if (s.prefixTimestamp()) {
             w.add("jsrun has no timestamp option; --timestamp-output is ignored");
         }

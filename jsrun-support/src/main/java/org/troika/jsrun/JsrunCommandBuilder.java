@@ -15,7 +15,8 @@ import org.troika.launcher.mpi.MpiInstall;
  * Builds the {@code jsrun} command. Pure.
  *
  * <p>Order: {@code jsrun}; placement (the user's binding arguments verbatim, else {@code --erf_input FILE});
- * output ({@code --stdio_stderr F --stdio_stdout F} from {@code --output-filename}); {@code --smpiargs "<args>"}
+ * output ({@code --stdio_stderr DIR/stderr --stdio_stdout DIR/stdout} from {@code --output-filename DIR}: all ranks
+ * share the two files, as jsrun's per-task file naming is not relied on); {@code --smpiargs "<args>"}
  * with the flavour's flags ({@code -tcp} for Spectrum MPI with {@code --tcp}) and the user's {@code --mpi-args},
  * shell-quoted into one word, only when non-empty; then the command words.
  *
@@ -40,9 +41,9 @@ public final class JsrunCommandBuilder {
         }
         if (s.outputFilename() != null) {
             argv.add("--stdio_stderr");
-            argv.add(s.outputFilename().toString());
+            argv.add(s.outputFilename().resolve("stderr").toString());
             argv.add("--stdio_stdout");
-            argv.add(s.outputFilename().toString());
+            argv.add(s.outputFilename().resolve("stdout").toString());
         }
         List<String> smpi = new ArrayList<>();
         if (s.tcp() && mpi.flavor() == MpiFlavor.SPECTRUM_MPI) {

@@ -93,12 +93,13 @@ class FakeJsrunTest {
 
     @Test
     void hostIndexFormAndStdioFilesAreAccepted() throws Exception {
-        Path out = dir.resolve("ranks.out");
+        Path out = Files.createDirectory(dir.resolve("out"));
         BackendPlan plan = new JsrunBackend().plan(ctx(settings("sh", "-c", "echo r$OMPI_COMM_WORLD_RANK@$FAKE_JSRUN_HOST")
                 .outputFilename(out).build(), 3, LSF, Map.of("TROIKA_JSRUN_HOST_KEY", "host"), scratch));
+        assertEquals(1, plan.warnings().size(), plan.warnings()::toString);
         Result r = execute(plan);
         assertEquals(0, r.exitCode(), r.output());
-        assertEquals(List.of("r0@index1", "r1@index1", "r2@index2"), Files.readAllLines(out).stream().sorted().toList());
+        assertEquals(List.of("r0@index1", "r1@index1", "r2@index2"), Files.readAllLines(out.resolve("stdout")).stream().sorted().toList());
     }
 
     @Test

@@ -52,7 +52,7 @@ class JsrunBackendTest {
         LaunchPlan l = jsrun.plan(ctx(s, 2, LSF, Map.of("NCCL_SOCKET_IFNAME", "mine"), SCRATCH)).launch();
         assertAll(
                 () -> assertEquals(List.of("jsrun", "--erf_input", "/run/troika-1/troika.erf",
-                        "--stdio_stderr", "/out/log", "--stdio_stdout", "/out/log",
+                        "--stdio_stderr", "/out/log/stderr", "--stdio_stdout", "/out/log/stdout",
                         "--smpiargs", "-tcp -gpu -x 'A=b c'", "python", "train.py"), l.argv()),
                 () -> assertEquals("mine", l.env().get("NCCL_SOCKET_IFNAME"), "the caller's value wins"),
                 () -> assertEquals("1", l.env().get("NCCL_IB_DISABLE")),

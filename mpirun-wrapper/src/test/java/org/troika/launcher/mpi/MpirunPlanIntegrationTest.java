@@ -119,6 +119,29 @@ class MpirunPlanIntegrationTest {
         assertTrue(Files.readString(out.resolve("rank.1.stdout")).contains("nic=lo ib=1"), o.text());
     }
 
+    /** The planned ssh words reach Open MPI's launch agent as separate words before the host name. */
+    @Test
+    void sshPortAndIdentityReachTheLaunchAgent(@TempDir Path tmp) throws IOException {
+        Requires.command("mpirun.openmpi");
+        Path argsFile = tmp.resolve("args");
+        Path agent = tmp.resolve("agent");
+        // records its argv and fails, so mpirun stops without starting anything remote
+        Files.writeString(agent, "#!/bin/sh\nprintf '%s\\n' \"$@\" > '" + argsFile + "'\nexit 1\n");
+        agent.toFile().setExecutable(true);
+        RunSettings s = RunSettings.builder().hosts(List.of(new HostSlots("127.0.0.2", 1)), "-H")
+                .sshPort(2222).sshIdentityFile(Path.of("/k/id"))
+                .mpiArgs(List.of("--mca", "plm_rsh_agent", agent.toString())).command(List.of("hostname")).build();
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.put("TROIKA_MPIRUN", "mpirun.openmpi");
+        LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts(), 1),
+                FlavorDetector.forFlavorName("openmpi"), env, null, tmp, n -> true, null);
+        LaunchPlan plan = new MpirunCommandBuilder("root".equals(System.getProperty("user.name"))).build(ctx).launch();
+        Output o = run(plan.argv(), plan.env(), Duration.ofSeconds(120));
+        assertTrue(o.exit() != 0, "the recording agent fails the launch: " + o.text());
+        List<String> words = Files.readAllLines(argsFile);
+        assertEquals(List.of("-p", "2222", "-i", "/k/id", "127.0.0.2"), words.subList(0, 5), words::toString);
+    }
+
     private static RunSettings.Builder allOptions(Path out) {
         return RunSettings.builder().hosts(List.of(new HostSlots("localhost", 2)), "-H")
                 .networkInterfaces(List.of("lo")).tcp(true).outputFilename(out).prefixTimestamp(true)

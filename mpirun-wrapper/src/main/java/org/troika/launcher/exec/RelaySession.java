@@ -1,0 +1,287 @@
+package org.troika.launcher.exec;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
+import org.troika.common.TroikaEnv;
+import org.troika.common.UsageException;
+import org.troika.common.exec.LaunchPlan;
+import org.troika.common.exec.ProcessSupervisor;
+import org.troika.launcher.RunSettings;
+import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.mpi.MpiInstall;
+import org.troika.launcher.spi.BackendPlan;
+import org.troika.rsh.driver.DriverService;
+import org.troika.rsh.driver.HostsNotReadyException;
+import org.troika.rsh.driver.NicSelector;
+import org.troika.rsh.task.NicInventory;
+import org.troika.rsh.wire.NicAddress;
+import org.troika.rsh.wire.Secret;
+
+/**
+ * The launcher side of the relay (issue 3): starts the driver service, a task service on every remote host through
+ * the remote shell, waits for them (start timeout), detects the networks, and tells the mpirun plan what to add.
+ *
+ * <pre>
+ *   try (RelaySession relay = RelaySession.start(settings, hostPlan, mpi, env, troikaHome, err, onLost)) {
+ *       RunSettings s2 = relay.settings();          // ssh options moved to the services, detected NICs filled in
+ *       BackendPlan p = relay.apply(plan(s2));      // + plm_rsh_agent troika-rsh, + TROIKA_DRIVER_ADDR/SECRET_FILE
+ *       ... execute p ...
+ *   }                                               // Shutdown to every service; remote shells end; files removed
+ * </pre>
+ *
+ * <p>When it runs: services start when {@code --launch-agent relay} is given, or a {@code --remote-shell} is given and
+ * the agent is not {@code ssh}; only for Open MPI-family launchers and only for hosts that are not this machine. With
+ * {@code --launch-agent ssh} and a remote shell, services still run for network detection but mpirun keeps ssh.
+ * Otherwise the session is inactive and changes nothing.
+ *
+ * <p>Liveness: the driver reports a host whose service disconnects or stays silent (killed, partitioned) to
+ * {@code onHostLost} and prints it; the agents of that host exit 255, which makes mpirun end the job.
+ */
+public final class RelaySession implements AutoCloseable {
+    /** Heartbeat interval of services and driver. */
+    public static final Duration HEARTBEAT = Duration.ofSeconds(1);
+    /** Silence after which a host counts as lost. */
+    public static final Duration LIVENESS_TIMEOUT = Duration.ofSeconds(6);
+
+    private final RunSettings settings;
+    private final boolean relay;
+    private final DriverService driver;
+    private final Path secretFile;
+    private final Path troikaRsh;
+    private final List<ProcessSupervisor> shells;
+    private final Set<String> lost;
+
+    private RelaySession(RunSettings settings, boolean relay, DriverService driver, Path secretFile, Path troikaRsh,
+            List<ProcessSupervisor> shells, Set<String> lost) {
+        this.lost = lost;
+        this.settings = settings;
+        this.relay = relay;
+        this.driver = driver;
+        this.secretFile = secretFile;
+        this.troikaRsh = troikaRsh;
+        this.shells = shells;
+    }
+
+    /** Whether task services should run for this launch (pure). */
+    public static boolean servicesWanted(RunSettings s, MpiInstall mpi, List<String> remoteHosts) {
+        if (remoteHosts.isEmpty() || !mpi.flavor().isOpenMpiFamily()) {
+            return false;
+        }
+        return s.launchAgent() == RunSettings.LaunchAgent.RELAY || s.remoteShell() != null;
+    }
+
+    /** The hosts of {@code plan} that are not this machine (pure apart from reading the local hostname). */
+    public static List<String> remoteHosts(HostPlan plan) {
+        Set<String> local = new LinkedHashSet<>(List.of("localhost", "127.0.0.1", "::1"));
+        try {
+            InetAddress me = InetAddress.getLocalHost();
+            local.add(me.getHostName());
+            local.add(me.getHostName().split("\\.")[0]);
+        } catch (IOException ignored) {
+            // no local name
+        }
+        return plan.hostNames().stream().filter(h -> !local.contains(h)).toList();
+    }
+
+    /**
+     * Starts what the launch needs, or returns an inactive session.
+     *
+     * @param troikaHome the installation (its {@code bin/troika-rsh} is the agent and the service), or {@code null}
+     * @param onHostLost told (once per host) when a host's service is lost while the job runs
+     * @throws UsageException for impossible requests (relay without an installation, Hydra with relay)
+     * @throws IOException when the services do not all come up within the start timeout (names the hosts)
+     */
+    public static RelaySession start(RunSettings s, HostPlan plan, MpiInstall mpi, Map<String, String> env,
+            Path troikaHome, PrintStream err, BiConsumer<String, String> onHostLost) throws IOException,
+            InterruptedException {
+        List<String> remote = remoteHosts(plan);
+        if (s.launchAgent() == RunSettings.LaunchAgent.RELAY && !mpi.flavor().isOpenMpiFamily()) {
+            throw new UsageException("--launch-agent relay works with Open MPI only (" + mpi.flavor().displayName()
+                    + " has no plm_rsh_agent); drop it or use Open MPI");
+        }
+        if (!servicesWanted(s, mpi, remote) || s.dryRun()) {
+            return new RelaySession(s, false, null, null, null, List.of(), Set.of());
+        }
+        if (troikaHome == null || !Files.isExecutable(troikaHome.resolve("bin/troika-rsh"))) {
+            throw new UsageException("the relay needs the troika installation's bin/troika-rsh on every host; run troika"
+                    + " from its distribution, or use --launch-agent ssh");
+        }
+        Path troikaRsh = troikaHome.resolve("bin/troika-rsh").toAbsolutePath();
+        if (troikaRsh.toString().contains(":") || troikaRsh.toString().chars().anyMatch(Character::isWhitespace)) {
+            throw new UsageException("troika is installed under '" + troikaRsh.getParent().getParent() + "', whose path "
+                    + "holds ':' or a space, which Open MPI's agent setting cannot carry; install it elsewhere");
+        }
+        Secret secret = Secret.fromEnvOrGenerate(env);
+        Path secretFile = secret.writeToPrivateFile(Path.of(env.getOrDefault("TMPDIR",
+                System.getProperty("java.io.tmpdir"))));
+        List<ProcessSupervisor> shells = new ArrayList<>();
+        DriverService driver = null;
+        RelaySession session = null;
+        try {
+            Set<String> lostHosts = ConcurrentHashMap.newKeySet();
+            driver = new DriverService(secret, bindAddress(remote.get(0)), remote, HEARTBEAT, LIVENESS_TIMEOUT,
+                    (host, why) -> {
+                        lostHosts.add(host);
+                        err.println("troika: host " + host + " lost: " + why);
+                        onHostLost.accept(host, why);
+                    });
+            for (String host : remote) {
+                List<String> argv = TaskServiceCommandBuilder.build(s, host,
+                        TaskServiceCommandBuilder.serviceWords(troikaRsh, host, driver.endpoint()));
+                Map<String, String> shellEnv = new LinkedHashMap<>(env);
+                shellEnv.remove(TroikaEnv.SECRET_KEY);
+                if (s.verbose()) {
+                    err.println("troika: starting the task service of " + host + ": " + String.join(" ", argv));
+                }
+                shells.add(ProcessSupervisor.start(new LaunchPlan(argv, shellEnv), ProcessSupervisor.Options.of(
+                        seg -> err.print("[task-service " + host + "] " + seg),
+                        seg -> err.print("[task-service " + host + "] " + seg)).withStdin(secretFile)));
+            }
+            try {
+                driver.awaitHosts(s.startTimeout());
+            } catch (HostsNotReadyException e) {
+                throw new IOException(e.getMessage(), e);
+            }
+            driver.separateSharedHostnames();
+            RunSettings adjusted = s;
+            boolean relay = s.launchAgent() != RunSettings.LaunchAgent.SSH;
+            if (relay) {
+                // ssh options were for starting the services; the agent takes no plm_rsh_args
+                adjusted = adjusted.toBuilder().sshPort(null).sshIdentityFile(null).build();
+            }
+            if (s.networkInterfaces().isEmpty() && remote.size() > 1) {
+                adjusted = withDetectedNetworks(adjusted, driver, err);
+            }
+            session = new RelaySession(adjusted, relay, driver, secretFile, troikaRsh, shells, lostHosts);
+            return session;
+        } finally {
+            if (session == null) {
+                if (driver != null) {
+                    driver.close();
+                }
+                stopShells(shells);
+                deleteSecret(secretFile);
+            }
+        }
+    }
+
+    private static RunSettings withDetectedNetworks(RunSettings s, DriverService driver, PrintStream err)
+            throws IOException, InterruptedException {
+        Map<String, List<NicAddress>> nics = new LinkedHashMap<>();
+        driver.hosts().forEach(h -> nics.put(h.host(), h.nics()));
+        NicSelector.Choice c = NicSelector.select(nics, driver.probe(Duration.ofSeconds(2), Duration.ofSeconds(20), 16),
+                NicInventory.local());
+        if (s.verbose()) {
+            c.reasons().forEach(r -> err.println("troika: network " + r));
+            c.ifnamesByHost().forEach((h, n) -> err.println("troika: NCCL_SOCKET_IFNAME on " + h + ": " + String.join(",", n)));
+        }
+        // CIDRs mean the same on every host; the mpirun planner sets btl and oob includes from them. Only subnets the
+        // launcher itself has can go to oob, so use those; if it has none, leave detection's result out.
+        if (c.launcherSubnets().isEmpty()) {
+            if (!c.empty() && s.verbose()) {
+                err.println("troika: network: leaving interface selection to Open MPI (launcher not on " + c.subnets() + ")");
+            }
+            return s;
+        }
+        return s.toBuilder().networkInterfaces(c.launcherSubnets()).build();
+    }
+
+    /** The local address that routes to {@code host} (no packet is sent). */
+    static InetAddress bindAddress(String host) throws IOException {
+        InetAddress target = InetAddress.getByName(host);
+        if (target.isLoopbackAddress()) {
+            return InetAddress.getLoopbackAddress();
+        }
+        try (DatagramSocket probe = new DatagramSocket()) {
+            probe.connect(target, 9);
+            return probe.getLocalAddress();
+        }
+    }
+
+    public boolean active() {
+        return driver != null;
+    }
+
+    /** The settings to plan mpirun with (unchanged when inactive). */
+    public RunSettings settings() {
+        return settings;
+    }
+
+    /** Hosts reported lost so far. */
+    public Set<String> lostHosts() {
+        return Set.copyOf(lost);
+    }
+
+    /**
+     * Adds the relay to an mpirun plan: {@code --mca plm_rsh_agent BIN/troika-rsh} ({@code --prtemca plm_ssh_agent}
+     * on Open MPI 5) right after the mpirun word, and the driver address, secret file and liveness timeout to mpirun's
+     * environment (never the secret). Unchanged when inactive or with {@code --launch-agent ssh}.
+     */
+    public BackendPlan apply(BackendPlan plan, MpiInstall mpi) {
+        if (!active() || !relay) {
+            return plan;
+        }
+        List<String> argv = new ArrayList<>(plan.launch().argv());
+        argv.addAll(1, mpi.usesPrrte() ? List.of("--prtemca", "plm_ssh_agent", troikaRsh.toString())
+                : List.of("--mca", "plm_rsh_agent", troikaRsh.toString()));
+        Map<String, String> env = new LinkedHashMap<>(plan.launch().env());
+        env.remove(TroikaEnv.SECRET_KEY);
+        env.putAll(agentEnv());
+        LaunchPlan launch = new LaunchPlan(argv, env, plan.launch().workDir());
+        return new BackendPlan(launch, plan.files(), plan.warnings());
+    }
+
+    /** What the agent needs in mpirun's environment. */
+    Map<String, String> agentEnv() {
+        return Map.of(TroikaEnv.DRIVER_ADDR, driver.endpoint().toString(), TroikaEnv.SECRET_FILE, secretFile.toString(),
+                TroikaEnv.LIVENESS_TIMEOUT_MS, Long.toString(LIVENESS_TIMEOUT.toMillis()));
+    }
+
+    @Override
+    public void close() {
+        if (driver != null) {
+            driver.close();
+        }
+        stopShells(shells);
+        deleteSecret(secretFile);
+    }
+
+    private static void stopShells(List<ProcessSupervisor> shells) {
+        for (ProcessSupervisor p : shells) {
+            try {
+                // told to shut down by the driver, the services exit and their remote shells with them
+                if (p.waitFor(Duration.ofSeconds(10)) == null) {
+                    p.terminate(Duration.ofSeconds(3));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            p.close();
+        }
+    }
+
+    private static void deleteSecret(Path secretFile) {
+        if (secretFile == null) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(secretFile);
+            Files.deleteIfExists(secretFile.getParent());
+        } catch (IOException ignored) {
+            // best effort: the directory is private
+        }
+    }
+}

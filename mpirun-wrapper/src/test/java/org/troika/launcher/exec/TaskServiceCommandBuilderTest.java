@@ -1,0 +1,56 @@
+package org.troika.launcher.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.troika.common.UsageException;
+import org.troika.launcher.RunSettings;
+import org.troika.rsh.wire.Endpoint;
+
+class TaskServiceCommandBuilderTest {
+    private static final List<String> WORDS = TaskServiceCommandBuilder.serviceWords(Path.of("/opt/troika/bin/troika-rsh"),
+            "node1", new Endpoint("10.0.0.1", 4000));
+
+    private static RunSettings settings(String remoteShell, Integer port, Path identity) {
+        return RunSettings.builder().remoteShell(remoteShell).sshPort(port).sshIdentityFile(identity)
+                .command(List.of("true")).build();
+    }
+
+    @Test
+    void theServiceReadsTheSecretFromStdinNeverFromArgv() {
+        assertEquals(List.of("/opt/troika/bin/troika-rsh", "task-service", "--host", "node1", "--driver", "10.0.0.1:4000",
+                "--secret-stdin"), WORDS);
+    }
+
+    @Test
+    void sshHonoursPortAndIdentityAndQuotesTheRemoteCommandOnce() {
+        assertEquals(List.of("ssh", "-p", "2222", "-i", "/k/id", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o",
+                "ServerAliveInterval=2", "-o", "ServerAliveCountMax=3", "node1",
+                "/opt/troika/bin/troika-rsh task-service --host node1 --driver 10.0.0.1:4000 --secret-stdin"),
+                TaskServiceCommandBuilder.build(settings(null, 2222, Path.of("/k/id")), "node1", WORDS));
+    }
+
+    @Test
+    void blaunchAndSrunTakeTheWordsAsArgv() {
+        assertEquals("blaunch", TaskServiceCommandBuilder.build(settings("blaunch", null, null), "node1", WORDS).get(0));
+        List<String> srun = TaskServiceCommandBuilder.build(settings("srun", null, null), "node1", WORDS);
+        assertEquals(List.of("srun", "--nodes=1", "--ntasks=1", "--overlap", "--nodelist=node1"), srun.subList(0, 5));
+        assertEquals(WORDS, srun.subList(5, srun.size()));
+    }
+
+    @Test
+    void aTemplateGetsTheHostSubstituted() {
+        List<String> argv = TaskServiceCommandBuilder.build(settings("ip netns exec ns-{host}", null, null), "n2", WORDS);
+        assertEquals(List.of("ip", "netns", "exec", "ns-n2"), argv.subList(0, 4));
+        assertEquals(WORDS, argv.subList(4, argv.size()));
+    }
+
+    @Test
+    void aTemplateWithoutPlaceholderIsAUsageError() {
+        assertThrows(UsageException.class,
+                () -> TaskServiceCommandBuilder.build(settings("rsh", null, null), "n2", WORDS));
+    }
+}

@@ -70,7 +70,7 @@ public final class JsrunBackend implements LaunchBackend {
                     + s.outputFilename().resolve("stderr") + ", not one file per rank");
         }
         if (s.prefixTimestamp()) {
-            w.add("jsrun has no timestamp option; --timestamp-output is ignored");
+            w.add("jsrun has no timestamp option; --prefix-output-with-timestamp is ignored");
         }
         if (s.sshPort() != null || s.sshIdentityFile() != null) {
             w.add("jsrun starts ranks through LSF/JSM, not ssh; --ssh-port/--ssh-identity-file are ignored");

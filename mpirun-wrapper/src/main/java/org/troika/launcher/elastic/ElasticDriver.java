@@ -24,6 +24,7 @@ import org.troika.launcher.hosts.HostSlots;
  *        │                                            ▼
  *  decide ◄── generation ends ◄── watch: every interval discover; a change ─► announce to the ranks
  *    any rank exit 0                     → done (exit 0)
+ *    the launch itself failed            → stop
  *    failures → blacklist their hosts; every host of the generation failed → stop with the first failure
  *    reset limit reached                 → stop
  *    else                                → next generation
@@ -125,6 +126,11 @@ public final class ElasticDriver {
     private Generation.Reason decide(Generation gen, GenerationResult result) throws Stop {
         if (result.anySuccess()) {
             throw new Stop(0, "done after " + generations + " generation(s) and " + resets + " reset(s)");
+        }
+        if (result.launchError() != null || result.exits().isEmpty()) {
+            // nothing to blacklist and nothing a retry would change: relaunching would loop until the reset limit
+            throw new Stop(EXIT_DRIVER_FAILURE, "generation " + gen.id() + " could not be launched: "
+                    + (result.launchError() != null ? result.launchError() : "no rank reported an exit"));
         }
         List<RankExit> failures = result.failures();
         RankExit first = failures.isEmpty() ? null : failures.get(0);

@@ -9,10 +9,20 @@ import java.util.List;
  *     could not learn every rank's fate
  * @param rendezvousReached whether all ranks got through the start-up sync, i.e. every host of the generation
  *     now holds the committed state on its node
+ * @param launchError why the launch itself failed (no rank could run), or {@code null}
  */
-public record GenerationResult(List<RankExit> exits, boolean rendezvousReached) {
+public record GenerationResult(List<RankExit> exits, boolean rendezvousReached, String launchError) {
     public GenerationResult {
         exits = List.copyOf(exits);
+    }
+
+    public GenerationResult(List<RankExit> exits, boolean rendezvousReached) {
+        this(exits, rendezvousReached, null);
+    }
+
+    /** A generation whose launch failed before any rank ran (e.g. mpirun could not start). */
+    public static GenerationResult launchFailed(String message) {
+        return new GenerationResult(List.of(), false, message);
     }
 
     /** Whether some rank finished the body. */

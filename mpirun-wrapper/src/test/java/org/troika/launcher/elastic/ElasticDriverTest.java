@@ -328,4 +328,16 @@ class ElasticDriverTest {
                 () -> assertEquals(List.of("a:1,b:1", "a:1,c:1"), hostLists()),
                 () -> assertEquals("a", launcher.generation(2).plan().slots().get(0).host()));
     }
+
+    @Test
+    void aLaunchThatFailsOutrightStopsInsteadOfRelaunchingForever() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1");
+        launcher.on(1, run -> Optional.of(GenerationResult.launchFailed("mpirun: command not found")));
+        ElasticResult r = run(d, limits(1));
+        assertAll(
+                () -> assertEquals(ElasticDriver.EXIT_DRIVER_FAILURE, r.exitCode()),
+                () -> assertEquals("generation 1 could not be launched: mpirun: command not found", r.message()),
+                () -> assertEquals(1, launcher.runs.size()),
+                () -> assertEquals(0, events.count("blacklisted")));
+    }
 }

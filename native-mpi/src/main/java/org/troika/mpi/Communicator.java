@@ -31,6 +31,8 @@ public final class Communicator implements AutoCloseable {
     private final boolean owned;
     private final int rank;
     private final int size;
+    private BufferAddress recent0; // see address(): racy by design
+    private BufferAddress recent1;
     private Communicator local; // guarded by this
     private boolean freed; // guarded by this
 
@@ -452,7 +454,24 @@ public final class Communicator implements AutoCloseable {
         }
     }
 
-    private static long address(Buffer buffer, Datatype type) {
-        return Pointer.nativeValue(Native.getDirectBufferPointer(buffer)) + (long) buffer.position() * type.bytes();
+    /**
+     * The address of a direct buffer's position. The base address of a buffer object never changes, so the last two
+     * buffers seen are remembered: training loops reuse the same buffers every step, and this saves two JNI calls
+     * per call. It keeps those two buffers reachable until others replace them. Races only lose a cache entry:
+     * entries are immutable.
+     */
+    private long address(Buffer buffer, Datatype type) {
+        BufferAddress a = recent0;
+        if (a == null || a.buffer != buffer) {
+            a = recent1;
+            if (a == null || a.buffer != buffer) {
+                a = new BufferAddress(buffer, Pointer.nativeValue(Native.getDirectBufferPointer(buffer)));
+                recent1 = recent0;
+                recent0 = a;
+            }
+        }
+        return a.base + (long) buffer.position() * type.bytes();
     }
+
+    private record BufferAddress(Buffer buffer, long base) {}
 }

@@ -1,0 +1,13 @@
+# Sourced by bench/allreduce.sh and bench/fusion.sh: the troika class path and a scratch folder. Run `mvn -o -q install -DskipTests` first.
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+if [ -d "$root/dist/target/troika/lib" ]; then
+  TROIKA_CP="$root/dist/target/troika/lib/*"
+else
+  m2="$HOME/.m2/repository"
+  TROIKA_CP="$root/native-mpi/target/classes:$root/common/target/classes:$(ls "$m2"/net/java/dev/jna/jna/5.17.0/jna-5.17.0.jar)"
+fi
+NP=${NP:-2}
+# --bind-to none: the ranks share the machine's cores (binding both to core 0 makes collectives ~600x slower here)
+MPIRUN=(mpirun --allow-run-as-root --bind-to none --oversubscribe -np "$NP")
+BENCH_TMP=$(mktemp -d /tmp/troika-bench.XXXXXX)
+trap 'rm -rf "$BENCH_TMP"' EXIT

@@ -92,15 +92,7 @@ public final class MpirunCommandBuilder {
         List<String> argv = new ArrayList<>();
         argv.add(FlavorDetector.mpirunCommand(ctx.env()));
         if (prrte) {
-            // v5 deprecates --tag-output/--timestamp-output/--output-filename in favour of one --output list
-            StringBuilder out = new StringBuilder("tag");
-            if (s.prefixTimestamp()) {
-                out.append(",timestamp");
-            }
-            if (s.outputFilename() != null) {
-                out.append(",dir=").append(s.outputFilename());
-            }
-            argv.addAll(List.of("--output", out.toString()));
+            argv.addAll(List.of("--output", prrteOutput(s)));
         } else {
             argv.add("--tag-output");
         }
@@ -108,16 +100,7 @@ public final class MpirunCommandBuilder {
         // Open MPI inside Slurm reads the allocation itself; -H would only conflict with it
         boolean hostArg = !(ctx.allocation() != null && ctx.allocation().mpiReadsAllocation() && s.hosts().isEmpty());
         if (hostArg) {
-            String hostList = ctx.hostPlan().hostList();
-            if (hostList.length() > HOST_ARG_LIMIT && ctx.scratchDir() != null) {
-                Path hostfile = ctx.scratchDir().resolve("hostfile");
-                StringBuilder text = new StringBuilder();
-                ctx.hostPlan().hosts().forEach(h -> text.append(h.name()).append(" slots=").append(h.slots()).append('\n'));
-                files.put(hostfile, text.toString());
-                argv.addAll(List.of("--hostfile", hostfile.toString()));
-            } else {
-                argv.addAll(List.of("-H", hostList));
-            }
+            argv.addAll(openMpiHosts(ctx, files));
         }
         argv.addAll(s.bindingArgs().isEmpty() ? defaultBinding(mpi.flavor()) : s.bindingArgs());
         if (s.tcp() && mpi.flavor() == MpiFlavor.SPECTRUM_MPI) {
@@ -173,15 +156,7 @@ public final class MpirunCommandBuilder {
         argv.add("-l");
         argv.addAll(List.of("-np", Integer.toString(ctx.hostPlan().size())));
         argv.addAll(List.of("-ppn", Integer.toString(processesPerNode(ctx, mpiName))));
-        String hostNames = String.join(",", ctx.hostPlan().hostNames());
-        if (hostNames.length() > HOST_ARG_LIMIT && ctx.scratchDir() != null) {
-            // one name per line; -ppn sets the count per host as with -hosts
-            Path machinefile = ctx.scratchDir().resolve("machinefile");
-            files.put(machinefile, String.join("\n", ctx.hostPlan().hostNames()) + "\n");
-            argv.addAll(List.of("-f", machinefile.toString()));
-        } else {
-            argv.addAll(List.of("-hosts", hostNames));
-        }
+        argv.addAll(hydraHosts(ctx, files));
         if (!s.bindingArgs().isEmpty()) {
             warnings.add(mpiName + " (Hydra): --binding-args are not applied; pass Hydra's own -bind-to/-map-by with"
                     + " --mpi-args");
@@ -217,6 +192,42 @@ public final class MpirunCommandBuilder {
         argv.addAll(s.mpiArgs());
         argv.addAll(rankCommand(ctx));
         return new BackendPlan(new LaunchPlan(argv, env), files, warnings);
+    }
+
+    /** v5 deprecates --tag-output/--timestamp-output/--output-filename in favour of one {@code --output} list. */
+    private static String prrteOutput(RunSettings s) {
+        StringBuilder out = new StringBuilder("tag");
+        if (s.prefixTimestamp()) {
+            out.append(",timestamp");
+        }
+        if (s.outputFilename() != null) {
+            out.append(",dir=").append(s.outputFilename());
+        }
+        return out.toString();
+    }
+
+    /** {@code -H host:slots,...}, or a scratch hostfile ({@code name slots=N} lines) when the list is too long. */
+    private static List<String> openMpiHosts(LaunchContext ctx, Map<Path, String> files) {
+        String hostList = ctx.hostPlan().hostList();
+        if (hostList.length() <= HOST_ARG_LIMIT || ctx.scratchDir() == null) {
+            return List.of("-H", hostList);
+        }
+        Path hostfile = ctx.scratchDir().resolve("hostfile");
+        StringBuilder text = new StringBuilder();
+        ctx.hostPlan().hosts().forEach(h -> text.append(h.name()).append(" slots=").append(h.slots()).append('\n'));
+        files.put(hostfile, text.toString());
+        return List.of("--hostfile", hostfile.toString());
+    }
+
+    /** {@code -hosts a,b}, or a scratch machinefile (one name per line; {@code -ppn} still sets the count). */
+    private static List<String> hydraHosts(LaunchContext ctx, Map<Path, String> files) {
+        String hostNames = String.join(",", ctx.hostPlan().hostNames());
+        if (hostNames.length() <= HOST_ARG_LIMIT || ctx.scratchDir() == null) {
+            return List.of("-hosts", hostNames);
+        }
+        Path machinefile = ctx.scratchDir().resolve("machinefile");
+        files.put(machinefile, String.join("\n", ctx.hostPlan().hostNames()) + "\n");
+        return List.of("-f", machinefile.toString());
     }
 
     /**

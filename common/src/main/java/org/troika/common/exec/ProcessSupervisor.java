@@ -80,8 +80,11 @@ public final class ProcessSupervisor implements AutoCloseable {
      * @param stderr receives the child's stderr segments
      * @param stdin file the child reads as stdin ({@code /dev/null} by default)
      * @param guardGrace the guard's grace between SIGTERM and SIGKILL after the JVM is gone (whole seconds)
+     * @param guard whether to start the parent-death guard (default); without it the plan still gets its own
+     *     session and {@link #terminate} works, but nothing cleans up if the JVM dies: only for short commands
+     *     that end by themselves (probes), where it saves two process starts
      */
-    public record Options(LineSink stdout, LineSink stderr, Path stdin, Duration guardGrace) {
+    public record Options(LineSink stdout, LineSink stderr, Path stdin, Duration guardGrace, boolean guard) {
         public Options {
             Objects.requireNonNull(stdout, "stdout");
             Objects.requireNonNull(stderr, "stderr");
@@ -91,17 +94,22 @@ public final class ProcessSupervisor implements AutoCloseable {
             }
         }
 
-        /** Output to the given sinks, stdin from {@code /dev/null}, default guard grace. */
+        /** Output to the given sinks, stdin from {@code /dev/null}, a guard with the default grace. */
         public static Options of(LineSink stdout, LineSink stderr) {
-            return new Options(stdout, stderr, Path.of("/dev/null"), DEFAULT_GRACE);
+            return new Options(stdout, stderr, Path.of("/dev/null"), DEFAULT_GRACE, true);
         }
 
         public Options withStdin(Path file) {
-            return new Options(stdout, stderr, file, guardGrace);
+            return new Options(stdout, stderr, file, guardGrace, guard);
         }
 
         public Options withGuardGrace(Duration grace) {
-            return new Options(stdout, stderr, stdin, grace);
+            return new Options(stdout, stderr, stdin, grace, guard);
+        }
+
+        /** No parent-death guard (see {@link #guard()}). */
+        public Options withoutGuard() {
+            return new Options(stdout, stderr, stdin, guardGrace, false);
         }
     }
 
@@ -130,19 +138,24 @@ public final class ProcessSupervisor implements AutoCloseable {
         }
         List<String> cmd = new ArrayList<>(plan.argv().size() + 8);
         cmd.add(SETSID);
-        cmd.add("/bin/sh");
-        cmd.add("-c");
-        cmd.add(WRAPPER);
-        cmd.add("troika");
-        cmd.add(GUARD);
-        cmd.add(Long.toString(Math.max(0, options.guardGrace().toSeconds())));
-        cmd.add(options.stdin().toString());
+        if (options.guard()) {
+            cmd.add("/bin/sh");
+            cmd.add("-c");
+            cmd.add(WRAPPER);
+            cmd.add("troika");
+            cmd.add(GUARD);
+            cmd.add(Long.toString(Math.max(0, options.guardGrace().toSeconds())));
+            cmd.add(options.stdin().toString());
+        }
         cmd.addAll(plan.argv());
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().clear();
         pb.environment().putAll(plan.env());
         if (plan.workDir() != null) {
             pb.directory(plan.workDir().toFile());
+        }
+        if (!options.guard()) {
+            pb.redirectInput(options.stdin().toFile()); // setsid execs the plan itself: exit 127 if not found
         }
         Process p = pb.start();
         ProcessSupervisor s = new ProcessSupervisor(p, options.guardGrace());

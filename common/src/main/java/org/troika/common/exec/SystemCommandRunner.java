@@ -7,8 +7,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Runs probes for real, through {@link ProcessSupervisor}: stdin from {@code /dev/null}, stdout and stderr captured
- * together, the whole process tree killed when the timeout expires ({@link ProbeResult#TIMED_OUT}).
+ * Runs probes for real, through {@link ProcessSupervisor} (own session, no parent-death guard: probes are short and
+ * end by themselves): stdin from {@code /dev/null}, stdout and stderr captured together, the whole process tree
+ * killed when the timeout expires ({@link ProbeResult#TIMED_OUT}).
  * A program that is not found or cannot be executed gives {@link ProbeResult#NOT_FOUND}.
  */
 public final class SystemCommandRunner implements CommandRunner {
@@ -34,7 +35,7 @@ public final class SystemCommandRunner implements CommandRunner {
         ProcessSupervisor p;
         try {
             p = ProcessSupervisor.start(new LaunchPlan(argv, env),
-                    ProcessSupervisor.Options.of(sink, sink).withGuardGrace(PROBE_GRACE));
+                    ProcessSupervisor.Options.of(sink, sink).withoutGuard());
         } catch (IOException e) {
             return new ProbeResult(ProbeResult.NOT_FOUND, String.valueOf(e.getMessage()));
         }

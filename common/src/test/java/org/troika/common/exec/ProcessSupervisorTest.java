@@ -97,6 +97,18 @@ class ProcessSupervisorTest {
     }
 
     @Test
+    void withoutTheGuardThePlanStillLeadsItsOwnSessionAndCanBeTerminated() throws Exception {
+        sup = ProcessSupervisor.start(new LaunchPlan(List.of("sh", "-c", "sleep 300 & echo ready; wait"), env()),
+                ProcessSupervisor.Options.of(s -> {
+                    out.add(s);
+                    ready.countDown();
+                }, err::add).withoutGuard());
+        awaitReady();
+        assertArrayEquals(new long[] {sup.pid(), sup.pid()}, ProcessTable.groupAndSession(sup.pid()));
+        assertEquals(143, sup.terminate(Duration.ofSeconds(30)));
+    }
+
+    @Test
     void separatesStdoutAndStderrAndReturnsTheExitCode() throws Exception {
         start("echo one; echo two >&2; printf 'no newline'; exit 3");
         assertEquals(3, sup.waitFor());

@@ -76,15 +76,23 @@ public final class Training {
         for (int e = 1; e <= o.epochs(); e++) {
             double loss = model.epoch(shard, o.batches(), allreducer, o.learningRate());
             if (rank == 0) {
-                System.out.printf(Locale.ROOT, "epoch %d/%d loss %.6f%n", e, o.epochs(), loss);
+                say(String.format(Locale.ROOT, "epoch %d/%d loss %.6f", e, o.epochs(), loss));
             }
         }
         double accuracy = model.accuracy(shard, allreducer);
         if (rank == 0) {
-            System.out.printf(Locale.ROOT, "final accuracy %.4f on %d samples, %d ranks%n", accuracy, o.samples(),
-                    allreducer.size());
+            say(String.format(Locale.ROOT, "final accuracy %.4f on %d samples, %d ranks", accuracy, o.samples(),
+                    allreducer.size()));
         }
-        System.out.println("rank " + rank + " model-checksum " + model.checksum());
+        say("rank " + rank + " model-checksum " + model.checksum());
         return model;
+    }
+
+    /**
+     * Prints a line with one write, so mpirun's output forwarding ({@code --tag-output}) never splits it
+     * ({@code printf} writes each formatted piece separately).
+     */
+    private static void say(String line) {
+        System.out.println(line);
     }
 }

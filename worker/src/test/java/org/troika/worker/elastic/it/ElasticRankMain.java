@@ -17,10 +17,13 @@ import org.troika.worker.elastic.ObjectState;
 /**
  * One rank of one generation of a real MPI job, for {@link ElasticMpiIntegrationTest}.
  *
- * <p>Args: {@code STORE_BASE JOB GENERATION HOSTS LAST_STEP ANNOUNCE_AT}: HOSTS names the fake host of each rank
- * (comma-separated, in rank order; each fake host has its own store under STORE_BASE); the body adds steps up to
- * LAST_STEP with a commit after each; rank 0 is told "hosts added" just before its commit of step ANNOUNCE_AT
- * (0 = never). Prints {@code rank R first=F step=S sum=X w=W code=C} and exits with Elastic.run's code.
+ * <p>Args: {@code STORE_BASE JOB GENERATION HOSTS LAST_STEP ANNOUNCE_AT [WEIGHTS]}: HOSTS names the fake host of
+ * each rank (comma-separated, in rank order; each fake host has its own store under STORE_BASE); the body adds
+ * steps up to LAST_STEP with a commit after each; rank 0 is told "hosts added" just before its commit of step
+ * ANNOUNCE_AT (0 = never); WEIGHTS (default 1) is the length of the {@code double[]} carried in the state. Prints
+ * {@code rank R first-step-ms=T} (wall clock) when the body starts, and at the end
+ * {@code rank R first=F step=S sum=X w=W code=C}; exits with Elastic.run's code. Also used by
+ * {@code bench/elastic-relaunch.sh}.
  */
 public final class ElasticRankMain {
     private ElasticRankMain() {}
@@ -32,6 +35,7 @@ public final class ElasticRankMain {
         List<String> hosts = Arrays.asList(args[3].split(","));
         int last = Integer.parseInt(args[4]);
         int announceAt = Integer.parseInt(args[5]);
+        int weights = args.length > 6 ? Integer.parseInt(args[6]) : 1;
         int code;
         try (Mpi mpi = Mpi.init()) {
             Communicator world = Mpi.world();
@@ -41,10 +45,13 @@ public final class ElasticRankMain {
             InMemoryHostUpdateSource updates = new InMemoryHostUpdateSource();
             ElasticContext ctx = new ElasticContext(rank, localRank, world.size(), generation,
                     MpiStateBroadcaster.over(world), updates, new NodeStateStore(base.resolve(host), job));
-            ObjectState state = new ObjectState(ctx, Map.of("step", 0, "sum", 0L, "w", new double[] {rank}));
+            double[] w = new double[weights];
+            Arrays.fill(w, rank);
+            ObjectState state = new ObjectState(ctx, Map.of("step", 0, "sum", 0L, "w", w));
             state.registerResetCallback(() -> System.out.println("rank " + rank + " reset size=" + world.size()));
             int[] first = {-1};
             code = Elastic.run(state, s -> {
+                System.out.println("rank " + rank + " first-step-ms=" + System.currentTimeMillis());
                 first[0] = s.get("step", Integer.class);
                 for (int step = first[0] + 1; step <= last; step++) {
                     s.set("step", step);

@@ -9,6 +9,9 @@ public final class TroikaEnv {
     /** The per-job secret (base64 of 32 random bytes). Never on a command line, never exported to ranks. */
     public static final String SECRET_KEY = "TROIKA_SECRET_KEY";
 
+    /** The MPI launcher binary troika probes and runs (default {@code mpirun} from PATH). */
+    public static final String MPIRUN = "TROIKA_MPIRUN";
+
     /**
      * A file holding the per-job secret (base64), mode 0600 in a private directory: how the launch agent and the
      * remote daemons find the secret without it being in any process's environment (ranks inherit their daemon's).

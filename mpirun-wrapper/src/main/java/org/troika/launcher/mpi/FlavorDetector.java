@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
 import org.troika.common.exec.CommandRunner.ProbeResult;
@@ -25,7 +26,7 @@ import org.troika.common.exec.CommandRunner.ProbeResult;
  */
 public final class FlavorDetector {
     /** Environment variable naming the MPI launcher binary, e.g. {@code /usr/bin/mpirun.mpich}. */
-    public static final String MPIRUN_ENV = "TROIKA_MPIRUN";
+    public static final String MPIRUN_ENV = TroikaEnv.MPIRUN;
     /** How long {@code mpirun --version} may take. */
     public static final Duration PROBE_TIMEOUT = Duration.ofSeconds(10);
 

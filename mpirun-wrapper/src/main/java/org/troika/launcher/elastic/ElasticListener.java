@@ -27,11 +27,27 @@ public interface ElasticListener {
 
     default void generationEnded(Generation generation, GenerationResult result) {}
 
-    /** Prints one {@code troika elastic: ...} line per event to {@code out}. */
+    /** How often the printing listener repeats an unchanged waiting line. */
+    Duration PROGRESS_EVERY = Duration.ofSeconds(10);
+
+    /**
+     * Prints one {@code troika elastic: ...} line per event to {@code out}; a waiting line only when the available
+     * slots or hosts change, or {@link #PROGRESS_EVERY} after the last one.
+     */
     static ElasticListener printing(PrintStream out) {
         return new ElasticListener() {
+            private String lastWait = "";
+            private Duration lastWaitAt = Duration.ZERO;
+
             @Override
             public void waitingForSlots(int available, int required, int hosts, Duration waited, Duration timeout) {
+                String what = available + "/" + required + "/" + hosts;
+                if (what.equals(lastWait) && waited.minus(lastWaitAt).compareTo(PROGRESS_EVERY) < 0
+                        && !waited.isZero()) {
+                    return;
+                }
+                lastWait = what;
+                lastWaitAt = waited;
                 out.printf("troika elastic: waiting for %d slots (min-np), %d available on %d host(s); %d of %d s%n",
                         required, available, hosts, waited.toSeconds(), timeout.toSeconds());
             }

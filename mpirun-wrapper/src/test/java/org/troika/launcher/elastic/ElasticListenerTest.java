@@ -37,6 +37,17 @@ class ElasticListenerTest {
     }
 
     @Test
+    void waitingLinesRepeatOnlyOnChangeOrEveryTenSeconds() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        ElasticListener l = ElasticListener.printing(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        for (int s = 0; s <= 25; s++) {
+            l.waitingForSlots(s < 15 ? 1 : 2, 4, 1, Duration.ofSeconds(s), Duration.ofSeconds(60));
+        }
+        assertEquals(List.of(0L, 10L, 15L, 25L), bytes.toString(StandardCharsets.UTF_8).lines()
+                .map(line -> Long.parseLong(line.replaceAll(".*; (\\d+) of 60 s", "$1"))).toList());
+    }
+
+    @Test
     void forSettingsValidatesTheElasticSettingsBeforeAnythingRuns() {
         var one = org.troika.launcher.RunSettings.builder().command(List.of("x"))
                 .hosts(List.of(new HostSlots("a", 1)), "-H").minNp(1).build();

@@ -1,0 +1,45 @@
+package org.troika.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Ctrl-C (SIGINT) and SIGTERM on troika tear the whole job down: exit 128+signal and no surviving process. */
+@Tag("integration")
+class RunSigintTest {
+    @TempDir
+    Path tmp;
+
+    private static boolean bothRanksUp(String out) {
+        return out.contains("<stdout>:ready 0") && out.contains("<stdout>:ready 1");
+    }
+
+    @Test
+    void ctrlCStopsAllRanksAndExits130() throws Exception {
+        try (RunSupport run = RunSupport.start(tmp, "-np", "2", "-H", "localhost:2",
+                "sh", "-c", "echo \"ready $TROIKA_RANK\"; exec sleep 300")) {
+            run.awaitOut(RunSigintTest::bothRanksUp, "both ranks ready");
+            run.signal("INT");
+            RunSupport.Result r = run.waitFor();
+            assertEquals(130, r.exitCode(), r.toString());
+            assertTrue(r.err().contains("troika: stopped by SIGINT"), r.toString());
+            run.assertNoSurvivors();
+        }
+    }
+
+    @Test
+    void ranksIgnoringSignalsAreKilledAfterTheGrace() throws Exception {
+        try (RunSupport run = RunSupport.start(tmp, "-np", "2", "-H", "localhost:2",
+                "sh", "-c", "trap '' INT TERM HUP; echo \"ready $TROIKA_RANK\"; while :; do sleep 1; done")) {
+            run.awaitOut(RunSigintTest::bothRanksUp, "both ranks ready");
+            run.signal("TERM");
+            RunSupport.Result r = run.waitFor();
+            assertEquals(143, r.exitCode(), r.toString());
+            run.assertNoSurvivors();
+        }
+    }
+}

@@ -1,0 +1,177 @@
+package org.troika.it;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.troika.common.exec.ProcessTable;
+import org.troika.testkit.Dist;
+import org.troika.testkit.Requires;
+
+/**
+ * Runs the packaged {@code bin/troika run ...} for the {@code Run*Test} end-to-end tests. Every process of a run
+ * carries a unique marker in its environment, so a test can check that nothing survived and kill (by pid) only
+ * what it started.
+ */
+final class RunSupport implements AutoCloseable {
+    static final String MARKER = "TROIKA_IT_MARKER";
+    /** Generous: the machine is shared with other builds. */
+    static final long TIMEOUT_S = 120;
+
+    final String marker = UUID.randomUUID().toString();
+    private final Process process;
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final Thread outReader;
+    private final Thread errReader;
+
+    /** Exit code, stdout and stderr of a finished run. */
+    record Result(int exitCode, String out, String err) {
+        List<String> outLines() {
+            return out.lines().toList();
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- stdout\n" + out + "--- stderr\n" + err;
+        }
+    }
+
+    private RunSupport(List<String> runArgs, Path workDir) {
+        Requires.command("mpirun");
+        List<String> argv = new ArrayList<>();
+        argv.add(Dist.troika().toString());
+        argv.add("run");
+        argv.addAll(runArgs);
+        ProcessBuilder pb = new ProcessBuilder(argv)
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.put(MARKER, marker);
+        pb.environment().putAll(env);
+        if (workDir != null) {
+            pb.directory(workDir.toFile());
+        }
+        try {
+            process = pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + argv, e);
+        }
+        outReader = copy(process.getInputStream(), out, "stdout");
+        errReader = copy(process.getErrorStream(), err, "stderr");
+    }
+
+    /** Starts {@code troika run ARGS...}. */
+    static RunSupport start(Path workDir, String... runArgs) {
+        return new RunSupport(List.of(runArgs), workDir);
+    }
+
+    /** Runs {@code troika run ARGS...} to the end and checks nothing it started survived. */
+    static Result run(Path workDir, String... runArgs) throws InterruptedException {
+        try (RunSupport r = start(workDir, runArgs)) {
+            Result res = r.waitFor();
+            r.assertNoSurvivors();
+            return res;
+        }
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    String out() {
+        synchronized (out) {
+            return out.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    String err() {
+        synchronized (err) {
+            return err.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Waits (up to {@link #TIMEOUT_S}) until stdout satisfies {@code condition}. */
+    void awaitOut(Predicate<String> condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+        while (!condition.test(out())) {
+            if (System.nanoTime() > deadline || !process.isAlive() && !condition.test(out())) {
+                throw new AssertionError("never saw " + what + "\n--- stdout\n" + out() + "--- stderr\n" + err());
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** Sends a signal to troika's JVM, as a terminal's Ctrl-C ({@code INT}) or {@code kill} would. */
+    void signal(String name) throws IOException, InterruptedException {
+        Process k = new ProcessBuilder("kill", "-s", name, Long.toString(process.pid())).inheritIO().start();
+        assertTrue(k.waitFor(60, TimeUnit.SECONDS) && k.exitValue() == 0, "kill -s " + name + " failed");
+    }
+
+    Result waitFor() throws InterruptedException {
+        if (!process.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
+            throw new AssertionError("troika run did not finish in " + TIMEOUT_S + " s\n--- stdout\n" + out()
+                    + "--- stderr\n" + err());
+        }
+        outReader.join(TimeUnit.SECONDS.toMillis(30));
+        errReader.join(TimeUnit.SECONDS.toMillis(30));
+        return new Result(process.exitValue(), out(), err());
+    }
+
+    /** Waits until no process carries this run's marker; kills the survivors by pid and fails if there were any. */
+    void assertNoSurvivors() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        List<ProcessHandle> left = ProcessTable.withEnv(MARKER, marker);
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            left = ProcessTable.withEnv(MARKER, marker);
+        }
+        if (!left.isEmpty()) {
+            List<String> info = new ArrayList<>();
+            for (ProcessHandle h : left) {
+                info.add(h.pid() + " " + h.info().commandLine().orElse("?"));
+                h.destroyForcibly();
+            }
+            throw new AssertionError("processes survived troika: " + info);
+        }
+    }
+
+    /** Kills troika and everything carrying the marker if the test left it running. */
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+        }
+        for (ProcessHandle h : ProcessTable.withEnv(MARKER, marker)) {
+            h.destroyForcibly();
+        }
+    }
+
+    private static Thread copy(InputStream in, ByteArrayOutputStream to, String name) {
+        Thread t = new Thread(() -> {
+            byte[] buf = new byte[8192];
+            try (in) {
+                for (int n; (n = in.read(buf)) > 0; ) {
+                    synchronized (to) {
+                        to.write(buf, 0, n);
+                    }
+                }
+            } catch (IOException e) {
+                // closed when troika is killed; what was read is kept
+            }
+        }, "troika-it-" + name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+}

@@ -106,4 +106,80 @@ public sealed interface Message {
 
     /** any reply: the request was refused or failed; one line. */
     record Failure(String message) implements Message {}
+
+    /** Spark task → Spark job service, first frame of the task's connection: task {@code index} runs on {@code hostHash}. */
+    record SparkTask(int index, String hostHash, String executor) implements Message {}
+
+    /**
+     * Spark job service → task, once every task registered: start the task service of host word {@code serviceHost}
+     * registering with {@code driver} (empty host: this task runs no service, it only waits for the job's end).
+     */
+    record SparkAssign(String serviceHost, List<Endpoint> driver) implements Message {
+        public SparkAssign {
+            driver = List.copyOf(driver);
+        }
+    }
+
+    /** rank → Spark job service: send me the function to run. */
+    record FetchFunction(int rank) implements Message {}
+
+    /**
+     * Spark job service → rank: the Java-serialized function and the {@code ObjectInputFilter} pattern the rank must
+     * deserialize it (and the driver its result) with. Only ever sent on an authenticated channel.
+     */
+    record FunctionBytes(String classFilter, byte[] data) implements Message {
+        public FunctionBytes {
+            data = data.clone();
+        }
+
+        @Override
+        public byte[] data() {
+            return data.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof FunctionBytes x && x.classFilter.equals(classFilter) && Arrays.equals(x.data, data);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * classFilter.hashCode() + Arrays.hashCode(data);
+        }
+
+        @Override
+        public String toString() {
+            return "FunctionBytes[" + data.length + " bytes]";
+        }
+    }
+
+    /**
+     * rank → Spark job service: the rank's Java-serialized result ({@code ok}) or a one-line error as UTF-8 (not ok);
+     * answered with {@link Pong} when stored, {@link Failure} when refused.
+     */
+    record RankResult(int rank, boolean ok, byte[] data) implements Message {
+        public RankResult {
+            data = data.clone();
+        }
+
+        @Override
+        public byte[] data() {
+            return data.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof RankResult x && x.rank == rank && x.ok == ok && Arrays.equals(x.data, data);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * (31 * rank + Boolean.hashCode(ok)) + Arrays.hashCode(data);
+        }
+
+        @Override
+        public String toString() {
+            return "RankResult[rank=" + rank + ", ok=" + ok + ", " + data.length + " bytes]";
+        }
+    }
 }

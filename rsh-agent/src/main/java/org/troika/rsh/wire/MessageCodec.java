@@ -34,6 +34,11 @@ final class MessageCodec {
     static final int PONG = 13;
     static final int FAILURE = 14;
     static final int CONFIGURE = 15;
+    static final int SPARK_TASK = 16;
+    static final int SPARK_ASSIGN = 17;
+    static final int FETCH_FUNCTION = 18;
+    static final int FUNCTION_BYTES = 19;
+    static final int RANK_RESULT = 20;
 
     static int typeOf(Message m) {
         // Java 17: no pattern switch; the sealed hierarchy keeps this list complete (a test checks every record).
@@ -52,6 +57,11 @@ final class MessageCodec {
         if (m instanceof Message.Pong) return PONG;
         if (m instanceof Message.Failure) return FAILURE;
         if (m instanceof Message.Configure) return CONFIGURE;
+        if (m instanceof Message.SparkTask) return SPARK_TASK;
+        if (m instanceof Message.SparkAssign) return SPARK_ASSIGN;
+        if (m instanceof Message.FetchFunction) return FETCH_FUNCTION;
+        if (m instanceof Message.FunctionBytes) return FUNCTION_BYTES;
+        if (m instanceof Message.RankResult) return RANK_RESULT;
         throw new IllegalArgumentException("no wire type for " + m.getClass());
     }
 
@@ -97,6 +107,16 @@ final class MessageCodec {
             o.str(f.message());
         } else if (m instanceof Message.Configure c) {
             o.str(c.hostname());
+        } else if (m instanceof Message.SparkTask t) {
+            o.u32(t.index()).str(t.hostHash()).str(t.executor());
+        } else if (m instanceof Message.SparkAssign a) {
+            o.str(a.serviceHost()).endpoints(a.driver());
+        } else if (m instanceof Message.FetchFunction f) {
+            o.u32(f.rank());
+        } else if (m instanceof Message.FunctionBytes f) {
+            o.str(f.classFilter()).bytes(f.data());
+        } else if (m instanceof Message.RankResult r) {
+            o.u32(r.rank()).u8(r.ok() ? 1 : 0).bytes(r.data());
         } else {
             throw new IllegalArgumentException("no wire encoding for " + m.getClass());
         }
@@ -148,6 +168,11 @@ final class MessageCodec {
                 case PONG -> new Message.Pong(in.str());
                 case FAILURE -> new Message.Failure(in.str());
                 case CONFIGURE -> new Message.Configure(in.str());
+                case SPARK_TASK -> new Message.SparkTask(in.u32(), in.str(), in.str());
+                case SPARK_ASSIGN -> new Message.SparkAssign(in.str(), in.endpoints());
+                case FETCH_FUNCTION -> new Message.FetchFunction(in.u32());
+                case FUNCTION_BYTES -> new Message.FunctionBytes(in.str(), in.bytes());
+                case RANK_RESULT -> new Message.RankResult(in.u32(), in.u8() != 0, in.bytes());
                 default -> throw new WireException("unknown message type " + type);
             };
         } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {

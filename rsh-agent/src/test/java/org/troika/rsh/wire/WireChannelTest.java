@@ -57,6 +57,18 @@ class WireChannelTest {
     }
 
     @Test
+    void aSparkFunctionFrameWithAnyByteFlippedIsRejected() throws IOException {
+        byte[] good = clientFrames(SECRET, new Message.FunctionBytes("org.example.*;!*", new byte[] {1, 2, 3, 4}));
+        for (int i = 0; i < good.length; i++) {
+            byte[] bad = good.clone();
+            bad[i] ^= 0x01;
+            WireChannel server = serverReading(bad, WireChannel.DEFAULT_MAX_BODY);
+            int at = i;
+            assertThrows(WireException.class, server::receive, () -> "flipped byte " + at + " was accepted");
+        }
+    }
+
+    @Test
     void aFrameMadeWithAnotherSecretIsRejected() throws IOException {
         WireChannel server = serverReading(clientFrames(OTHER, new Message.Exec(7, "touch /tmp/pwned")),
                 WireChannel.DEFAULT_MAX_BODY);

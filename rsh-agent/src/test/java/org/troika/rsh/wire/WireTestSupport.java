@@ -62,6 +62,11 @@ final class WireTestSupport {
                 new Message.Ping("driver"),
                 new Message.Pong("node2"),
                 new Message.Failure("no such request"),
-                new Message.Configure("node1"));
+                new Message.Configure("node1"),
+                new Message.SparkTask(3, "spark-0123456789ab", "10.0.0.3"),
+                new Message.SparkAssign("spark-0123456789ab", List.of(new Endpoint("10.0.0.1", 4003))),
+                new Message.FetchFunction(2),
+                new Message.FunctionBytes("java.lang.*;!*", new byte[] {(byte) 0xac, (byte) 0xed, 0, 5}),
+                new Message.RankResult(2, true, new byte[] {1, 2, 3}));
     }
 }

@@ -10,6 +10,7 @@ import java.util.Map;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
 import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.hosts.SlotListParser;
 import org.troika.launcher.spi.Allocation;
 import org.troika.launcher.spi.FileSource;
 import org.troika.launcher.spi.JobEnvironment;
@@ -122,21 +123,7 @@ public final class LsfEnvironment implements JobEnvironment {
 
     /** One entry per slot → hosts in first-seen order with their counts. */
     static List<HostSlots> countSlots(List<String> perSlot, String source) {
-        Map<String, Integer> slots = new LinkedHashMap<>();
-        for (String raw : perSlot) {
-            String h = raw.strip();
-            if (h.isEmpty() || h.startsWith("#")) {
-                continue;
-            }
-            host(h, 1, source);
-            slots.merge(h, 1, Integer::sum);
-        }
-        if (slots.isEmpty()) {
-            throw new UsageException(source + " lists no hosts; run troika inside the job, or pass -H/--hostfile");
-        }
-        List<HostSlots> out = new ArrayList<>();
-        slots.forEach((h, n) -> out.add(new HostSlots(h, n)));
-        return out;
+        return SlotListParser.countPerEntry(source, source.startsWith(HOSTS) ? "entry" : "line", perSlot);
     }
 
     static List<HostSlots> dropLaunchNodes(List<HostSlots> hosts, Map<String, String> env) {

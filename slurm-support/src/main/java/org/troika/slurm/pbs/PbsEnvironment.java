@@ -2,13 +2,12 @@ package org.troika.slurm.pbs;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
 import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.hosts.SlotListParser;
 import org.troika.launcher.spi.Allocation;
 import org.troika.launcher.spi.FileSource;
 import org.troika.launcher.spi.JobEnvironment;
@@ -57,25 +56,7 @@ public final class PbsEnvironment implements JobEnvironment {
             throw new UsageException(NODEFILE + "=" + file + " cannot be read (" + e.getMessage()
                     + "); pass -H/--hostfile instead");
         }
-        Map<String, Integer> slots = new LinkedHashMap<>();
-        int lineNo = 0;
-        for (String raw : lines) {
-            lineNo++;
-            String line = raw.strip();
-            if (line.isEmpty() || line.startsWith("#")) {
-                continue;
-            }
-            if (!HostSlots.isValidName(line)) {
-                throw new UsageException(NODEFILE + "=" + file + " line " + lineNo + ": '" + line
-                        + "' is not a host name (expected one host name per line)");
-            }
-            slots.merge(line, 1, Integer::sum);
-        }
-        if (slots.isEmpty()) {
-            throw new UsageException(NODEFILE + "=" + file + " lists no hosts (the file is empty); pass -H/--hostfile");
-        }
-        List<HostSlots> hosts = new ArrayList<>();
-        slots.forEach((h, n) -> hosts.add(new HostSlots(h, n)));
+        List<HostSlots> hosts = SlotListParser.countPerEntry(NODEFILE + "=" + file, "line", lines);
         return new Allocation(name(), "pbs job " + jobId + " (" + NODEFILE + "=" + file + ")", hosts, 0, null, false);
     }
 

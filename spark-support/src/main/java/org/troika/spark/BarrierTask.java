@@ -1,0 +1,112 @@
+package org.troika.spark;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.spark.BarrierTaskContext;
+import org.troika.rsh.task.TaskService;
+import org.troika.rsh.wire.Endpoint;
+import org.troika.rsh.wire.Message;
+import org.troika.rsh.wire.Secret;
+import org.troika.rsh.wire.WireChannel;
+
+/**
+ * The body of each barrier task: register with the driver's {@link JobService}, run the task service of its host when
+ * told to (the lowest-index task of each host hash), then wait for the job's end. Returns the task index, or fails
+ * with the driver's message when the MPI job failed.
+ *
+ * <p>Cancellation: a watcher polls {@link BarrierTaskContext#isInterrupted()} (Spark kills tasks of a cancelled or
+ * failed job, with or without thread interrupts) and then closes the task service, which stops orted and the ranks it
+ * started (TERM, grace, KILL); Spark itself never stops a task's child processes.
+ *
+ * <p>The job secret reaches the task inside this serialized object, i.e. through Spark's own task channel (protect it
+ * with {@code spark.authenticate} and {@code spark.network.crypto.enabled} on shared clusters).
+ */
+final class BarrierTask implements BarrierStage.PartitionFn<Integer, Integer> {
+    private static final long serialVersionUID = 1L;
+    static final Duration HEARTBEAT = Duration.ofSeconds(1);
+    static final Duration LIVENESS = Duration.ofSeconds(30);
+
+    private final String jobService;
+    private final String secret;
+
+    BarrierTask(Endpoint jobService, Secret secret) {
+        this.jobService = jobService.toString();
+        this.secret = secret.encode();
+    }
+
+    @Override
+    public Iterator<Integer> apply(Iterator<Integer> in) throws Exception {
+        BarrierTaskContext ctx = BarrierTaskContext.get();
+        int index = ctx.partitionId();
+        Secret key = Secret.decode(secret);
+        String executor = ctx.getTaskInfos()[index].address();
+        TaskService[] service = new TaskService[1];
+        try (WireChannel c = WireChannel.connectAny(List.of(Endpoint.parse(jobService, "job service")), key,
+                (int) LIVENESS.toMillis())) {
+            c.send(new Message.SparkTask(index, HostHash.local(), executor));
+            c.setReadTimeoutMillis(0);
+            Thread watcher = new Thread(() -> watch(ctx, c, service), "troika-spark-task-" + index);
+            watcher.setDaemon(true);
+            watcher.start();
+            try {
+                Message m = c.receive();
+                if (m instanceof Message.Failure f) {
+                    throw new TroikaSparkException(f.message());
+                }
+                if (!(m instanceof Message.SparkAssign a)) {
+                    throw new TroikaSparkException("unexpected " + m.getClass().getSimpleName() + " from the driver");
+                }
+                if (!a.serviceHost().isEmpty()) {
+                    synchronized (service) {
+                        service[0] = new TaskService(new TaskService.Config(a.serviceHost(), a.driver(), key, HEARTBEAT,
+                                LIVENESS, System.getenv(), Path.of(System.getProperty("java.io.tmpdir")))).start();
+                    }
+                }
+                Message end = c.receive();
+                if (end instanceof Message.Failure f) {
+                    throw new TroikaSparkException(f.message());
+                }
+                return List.of(index).iterator();
+            } catch (IOException e) {
+                if (ctx.isInterrupted()) {
+                    throw new TroikaSparkException("task " + index + " was killed: " + ctx.getKillReason(), e);
+                }
+                throw new TroikaSparkException("task " + index + " lost the driver's job service: " + e.getMessage(), e);
+            } finally {
+                watcher.interrupt();
+                stopService(service);
+            }
+        }
+    }
+
+    /** Closes the connection and the task service as soon as Spark kills the task. */
+    private static void watch(BarrierTaskContext ctx, WireChannel c, TaskService[] service) {
+        try {
+            while (!ctx.isInterrupted()) {
+                Thread.sleep(100);
+            }
+        } catch (InterruptedException e) {
+            if (!ctx.isInterrupted()) {
+                return; // the task ended normally
+            }
+        }
+        stopService(service);
+        try {
+            c.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+    }
+
+    private static void stopService(TaskService[] service) {
+        synchronized (service) {
+            if (service[0] != null) {
+                service[0].close();
+                service[0] = null;
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package org.troika.spark;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.troika.common.TroikaEnv;
+import org.troika.rsh.wire.Endpoint;
+import org.troika.rsh.wire.Message;
+import org.troika.rsh.wire.Secret;
+import org.troika.rsh.wire.WireChannel;
+import org.troika.worker.RankEnv;
+
+/**
+ * One rank of a {@link TroikaSpark#run} job (started by orted inside an executor): fetches the function from the
+ * driver's job service over the authenticated channel, deserializes it through the job's class filter, runs it with
+ * this rank's {@link RankEnv}, and reports the serialized result (or the error) back. Exit code 0 on success, 1 when
+ * the function failed, 2 when the job service could not be reached.
+ *
+ * <p>Reads {@value #SERVICE_ENV} (exported by mpirun) and the job secret from {@link TroikaEnv#SECRET_FILE} (set by
+ * the task service for orted, inherited by ranks).
+ */
+public final class RankMain {
+    /** The job service's endpoint, {@code ADDRESS:PORT}. */
+    public static final String SERVICE_ENV = "TROIKA_SPARK_SERVICE";
+    static final int TIMEOUT_MS = 60_000;
+
+    private RankMain() {}
+
+    public static void main(String[] args) {
+        System.exit(run(System.getenv()));
+    }
+
+    static int run(Map<String, String> env) {
+        RankEnv rank = RankEnv.current();
+        Secret secret = Secret.fromEnv(env);
+        List<Endpoint> service = Endpoint.parseList(env.getOrDefault(SERVICE_ENV, ""), SERVICE_ENV);
+        Message.FunctionBytes fn;
+        try (WireChannel c = WireChannel.connectAny(service, secret, TIMEOUT_MS)) {
+            c.send(new Message.FetchFunction(rank.rank()));
+            Message m = c.receive();
+            if (!(m instanceof Message.FunctionBytes f)) {
+                System.err.println("troika-spark rank " + rank.rank() + ": the driver refused the function: " + m);
+                return 2;
+            }
+            fn = f;
+        } catch (IOException e) {
+            System.err.println("troika-spark rank " + rank.rank() + ": cannot fetch the function from " + service + ": "
+                    + e.getMessage());
+            return 2;
+        }
+        Message.RankResult result = execute(rank, fn);
+        try (WireChannel c = WireChannel.connectAny(service, secret, TIMEOUT_MS)) {
+            c.send(result);
+            Message ack = c.receive();
+            if (ack instanceof Message.Failure f) {
+                System.err.println("troika-spark rank " + rank.rank() + ": result refused: " + f.message());
+                return 2;
+            }
+        } catch (IOException e) {
+            System.err.println("troika-spark rank " + rank.rank() + ": cannot report the result: " + e.getMessage());
+            return 2;
+        }
+        if (!result.ok()) {
+            System.err.println("troika-spark rank " + rank.rank() + ": " + new String(result.data(), StandardCharsets.UTF_8));
+        }
+        return result.ok() ? 0 : 1;
+    }
+
+    /** Deserializes and runs the function; any failure becomes a one-line error result. */
+    static Message.RankResult execute(RankEnv rank, Message.FunctionBytes fn) {
+        try {
+            Object f = Closures.deserialize(fn.data(), fn.classFilter(), Thread.currentThread().getContextClassLoader());
+            if (!(f instanceof RankFunction<?> function)) {
+                return error(rank, "the driver sent a " + f.getClass().getName() + ", not a RankFunction");
+            }
+            byte[] out = Closures.serialize((Serializable) function.apply(rank));
+            if (out.length > WireChannel.DEFAULT_MAX_BODY - 64) {
+                return error(rank, "the result is " + out.length + " bytes serialized, more than the "
+                        + (WireChannel.DEFAULT_MAX_BODY - 64) + " a rank can return; return less (e.g. a checksum)");
+            }
+            return new Message.RankResult(rank.rank(), true, out);
+        } catch (Exception | Error e) {
+            return error(rank, e.getClass().getName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+        }
+    }
+
+    private static Message.RankResult error(RankEnv rank, String line) {
+        String one = line.replace('\n', ' ');
+        return new Message.RankResult(rank.rank(), false, one.getBytes(StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,75 @@
+package org.troika.spark;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.troika.common.ShellQuote;
+import org.troika.common.TroikaEnv;
+import org.troika.common.UsageException;
+import org.troika.common.exec.LaunchPlan;
+import org.troika.launcher.RunSettings;
+import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.mpi.MpiInstall;
+import org.troika.launcher.mpi.MpirunCommandBuilder;
+import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.spi.LaunchContext;
+
+/**
+ * Plans the mpirun of a Spark job (pure): a {@link RunSettings} from the {@link RunOptions} and the host layout, the
+ * launcher's own {@link MpirunCommandBuilder} for the command, then the relay agent in front.
+ */
+final class SparkLaunchPlanner {
+    static final String RANK_MAIN = "org.troika.spark.RankMain";
+
+    private SparkLaunchPlanner() {}
+
+    /** {@code java [options] -cp CP org.troika.spark.RankMain}. */
+    static List<String> rankCommand(String java, List<String> jvmOptions, String classpath) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-cp", classpath, RANK_MAIN));
+        return cmd;
+    }
+
+    static RunSettings settings(RunOptions o, HostLayout layout, int np, List<String> rankCommand) {
+        return RunSettings.builder().np(np).hosts(layout.hosts(), "Spark task host hashes")
+                .networkInterfaces(o.networkInterfaces()).mpiArgs(o.mpiArgs()).verbose(o.verbose())
+                .prefixTimestamp(o.prefixTimestamp()).startTimeout(o.startTimeout())
+                .launchAgent(RunSettings.LaunchAgent.RELAY).command(rankCommand).build();
+    }
+
+    /**
+     * The mpirun plan: the launcher's plan for {@code s} with {@code --mca plm_rsh_agent AGENT} (PRRTE:
+     * {@code --prtemca plm_ssh_agent}) after the mpirun word and the agent's variables in mpirun's environment.
+     *
+     * @param env mpirun's environment (exported to the ranks by name), without the secret
+     * @param agentEnv driver address, secret file, liveness: for the agent only, never exported
+     */
+    static BackendPlan plan(RunSettings s, MpiInstall mpi, boolean asRoot, Map<String, String> env, Path agent,
+            Map<String, String> agentEnv) {
+        if (!mpi.flavor().isOpenMpiFamily()) {
+            throw new UsageException("troika-spark starts MPI daemons through Open MPI's launch agent; "
+                    + mpi.flavor().displayName() + " has none: put Open MPI's mpirun first on PATH or in "
+                    + TroikaEnv.MPIRUN);
+        }
+        HostPlan hosts = HostPlan.assign(s.hostSource(), s.hosts(), s.np());
+        LaunchContext ctx = new LaunchContext(s, hosts, mpi, env, null, null, name -> false, null);
+        BackendPlan p = new MpirunCommandBuilder(asRoot).build(ctx);
+        List<String> argv = new ArrayList<>(p.launch().argv());
+        argv.addAll(1, mpi.usesPrrte() ? List.of("--prtemca", "plm_ssh_agent", agent.toString())
+                : List.of("--mca", "plm_rsh_agent", agent.toString()));
+        Map<String, String> launchEnv = new LinkedHashMap<>(p.launch().env());
+        launchEnv.remove(TroikaEnv.SECRET_KEY);
+        launchEnv.putAll(agentEnv);
+        return new BackendPlan(new LaunchPlan(argv, launchEnv, p.launch().workDir()), p.files(), p.warnings());
+    }
+
+    /** The agent script: runs troika-rsh's launch agent with the given java and class path. */
+    static String agentScript(String java, String classpath) {
+        return "#!/bin/sh\nexec " + ShellQuote.join(List.of(java, "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp",
+                classpath, "org.troika.rsh.agent.RshMain")) + " \"$@\"\n";
+    }
+}

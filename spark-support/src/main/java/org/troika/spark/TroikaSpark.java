@@ -1,0 +1,389 @@
+package org.troika.spark;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.Serializable;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.apache.spark.SparkContext;
+import org.apache.spark.api.java.JavaFutureAction;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.SparkSession;
+import org.troika.common.TroikaEnv;
+import org.troika.common.UsageException;
+import org.troika.common.exec.LineSink;
+import org.troika.common.exec.ProcessSupervisor;
+import org.troika.common.exec.SystemCommandRunner;
+import org.troika.launcher.RunSettings;
+import org.troika.launcher.exec.FailedRank;
+import org.troika.launcher.exec.MpiFailureParser;
+import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.hosts.SlotInfo;
+import org.troika.launcher.mpi.FlavorDetector;
+import org.troika.launcher.mpi.MpiInstall;
+import org.troika.launcher.spi.BackendPlan;
+import org.troika.rsh.driver.DriverService;
+import org.troika.rsh.driver.HostsNotReadyException;
+import org.troika.rsh.wire.Secret;
+
+/**
+ * Runs an MPI job inside the executors of a Spark application, with one call:
+ *
+ * <pre>
+ *   List&lt;String&gt; r = TroikaSpark.run(spark, env -&gt; "rank " + env.rank(), RunOptions.builder().np(4).build());
+ * </pre>
+ *
+ * <pre>
+ *   driver JVM                                        executors
+ *   ──────────                                        ─────────
+ *   JobService (wire, job secret) ◄── SparkTask ──── barrier task 0..np-1 (one per rank)
+ *   DriverService (host registry) ◄── Register ───── TaskService in the lowest-index task of each host hash
+ *   mpirun -H hash:slots,...  ── troika-rsh agent ─► TaskService ─► orted ─► java RankMain (one per rank)
+ *   JobService ◄── FetchFunction / RankResult ─────────────────────────────── ranks
+ * </pre>
+ *
+ * Failure handling: a failing rank fails the Spark job and this call with the rank, host and exit code; tasks that do
+ * not register within the start timeout are named by count; cancelling the Spark job (or a lost task) stops mpirun, and
+ * the tasks stop their task services, which stop orted and the ranks. Fewer task slots than processes fails at once.
+ */
+public final class TroikaSpark {
+    static final Duration HEARTBEAT = BarrierTask.HEARTBEAT;
+    static final Duration LIVENESS = BarrierTask.LIVENESS;
+    static final Duration TEARDOWN = Duration.ofSeconds(60);
+
+    private TroikaSpark() {}
+
+    /**
+     * Runs {@code fn} once per rank in {@code options.np()} processes started inside Spark executors and returns the
+     * results by rank.
+     *
+     * @throws TroikaSparkException when a rank fails, the start times out or the Spark job is cancelled
+     * @throws UsageException for impossible requests (too few task slots, no Open MPI)
+     */
+    public static <R extends Serializable> List<R> run(SparkSession spark, RankFunction<R> fn, RunOptions options) {
+        try {
+            return new Job<>(spark.sparkContext(), fn, options, System.out, System.err).run();
+        } catch (IOException e) {
+            throw new TroikaSparkException("troika-spark: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TroikaSparkException("troika-spark: interrupted; the MPI job was torn down", e);
+        }
+    }
+
+    /** Task slots Spark can run at once for one barrier stage (cores / spark.task.cpus over all executors). */
+    static int taskSlots(SparkContext sc) {
+        try {
+            return sc.maxNumConcurrentTasks(sc.resourceProfileManager().defaultResourceProfile());
+        } catch (LinkageError e) {
+            return sc.defaultParallelism();
+        }
+    }
+
+    /**
+     * Fails fast (instead of Spark's ten minutes of barrier retries) when Spark has fewer task slots than processes;
+     * outside local mode it first waits up to {@code timeout} for executors to register.
+     */
+    static void checkSlots(SparkContext sc, int np, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int slots = taskSlots(sc);
+        while (slots < np && !sc.isLocal() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            slots = taskSlots(sc);
+        }
+        if (slots < np) {
+            throw new UsageException(slotsMessage(np, slots, sc.master()));
+        }
+    }
+
+    static String slotsMessage(int np, int slots, String master) {
+        return "troika-spark: " + np + " processes need " + np + " Spark task slots at once (barrier mode), but "
+                + master + " has " + slots + " (cores / spark.task.cpus); give Spark at least " + np
+                + " cores (e.g. local[" + np + "]) or run fewer processes";
+    }
+
+    /** The failure line for the first failed rank (pure). */
+    static String failureMessage(int mpirunCode, Map<Integer, JobService.Outcome> outcomes, Optional<FailedRank> parsed,
+            HostPlan hosts, Map<String, String> executorByHost) {
+        Integer rank = outcomes.entrySet().stream().filter(e -> !e.getValue().ok()).map(Map.Entry::getKey).findFirst()
+                .orElse(parsed.map(FailedRank::rank).orElse(null));
+        if (rank == null) {
+            return "troika-spark: the MPI job failed with exit code " + mpirunCode + " (mpirun named no rank)";
+        }
+        String host = rank < hosts.slots().size() ? hosts.slots().get(rank).host() : "?";
+        int code = parsed.filter(f -> f.rank() == rank).map(FailedRank::exitCode).orElse(mpirunCode);
+        JobService.Outcome o = outcomes.get(rank);
+        return "troika-spark: rank " + rank + " on host " + host + " (executor " + executorByHost.getOrDefault(host, "?")
+                + ") failed with exit code " + code + (o != null && !o.ok() ? ": " + o.error() : "");
+    }
+
+    /** One job: the steps of {@link #run} with their resources. */
+    private static final class Job<R extends Serializable> {
+        private final SparkContext sc;
+        private final RankFunction<R> fn;
+        private final RunOptions options;
+        private final PrintStream out;
+        private final PrintStream err;
+        private final int np;
+        private final long deadline;
+
+        Job(SparkContext sc, RankFunction<R> fn, RunOptions options, PrintStream out, PrintStream err) {
+            this.sc = sc;
+            this.fn = fn;
+            this.options = options;
+            this.out = out;
+            this.err = err;
+            this.np = options.np() != null ? options.np() : sc.defaultParallelism();
+            this.deadline = System.nanoTime() + options.startTimeout().toNanos();
+        }
+
+        private Duration left() {
+            return Duration.ofNanos(Math.max(1, deadline - System.nanoTime()));
+        }
+
+        List<R> run() throws IOException, InterruptedException {
+            checkSlots(sc, np, options.startTimeout());
+            MpiInstall mpi = FlavorDetector.detect(new SystemCommandRunner(System.getenv()),
+                    FlavorDetector.mpirunCommand(System.getenv()));
+            Secret secret = Secret.generate();
+            InetAddress bind = InetAddress.getByName(sc.getConf().get("spark.driver.host", "127.0.0.1"));
+            String filter = Closures.filterFor(fn, options.allowedClasses());
+            Path work = Files.createTempDirectory("troika-spark-",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Path secretFile = null;
+            String group = "troika-spark-" + HexFormat.of().formatHex(new SecureRandom().generateSeed(6));
+            try (JobService jobs = new JobService(secret, bind, np, Closures.serialize(fn), filter)) {
+                JavaFutureAction<List<Integer>> tasks = submit(jobs, secret, group);
+                try {
+                    if (!jobs.awaitTasks(left(), tasks::isDone)) {
+                        if (tasks.isDone()) {
+                            throw sparkEnded(tasks, "before all tasks registered");
+                        }
+                        throw new TroikaSparkException("troika-spark: start timeout: " + jobs.tasks().size() + " of " + np
+                                + " Spark tasks registered within " + options.startTimeout().toMillis() + " ms");
+                    }
+                    HostLayout layout = HostLayout.of(jobs.tasks().entrySet().stream()
+                            .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().hostHash())));
+                    secretFile = secret.writeToPrivateFile(work);
+                    List<R> results = runMpi(jobs, layout, secret, secretFile, bind, mpi, work, tasks);
+                    jobs.finish(null);
+                    await(tasks);
+                    return results;
+                } catch (RuntimeException | IOException | InterruptedException e) {
+                    jobs.finish(e.getMessage() == null ? e.toString() : e.getMessage());
+                    sc.cancelJobGroup(group);
+                    awaitQuietly(tasks);
+                    throw e;
+                }
+            } finally {
+                deleteTree(work);
+            }
+        }
+
+        private JavaFutureAction<List<Integer>> submit(JobService jobs, Secret secret, String group) {
+            JavaSparkContext jsc = JavaSparkContext.fromSparkContext(sc);
+            String[] keys = {"spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel"};
+            Map<String, String> saved = new LinkedHashMap<>();
+            for (String k : keys) {
+                saved.put(k, sc.getLocalProperty(k));
+            }
+            sc.setJobGroup(group, "troika MPI job of " + np + " processes", true);
+            try {
+                JavaRDD<Integer> seeds = jsc.parallelize(IntStream.range(0, np).boxed().toList(), np);
+                return BarrierStage.map(seeds, new BarrierTask(jobs.endpoint(), secret), Integer.class).collectAsync();
+            } finally {
+                saved.forEach(sc::setLocalProperty);
+            }
+        }
+
+        private List<R> runMpi(JobService jobs, HostLayout layout, Secret secret, Path secretFile, InetAddress bind,
+                MpiInstall mpi, Path work, JavaFutureAction<List<Integer>> tasks) throws IOException,
+                InterruptedException {
+            try (DriverService driver = new DriverService(secret, bind, layout.hostNames(), HEARTBEAT, LIVENESS,
+                    (host, why) -> err.println("troika-spark: host " + host + " lost: " + why))) {
+                jobs.assign(layout, driver.endpoint());
+                try {
+                    driver.awaitHosts(left());
+                } catch (HostsNotReadyException e) {
+                    throw new TroikaSparkException("troika-spark: start timeout: " + e.getMessage(), e);
+                }
+                if ("root".equals(System.getProperty("user.name"))) {
+                    driver.separateSharedHostnames(); // fake hosts on one kernel: own UTS namespace (needs root)
+                }
+                BackendPlan plan = plan(layout, secretFile, driver, jobs, mpi, work);
+                HostPlan hosts = HostPlan.assign("spark", layout.hosts(), np);
+                MpiFailureParser parser = new MpiFailureParser(hosts);
+                if (options.verbose()) {
+                    err.println("troika-spark: hosts " + hosts.hostList() + "; running " + plan.launch().render());
+                }
+                int code = supervise(plan, parser, jobs, tasks);
+                Map<Integer, JobService.Outcome> outcomes = jobs.outcomes();
+                if (code != 0 || outcomes.values().stream().anyMatch(o -> !o.ok())) {
+                    Map<String, String> executors = new LinkedHashMap<>();
+                    layout.serviceTask().forEach((h, t) -> executors.put(h, jobs.tasks().get(t).executor()));
+                    throw new TroikaSparkException(failureMessage(code, outcomes, parser.first(), hosts, executors));
+                }
+                if (!jobs.awaitOutcomes(Duration.ofSeconds(10))) {
+                    throw new TroikaSparkException("troika-spark: mpirun ended but only " + jobs.outcomes().size() + " of "
+                            + np + " ranks reported a result");
+                }
+                return decode(jobs.outcomes(), Closures.filterFor(fn, options.allowedClasses()));
+            }
+        }
+
+        private BackendPlan plan(HostLayout layout, Path secretFile, DriverService driver, JobService jobs,
+                MpiInstall mpi, Path work) throws IOException {
+            String java = options.javaCommand() != null ? options.javaCommand()
+                    : Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            String cp = options.rankClasspath() != null ? options.rankClasspath() : System.getProperty("java.class.path");
+            Path agent = work.resolve("troika-rsh");
+            Files.writeString(agent, SparkLaunchPlanner.agentScript(java, agentClasspath()));
+            Files.setPosixFilePermissions(agent, PosixFilePermissions.fromString("rwx------"));
+            Map<String, String> env = new LinkedHashMap<>(System.getenv());
+            env.remove(TroikaEnv.SECRET_FILE);
+            env.remove(TroikaEnv.DRIVER_ADDR);
+            env.putAll(options.env());
+            env.put(RankMain.SERVICE_ENV, jobs.endpoint().toString());
+            Map<String, String> agentEnv = Map.of(TroikaEnv.DRIVER_ADDR, driver.endpoint().toString(),
+                    TroikaEnv.SECRET_FILE, secretFile.toString(), TroikaEnv.LIVENESS_TIMEOUT_MS,
+                    Long.toString(LIVENESS.toMillis()));
+            RunSettings s = SparkLaunchPlanner.settings(options, layout, np,
+                    SparkLaunchPlanner.rankCommand(java, options.jvmOptions(), cp));
+            BackendPlan plan = SparkLaunchPlanner.plan(s, mpi, "root".equals(System.getProperty("user.name")), env,
+                    agent, agentEnv);
+            plan.warnings().forEach(w -> err.println("troika-spark: warning: " + w));
+            return plan;
+        }
+
+        /** Runs mpirun; stops it when the Spark job ends first (cancelled, a task failed) or a task is lost. */
+        private int supervise(BackendPlan plan, MpiFailureParser parser, JobService jobs,
+                JavaFutureAction<List<Integer>> tasks) throws IOException, InterruptedException {
+            try (ProcessSupervisor p = ProcessSupervisor.start(plan.launch(),
+                    ProcessSupervisor.Options.of(forward(out, parser), forward(err, parser)))) {
+                Integer code;
+                while ((code = p.waitFor(Duration.ofMillis(200))) == null) {
+                    if (tasks.isDone() || !jobs.lostTasks().isEmpty()) {
+                        p.terminate(Duration.ofSeconds(3));
+                        if (tasks.isDone()) {
+                            throw sparkEnded(tasks, "while the MPI job ran; the MPI job was torn down");
+                        }
+                        throw new TroikaSparkException("troika-spark: " + jobs.lostTasks().values().iterator().next()
+                                + "; the MPI job was torn down");
+                    }
+                }
+                return code;
+            } catch (InterruptedException e) {
+                throw e;
+            }
+        }
+
+        private List<R> decode(Map<Integer, JobService.Outcome> outcomes, String filter) throws IOException {
+            List<R> results = new ArrayList<>(np);
+            ClassLoader loader = fn.getClass().getClassLoader();
+            for (int r = 0; r < np; r++) {
+                try {
+                    @SuppressWarnings("unchecked")
+                    R value = (R) Closures.deserialize(outcomes.get(r).data(), filter, loader);
+                    results.add(value);
+                } catch (ClassNotFoundException | ClassCastException e) {
+                    throw new TroikaSparkException("troika-spark: the result of rank " + r + " cannot be read: " + e, e);
+                }
+            }
+            return results;
+        }
+
+        private static LineSink forward(PrintStream to, MpiFailureParser parser) {
+            return segment -> {
+                byte[] b = segment.getBytes(StandardCharsets.UTF_8);
+                synchronized (to) {
+                    to.write(b, 0, b.length);
+                    to.flush();
+                }
+                parser.accept(segment);
+            };
+        }
+
+        private static TroikaSparkException sparkEnded(JavaFutureAction<List<Integer>> tasks, String when) {
+            try {
+                tasks.get();
+                return new TroikaSparkException("troika-spark: the Spark job ended " + when);
+            } catch (ExecutionException e) {
+                Throwable c = e.getCause() == null ? e : e.getCause();
+                return new TroikaSparkException("troika-spark: the Spark job failed or was cancelled " + when + ": "
+                        + c.getMessage(), c);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return new TroikaSparkException("troika-spark: interrupted", e);
+            } catch (RuntimeException e) {
+                return new TroikaSparkException("troika-spark: the Spark job was cancelled " + when + ": "
+                        + e.getMessage(), e);
+            }
+        }
+
+        private void await(JavaFutureAction<List<Integer>> tasks) throws InterruptedException {
+            try {
+                tasks.get(TEARDOWN.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                throw new TroikaSparkException("troika-spark: the MPI job succeeded but its Spark job failed: "
+                        + e.getCause().getMessage(), e.getCause());
+            } catch (TimeoutException e) {
+                throw new TroikaSparkException("troika-spark: the Spark tasks did not end within "
+                        + TEARDOWN.toSeconds() + " s after the MPI job");
+            }
+        }
+
+        private static void awaitQuietly(JavaFutureAction<List<Integer>> tasks) {
+            try {
+                tasks.get(TEARDOWN.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException | RuntimeException ignored) {
+                // the job failed or was cancelled, as intended
+            }
+        }
+    }
+
+    /** troika-rsh's and troika-common's jars (or class directories), for the agent script. */
+    static String agentClasspath() {
+        List<String> parts = new ArrayList<>();
+        for (Class<?> c : List.of(org.troika.rsh.agent.RshMain.class, TroikaEnv.class)) {
+            try {
+                parts.add(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+            } catch (java.net.URISyntaxException | RuntimeException e) {
+                throw new IllegalStateException("cannot locate " + c.getName() + "'s jar for the launch agent", e);
+            }
+        }
+        return String.join(":", parts);
+    }
+
+    private static void deleteTree(Path dir) {
+        try (var walk = Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException ignored) {
+                    // best effort
+                }
+            });
+        } catch (IOException ignored) {
+            // best effort
+        }
+    }
+}

@@ -3,7 +3,10 @@ package org.troika.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,6 +26,33 @@ class RunSigintTest {
         try (RunSupport run = RunSupport.start(tmp, "-np", "2", "-H", "localhost:2",
                 "sh", "-c", "echo \"ready $TROIKA_RANK\"; exec sleep 300")) {
             run.awaitOut(RunSigintTest::bothRanksUp, "both ranks ready");
+            run.signal("INT");
+            RunSupport.Result r = run.waitFor();
+            assertEquals(130, r.exitCode(), r.toString());
+            assertTrue(r.err().contains("troika: stopped by SIGINT"), r.toString());
+            run.assertNoSurvivors();
+        }
+    }
+
+    @Test
+    void hungMpirunThatIgnoresSigintIsKilledAfterTheGrace() throws Exception {
+        // mpirun waiting on a partitioned node ignores SIGINT (MEASURED-HERE 3.3); this stand-in does the same
+        Path bin = Files.createDirectories(tmp.resolve("bin"));
+        Path fake = Files.writeString(bin.resolve("mpirun"), """
+                #!/bin/sh
+                if [ "$1" = "--version" ]; then
+                  printf 'mpirun (Open MPI) 4.1.4\\n\\nReport bugs to http://www.open-mpi.org/community/help/\\n'
+                  exit 0
+                fi
+                trap '' INT TERM HUP
+                sleep 300 &
+                echo "hung mpirun"
+                while :; do sleep 1; done
+                """);
+        Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Map<String, String> env = Map.of("PATH", bin + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        try (RunSupport run = RunSupport.start(tmp, env, "-np", "2", "-H", "localhost:2", "true")) {
+            run.awaitOut(out -> out.contains("hung mpirun"), "the fake mpirun running");
             run.signal("INT");
             RunSupport.Result r = run.waitFor();
             assertEquals(130, r.exitCode(), r.toString());

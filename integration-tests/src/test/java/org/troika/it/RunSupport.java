@@ -48,7 +48,7 @@ final class RunSupport implements AutoCloseable {
         }
     }
 
-    private RunSupport(List<String> runArgs, Path workDir) {
+    private RunSupport(List<String> runArgs, Path workDir, Map<String, String> extraEnv) {
         Requires.command("mpirun");
         List<String> argv = new ArrayList<>();
         argv.add(Dist.troika().toString());
@@ -57,6 +57,7 @@ final class RunSupport implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(argv)
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         Map<String, String> env = new HashMap<>(System.getenv());
+        env.putAll(extraEnv);
         env.put(MARKER, marker);
         pb.environment().putAll(env);
         if (workDir != null) {
@@ -73,7 +74,12 @@ final class RunSupport implements AutoCloseable {
 
     /** Starts {@code troika run ARGS...}. */
     static RunSupport start(Path workDir, String... runArgs) {
-        return new RunSupport(List.of(runArgs), workDir);
+        return new RunSupport(List.of(runArgs), workDir, Map.of());
+    }
+
+    /** Starts {@code troika run ARGS...} with extra environment variables (e.g. a {@code PATH} with a fake mpirun). */
+    static RunSupport start(Path workDir, Map<String, String> extraEnv, String... runArgs) {
+        return new RunSupport(List.of(runArgs), workDir, extraEnv);
     }
 
     /** Runs {@code troika run ARGS...} to the end and checks nothing it started survived. */

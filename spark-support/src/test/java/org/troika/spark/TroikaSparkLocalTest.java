@@ -8,12 +8,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.troika.mpi.Mpi;
+import org.troika.mpi.Op;
 import org.troika.testkit.Requires;
 
 /** End to end on Spark local[4]: barrier tasks, task services, relayed mpirun, ranks in this JVM's descendants. */
@@ -58,6 +63,55 @@ class TroikaSparkLocalTest {
         String m = e.getMessage();
         assertTrue(m.contains("rank 2 on host spark-") && m.contains("exit code 1")
                 && m.contains("IllegalStateException: boom in rank two"), m);
+    }
+
+    @Test
+    void ranksRunACollectiveThroughTroikaMpi() {
+        List<Long> sums = TroikaSpark.run(spark, env -> {
+            try (Mpi mpi = Mpi.init()) {
+                long[] v = {env.rank() + 1, 100L * Mpi.world().rank()};
+                Mpi.world().allreduce(v, Op.SUM);
+                return v[0] * 1000 + v[1];
+            }
+        }, np4());
+        assertEquals(List.of(10_600L, 10_600L, 10_600L, 10_600L), sums);
+    }
+
+    @Test
+    void cancellingTheSparkJobTearsTheMpiJobDownAndLeavesNoProcesses(@TempDir Path dir) throws Exception {
+        String marks = dir.toString();
+        CompletableFuture<Throwable> outcome = CompletableFuture.supplyAsync(() -> {
+            try {
+                TroikaSpark.run(spark, env -> {
+                    Files.writeString(Path.of(marks, "rank-" + env.rank()), "started");
+                    Thread.sleep(600_000);
+                    return env.rank();
+                }, np4());
+                return null;
+            } catch (RuntimeException e) {
+                return e;
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        while (countFiles(dir) < 4 && !outcome.isDone() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertEquals(4, countFiles(dir), "all four ranks started");
+        assertTrue(ProcessHandle.current().descendants().findAny().isPresent(), "mpirun and ranks run");
+        spark.sparkContext().cancelAllJobs();
+        Throwable e = outcome.get(180, TimeUnit.SECONDS);
+        assertTrue(e instanceof TroikaSparkException && e.getMessage().contains("cancelled"), String.valueOf(e));
+        while (ProcessHandle.current().descendants().findAny().isPresent() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertEquals(List.of(), ProcessHandle.current().descendants().map(p -> p.pid() + " "
+                + p.info().commandLine().orElse("?")).toList(), "processes left after the cancel");
+    }
+
+    private static long countFiles(Path dir) throws java.io.IOException {
+        try (var s = Files.list(dir)) {
+            return s.count();
+        }
     }
 
     @Test

@@ -39,6 +39,12 @@ public final class TroikaEnv {
      */
     public static final String LIBMPI = "TROIKA_LIBMPI";
 
+    /**
+     * How a Java rank calls the MPI library: {@code jna}, {@code ffm} (Foreign Function &amp; Memory, JDK 22+) or
+     * {@code auto} (the default: ffm on JDK 22+ when native access is enabled, else jna).
+     */
+    public static final String MPI_BACKEND = "TROIKA_MPI_BACKEND";
+
     /** Set to {@code 1} for ranks of an elastic job. */
     public static final String ELASTIC = "TROIKA_ELASTIC";
     /** Elastic: the job's id (letters, digits, {@code _ . -}); names the node-local committed-state store. */

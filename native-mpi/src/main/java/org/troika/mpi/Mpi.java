@@ -1,5 +1,6 @@
 package org.troika.mpi;
 
+import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -78,18 +79,55 @@ public final class Mpi implements AutoCloseable {
         }
     }
 
-    /** Loads the first MPI library of {@link MpiLibrary#candidates} that exists. */
+    /** Loads the first MPI library of {@link MpiLibrary#candidates} that exists, through the chosen backend. */
     static NativeMpi load(Map<String, String> env) {
+        MpiLibrary.Backend backend = MpiLibrary.backend(env, Runtime.version().feature(), nativeAccessEnabled());
         List<String> failures = new ArrayList<>();
         for (String library : MpiLibrary.candidates(env)) {
             try {
-                return JnaMpi.load(library);
+                return backend == MpiLibrary.Backend.FFM ? loadFfm(library) : JnaMpi.load(library);
             } catch (UnsatisfiedLinkError e) {
                 failures.add(library + ": " + e.getMessage());
             }
         }
         throw new IllegalStateException("no MPI library could be loaded (" + String.join("; ", failures)
                 + "): install Open MPI or MPICH, or set " + TroikaEnv.LIBMPI + " to the library's path");
+    }
+
+    private static final String FFM_CLASS = "org.troika.mpi.ffm.FfmMpi";
+
+    /** The FFM backend lives in the multi-release jar's JDK 22 part; loaded reflectively so this class stays JDK 17. */
+    private static NativeMpi loadFfm(String library) {
+        try {
+            return (NativeMpi) Class.forName(FFM_CLASS).getMethod("load", String.class).invoke(null, library);
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(TroikaEnv.MPI_BACKEND + "=ffm needs JDK 22+ and troika-mpi's multi-release "
+                    + "jar built with a JDK 22+ compiler; this is JDK " + Runtime.version().feature()
+                    + ": unset it or use jna", e);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof UnsatisfiedLinkError u) {
+                throw u;
+            }
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException("FFM backend failed to load " + library, e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("FFM backend is broken: " + e, e);
+        }
+    }
+
+    /** {@code Module.isNativeAccessEnabled()} (JDK 22+) for this class's module, and the FFM class is present. */
+    private static boolean nativeAccessEnabled() {
+        if (Runtime.version().feature() < 22) {
+            return false;
+        }
+        try {
+            Class.forName(FFM_CLASS, false, Mpi.class.getClassLoader());
+            return (boolean) Module.class.getMethod("isNativeAccessEnabled").invoke(Mpi.class.getModule());
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return false;
+        }
     }
 
     /** Whether MPI is initialised and not yet finalised through this class. */

@@ -28,6 +28,30 @@ public final class MpiLibrary {
 
     private MpiLibrary() {}
 
+    /** How Java calls the library. */
+    public enum Backend {
+        /** JNA direct mapping: any JDK 17+. */
+        JNA,
+        /** Foreign Function &amp; Memory API: JDK 22+, troika-mpi's multi-release jar, native access enabled. */
+        FFM
+    }
+
+    /**
+     * {@code TROIKA_MPI_BACKEND}: {@code jna}, {@code ffm}, or {@code auto}/unset, which picks FFM on JDK 22+ when
+     * native access is enabled ({@code --enable-native-access=ALL-UNNAMED}, which also silences the JDK's warning
+     * about restricted methods) and JNA otherwise.
+     */
+    public static Backend backend(Map<String, String> env, int jdkFeature, boolean nativeAccessEnabled) {
+        String value = env.getOrDefault(TroikaEnv.MPI_BACKEND, "auto").strip();
+        return switch (value) {
+            case "jna" -> Backend.JNA;
+            case "ffm" -> Backend.FFM;
+            case "auto", "" -> jdkFeature >= 22 && nativeAccessEnabled ? Backend.FFM : Backend.JNA;
+            default -> throw new UsageException(TroikaEnv.MPI_BACKEND + "='" + value + "' is unknown: use jna, ffm "
+                    + "or auto");
+        };
+    }
+
     /** The libraries to try, in order, for a rank with this environment. */
     public static List<String> candidates(Map<String, String> env) {
         String override = env.get(TroikaEnv.LIBMPI);

@@ -23,6 +23,20 @@ class MpiLibraryTest {
     }
 
     @Test
+    void choosesTheBackend() {
+        assertAll(
+                () -> assertEquals(MpiLibrary.Backend.JNA, MpiLibrary.backend(Map.of(), 17, false)),
+                () -> assertEquals(MpiLibrary.Backend.JNA, MpiLibrary.backend(Map.of(), 25, false)),
+                () -> assertEquals(MpiLibrary.Backend.FFM, MpiLibrary.backend(Map.of(), 25, true)),
+                () -> assertEquals(MpiLibrary.Backend.JNA,
+                        MpiLibrary.backend(Map.of("TROIKA_MPI_BACKEND", "jna"), 25, true)),
+                () -> assertEquals(MpiLibrary.Backend.FFM,
+                        MpiLibrary.backend(Map.of("TROIKA_MPI_BACKEND", "ffm"), 17, false)),
+                () -> assertThrows(UsageException.class,
+                        () -> MpiLibrary.backend(Map.of("TROIKA_MPI_BACKEND", "jni"), 25, true)));
+    }
+
+    @Test
     void emptyOverrideIsAUsageError() {
         UsageException e = assertThrows(UsageException.class, () -> MpiLibrary.candidates(Map.of("TROIKA_LIBMPI", " ")));
         assertEquals(true, e.getMessage().contains("TROIKA_LIBMPI"));

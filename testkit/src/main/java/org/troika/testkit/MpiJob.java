@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -41,16 +42,23 @@ public final class MpiJob {
         }
     }
 
-    /** The argv running {@code java -cp <cp> main args...} as {@code np} ranks; {@code --bind-to none} on shared cores. */
-    public static List<String> argv(Launcher launcher, int np, String classPath, String mainClass, List<String> args) {
+    /** This JVM's {@code java} with quick-start flags: what ranks run unless a test asks for another JVM. */
+    public static List<String> defaultJava() {
+        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1", "-Xshare:auto");
+    }
+
+    /** The argv running {@code <java...> -cp <cp> main args...} as {@code np} ranks; {@code --bind-to none} on shared cores. */
+    public static List<String> argv(Launcher launcher, int np, List<String> java, String classPath, String mainClass,
+            List<String> args) {
         List<String> argv = new ArrayList<>();
         argv.add(launcher.command());
         if (launcher == Launcher.OPEN_MPI) {
             argv.addAll(List.of("--allow-run-as-root", "--bind-to", "none", "--oversubscribe"));
         }
         argv.addAll(List.of("-np", Integer.toString(np)));
-        argv.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        argv.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", classPath, mainClass));
+        argv.addAll(java);
+        argv.addAll(List.of("-cp", classPath, mainClass));
         argv.addAll(args);
         return List.copyOf(argv);
     }
@@ -66,10 +74,17 @@ public final class MpiJob {
      * On timeout the job's processes are killed by pid and an AssertionError carries the output so far.
      */
     public static Result run(Launcher launcher, int np, String mainClass, List<String> args, long timeoutSeconds) {
+        return run(launcher, np, defaultJava(), testClassPath(), mainClass, args, Map.of(), timeoutSeconds);
+    }
+
+    /** {@link #run(Launcher, int, String, List, long)} with a chosen JVM command, class path and extra environment. */
+    public static Result run(Launcher launcher, int np, List<String> java, String classPath, String mainClass,
+            List<String> args, Map<String, String> env, long timeoutSeconds) {
         Requires.command(launcher.command());
-        List<String> argv = argv(launcher, np, testClassPath(), mainClass, args);
+        List<String> argv = argv(launcher, np, java, classPath, mainClass, args);
         ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(
                 new java.io.File("/dev/null")));
+        pb.environment().putAll(env);
         Process p;
         try {
             p = pb.start();

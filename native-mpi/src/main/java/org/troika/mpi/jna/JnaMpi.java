@@ -39,7 +39,7 @@ public abstract class JnaMpi implements NativeMpi {
     public static NativeMpi load(String library) {
         keepJvmSignalHandlers();
         NativeLibrary lib = NativeLibrary.getInstance(library, Map.of(Library.OPTION_OPEN_FLAGS, OPEN_FLAGS));
-        if (hasSymbol(lib, "ompi_mpi_comm_world")) {
+        if (hasSymbol(lib, org.troika.mpi.spi.MpiAbi.OPEN_MPI_MARKER)) {
             return OpenMpiAbi.bind(library, lib);
         }
         return MpichAbi.bind(library, lib);

@@ -5,36 +5,23 @@ import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import org.troika.mpi.Datatype;
 import org.troika.mpi.Op;
+import org.troika.mpi.spi.MpiAbi;
 
 /**
- * MPICH's ABI (also Intel MPI and other MPICH derivatives): every handle is a 32-bit {@code int} with a fixed value,
- * {@code MPI_IN_PLACE} is {@code (void *) -1} and {@code MPI_COMM_TYPE_SHARED} is 1 (values from MPICH 4.0's
- * {@code mpi.h}, stable across MPICH 3.x/4.x by the MPICH ABI initiative). Handles are kept as {@code long}s at the
+ * MPICH's ABI ({@link MpiAbi.Mpich}; also Intel MPI and other MPICH derivatives): every handle is a 32-bit
+ * {@code int} with a fixed value. Handles are kept as {@code long}s at the
  * {@code NativeMpi} boundary and narrowed here.
  */
 final class MpichAbi extends JnaMpi {
-    private static final long IN_PLACE = -1L;
-    private static final int COMM_TYPE_SHARED = 1;
-    private static final int UNDEFINED = -32766;
-    private static final int COMM_WORLD = 0x44000000;
-    private static final int COMM_NULL = 0x04000000;
-    private static final int INFO_NULL = 0x1c000000;
-    private static final int ERRORS_RETURN = 0x54000001;
-
-    private final long[] datatypes = new long[Datatype.values().length];
-    private final long[] ops = new long[Op.values().length];
+    private static final long IN_PLACE = MpiAbi.Mpich.IN_PLACE;
+    private static final int COMM_TYPE_SHARED = MpiAbi.Mpich.COMM_TYPE_SHARED;
+    private static final int COMM_WORLD = MpiAbi.Mpich.COMM_WORLD;
+    private static final int COMM_NULL = MpiAbi.Mpich.COMM_NULL;
+    private static final int INFO_NULL = MpiAbi.Mpich.INFO_NULL;
+    private static final int ERRORS_RETURN = MpiAbi.Mpich.ERRORS_RETURN;
 
     private MpichAbi(String name) {
         super(name);
-        datatypes[Datatype.BYTE.ordinal()] = 0x4c00010d;
-        datatypes[Datatype.INT.ordinal()] = 0x4c000405;
-        datatypes[Datatype.LONG.ordinal()] = 0x4c00083a; // MPI_INT64_T
-        datatypes[Datatype.FLOAT.ordinal()] = 0x4c00040a;
-        datatypes[Datatype.DOUBLE.ordinal()] = 0x4c00080b;
-        ops[Op.MAX.ordinal()] = 0x58000001;
-        ops[Op.MIN.ordinal()] = 0x58000002;
-        ops[Op.SUM.ordinal()] = 0x58000003;
-        ops[Op.PROD.ordinal()] = 0x58000004;
     }
 
     static MpichAbi bind(String name, NativeLibrary lib) {
@@ -64,17 +51,17 @@ final class MpichAbi extends JnaMpi {
 
     @Override
     public long datatype(Datatype type) {
-        return datatypes[type.ordinal()];
+        return MpiAbi.Mpich.datatype(type);
     }
 
     @Override
     public long op(Op op) {
-        return ops[op.ordinal()];
+        return MpiAbi.Mpich.op(op);
     }
 
     @Override
     public int undefined() {
-        return UNDEFINED;
+        return MpiAbi.UNDEFINED;
     }
 
     @Override

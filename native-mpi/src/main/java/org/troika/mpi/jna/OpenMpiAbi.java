@@ -6,16 +6,15 @@ import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
 import org.troika.mpi.Datatype;
 import org.troika.mpi.Op;
+import org.troika.mpi.spi.MpiAbi;
 
 /**
- * Open MPI's ABI: every handle is the address of a predefined global object ({@code ompi_mpi_comm_world},
- * {@code ompi_mpi_float}, {@code ompi_mpi_op_sum}, ...), {@code MPI_IN_PLACE} is {@code (void *) 1} and
- * {@code MPI_COMM_TYPE_SHARED} is 0 (values from Open MPI 4.1's {@code mpi.h}; unchanged in 5.0).
+ * Open MPI's ABI ({@link MpiAbi.OpenMpi}): every handle is the address of a predefined global object
+ * ({@code ompi_mpi_comm_world}, {@code ompi_mpi_float}, {@code ompi_mpi_op_sum}, ...).
  */
 final class OpenMpiAbi extends JnaMpi {
-    private static final long IN_PLACE = 1L;
-    private static final int COMM_TYPE_SHARED = 0;
-    private static final int UNDEFINED = -32766;
+    private static final long IN_PLACE = MpiAbi.OpenMpi.IN_PLACE;
+    private static final int COMM_TYPE_SHARED = MpiAbi.OpenMpi.COMM_TYPE_SHARED;
 
     private final long commWorld;
     private final long commNull;
@@ -26,19 +25,16 @@ final class OpenMpiAbi extends JnaMpi {
 
     private OpenMpiAbi(String name, NativeLibrary lib) {
         super(name);
-        commWorld = global(lib, "ompi_mpi_comm_world");
-        commNull = global(lib, "ompi_mpi_comm_null");
-        infoNull = global(lib, "ompi_mpi_info_null");
-        errorsReturn = global(lib, "ompi_mpi_errors_return");
-        datatypes[Datatype.BYTE.ordinal()] = global(lib, "ompi_mpi_byte");
-        datatypes[Datatype.INT.ordinal()] = global(lib, "ompi_mpi_int");
-        datatypes[Datatype.LONG.ordinal()] = global(lib, "ompi_mpi_int64_t");
-        datatypes[Datatype.FLOAT.ordinal()] = global(lib, "ompi_mpi_float");
-        datatypes[Datatype.DOUBLE.ordinal()] = global(lib, "ompi_mpi_double");
-        ops[Op.SUM.ordinal()] = global(lib, "ompi_mpi_op_sum");
-        ops[Op.MIN.ordinal()] = global(lib, "ompi_mpi_op_min");
-        ops[Op.MAX.ordinal()] = global(lib, "ompi_mpi_op_max");
-        ops[Op.PROD.ordinal()] = global(lib, "ompi_mpi_op_prod");
+        commWorld = global(lib, MpiAbi.OpenMpi.COMM_WORLD);
+        commNull = global(lib, MpiAbi.OpenMpi.COMM_NULL);
+        infoNull = global(lib, MpiAbi.OpenMpi.INFO_NULL);
+        errorsReturn = global(lib, MpiAbi.OpenMpi.ERRORS_RETURN);
+        for (Datatype t : Datatype.values()) {
+            datatypes[t.ordinal()] = global(lib, MpiAbi.OpenMpi.datatypeSymbol(t));
+        }
+        for (Op o : Op.values()) {
+            ops[o.ordinal()] = global(lib, MpiAbi.OpenMpi.opSymbol(o));
+        }
     }
 
     static OpenMpiAbi bind(String name, NativeLibrary lib) {
@@ -82,7 +78,7 @@ final class OpenMpiAbi extends JnaMpi {
 
     @Override
     public int undefined() {
-        return UNDEFINED;
+        return MpiAbi.UNDEFINED;
     }
 
     @Override

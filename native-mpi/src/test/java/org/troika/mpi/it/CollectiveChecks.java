@@ -50,7 +50,7 @@ public final class CollectiveChecks {
             for (String f : c.failures) {
                 System.out.println("rank " + c.rank + " FAIL " + f);
             }
-            System.out.println("rank " + c.rank + " abi " + mpi.backend().abi() + " checks-passed " + c.passed
+            System.out.println("rank " + c.rank + " abi " + mpi.backend().abi() + " backend " + mpi.backend().getClass().getSimpleName() + " checks-passed " + c.passed
                     + " failed " + c.failures.size());
             failed = c.failures.size();
         }

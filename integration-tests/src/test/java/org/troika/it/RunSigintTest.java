@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Ctrl-C (SIGINT) and SIGTERM on troika tear the whole job down: exit 128+signal and no surviving process. */
+/** Ctrl-C (SIGINT), SIGTERM and even SIGKILL of troika tear the whole job down: exit 128+signal, no surviving process. */
 @Tag("integration")
 class RunSigintTest {
     @TempDir
@@ -57,6 +57,17 @@ class RunSigintTest {
             RunSupport.Result r = run.waitFor();
             assertEquals(130, r.exitCode(), r.toString());
             assertTrue(r.err().contains("troika: stopped by SIGINT"), r.toString());
+            run.assertNoSurvivors();
+        }
+    }
+
+    @Test
+    void killMinus9OfTroikaLeavesNoSurvivors() throws Exception {
+        try (RunSupport run = RunSupport.start(tmp, "-np", "2", "-H", "localhost:2",
+                "sh", "-c", "echo \"ready $TROIKA_RANK\"; exec sleep 300")) {
+            run.awaitOut(RunSigintTest::bothRanksUp, "both ranks ready");
+            run.signal("KILL"); // no handler, no shutdown hook: the supervisor's guard must clean up
+            assertEquals(137, run.waitFor().exitCode());
             run.assertNoSurvivors();
         }
     }

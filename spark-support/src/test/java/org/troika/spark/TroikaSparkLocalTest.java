@@ -68,10 +68,13 @@ class TroikaSparkLocalTest {
     @Test
     void ranksRunACollectiveThroughTroikaMpi() {
         List<Long> sums = TroikaSpark.run(spark, env -> {
-            try (Mpi mpi = Mpi.init()) {
+            Mpi mpi = Mpi.init();
+            try {
                 long[] v = {env.rank() + 1, 100L * Mpi.world().rank()};
                 Mpi.world().allreduce(v, Op.SUM);
                 return v[0] * 1000 + v[1];
+            } finally {
+                mpi.close();
             }
         }, np4());
         assertEquals(List.of(10_600L, 10_600L, 10_600L, 10_600L), sums);

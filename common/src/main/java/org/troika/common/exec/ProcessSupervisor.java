@@ -44,7 +44,7 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Limits: a descendant that starts its own session is outside the group; {@link #terminate} still finds it while
  * it is a descendant of the plan's process, but the guard (after a {@code kill -9} of the JVM) does not. Needs Linux
- * with {@code setsid} (util-linux), {@code /bin/sh} and {@code kill} (procps).
+ * with {@code setsid} (util-linux) and {@code /bin/sh}.
  *
  * <p>Thread-safety: all methods may be called from any thread; {@link #terminate} and {@link #close} are idempotent.
  */
@@ -53,7 +53,6 @@ public final class ProcessSupervisor implements AutoCloseable {
     public static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
 
     private static final String SETSID = firstExecutable("/usr/bin/setsid", "/bin/setsid");
-    private static final String KILL = firstExecutable("/usr/bin/kill", "/bin/kill");
 
     /**
      * Runs in the new session ($$ is the group id): starts the guard in its own session, then replaces itself with
@@ -328,8 +327,11 @@ public final class ProcessSupervisor implements AutoCloseable {
         }
     }
 
+    /** Signals a process group with the shell's built-in {@code kill} (no procps needed). $1 signal, $2 pgid. */
+    private static final String KILL_GROUP = "kill -s \"$1\" -- \"-$2\" 2>/dev/null";
+
     /**
-     * Sends {@code signal} to process group {@code pgid} with {@code kill(1)}.
+     * Sends {@code signal} to process group {@code pgid} (with {@code /bin/sh}'s built-in {@code kill}).
      *
      * @return whether some member received it
      */
@@ -337,10 +339,8 @@ public final class ProcessSupervisor implements AutoCloseable {
         if (pgid <= 1) {
             throw new IllegalArgumentException("refusing to signal process group " + pgid);
         }
-        if (KILL == null) {
-            throw new IllegalStateException("kill (procps) is not installed; troika needs it to signal process groups");
-        }
-        ProcessBuilder pb = new ProcessBuilder(KILL, "-s", signal.name(), "--", "-" + pgid)
+        ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", KILL_GROUP, "troika-kill", signal.name(),
+                Long.toString(pgid))
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectError(ProcessBuilder.Redirect.DISCARD);
@@ -355,7 +355,7 @@ public final class ProcessSupervisor implements AutoCloseable {
                 }
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + KILL, e);
+            throw new UncheckedIOException("cannot run /bin/sh to signal process group " + pgid, e);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();

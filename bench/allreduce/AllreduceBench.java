@@ -8,6 +8,7 @@ import org.troika.mpi.Op;
 /**
  * Java side of bench/allreduce.sh: the same loop as allreduce_bench.c through troika-mpi, on direct buffers (the
  * binding's fast path, label "buffer") and on float[] arrays (copied through the staging area, label "array").
+ * Arguments: iteration scale, backend label (jna or ffm; the backend itself is chosen by TROIKA_MPI_BACKEND).
  */
 public final class AllreduceBench {
     private static final int[] BYTES = {8, 1024, 65536, 1048576, 16777216};
@@ -15,6 +16,7 @@ public final class AllreduceBench {
 
     public static void main(String[] args) {
         double scale = args.length > 0 ? Double.parseDouble(args[0]) : 1.0;
+        String label = args.length > 1 ? args[1] : "jna";
         try (Mpi mpi = Mpi.init()) {
             Communicator world = Mpi.world();
             for (int s = 0; s < BYTES.length; s++) {
@@ -35,7 +37,7 @@ public final class AllreduceBench {
                     world.allreduce(a, b, Op.SUM);
                 }
                 double us = (System.nanoTime() - t0) / 1e3 / iters;
-                report(world, "buffer", BYTES[s], iters, us, b.get(0));
+                report(world, label + "-buffer", BYTES[s], iters, us, b.get(0));
 
                 float[] x = new float[n];
                 float[] y = new float[n];
@@ -49,7 +51,7 @@ public final class AllreduceBench {
                     world.allreduce(x, y, Op.SUM);
                 }
                 us = (System.nanoTime() - t0) / 1e3 / iters;
-                report(world, "array", BYTES[s], iters, us, y[0]);
+                report(world, label + "-array", BYTES[s], iters, us, y[0]);
             }
         }
     }

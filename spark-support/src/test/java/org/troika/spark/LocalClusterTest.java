@@ -1,0 +1,114 @@
+package org.troika.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.jar.JarFile;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.troika.testkit.Requires;
+
+/**
+ * {@code local-cluster[2,2,1024]}: two executor JVMs started by an in-process standalone worker, so the task services,
+ * orted and the ranks live under separate executor processes and the relay crosses process boundaries. Spark needs a
+ * SPARK_HOME with a {@code jars/} directory; the pom points SPARK_HOME at {@code target/spark-home}, filled here with
+ * links to the test class path's jars (MEASURED-HERE, Spark section 4).
+ */
+@Tag("integration")
+@Timeout(600)
+class LocalClusterTest {
+    private static SparkSession spark;
+
+    @BeforeAll
+    static void startCluster() throws IOException {
+        Requires.command("mpirun");
+        String home = System.getenv("SPARK_HOME");
+        Requires.check(home != null && home.endsWith("spark-home"), "SPARK_HOME set by the spark-support pom");
+        List<String> dirs = new ArrayList<>();
+        Path jars = Path.of(home, "jars");
+        Files.createDirectories(jars);
+        for (String entry : testClassPath()) {
+            Path p = Path.of(entry);
+            if (entry.endsWith(".jar") && Files.isRegularFile(p)) {
+                Path link = jars.resolve(p.getFileName());
+                if (!Files.exists(link, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    Files.createSymbolicLink(link, p.toAbsolutePath());
+                }
+            } else if (Files.isDirectory(p)) {
+                dirs.add(p.toAbsolutePath().toString());
+            }
+        }
+        spark = SparkSession.builder().master("local-cluster[2,2,1024]").appName("troika-spark-local-cluster")
+                .config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1")
+                .config("spark.driver.bindAddress", "127.0.0.1")
+                .config("spark.executor.extraClassPath", String.join(File.pathSeparator, dirs))
+                .config("spark.scheduler.barrier.maxConcurrentTasksCheck.interval", "1s")
+                .config("spark.scheduler.barrier.maxConcurrentTasksCheck.maxFailures", "60")
+                .getOrCreate();
+    }
+
+    /** The real test class path (surefire runs tests from a manifest-only jar). */
+    static List<String> testClassPath() throws IOException {
+        String cp = System.getProperty("surefire.test.class.path");
+        if (cp != null && !cp.isBlank()) {
+            return List.of(cp.split(File.pathSeparator));
+        }
+        List<String> out = new ArrayList<>();
+        for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            out.add(e);
+            if (e.endsWith(".jar")) {
+                try (JarFile j = new JarFile(e)) {
+                    String more = j.getManifest() == null ? null : j.getManifest().getMainAttributes().getValue("Class-Path");
+                    if (more != null) {
+                        for (String u : more.trim().split("\\s+")) {
+                            out.add(Path.of(java.net.URI.create(u)).toString());
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (spark != null) {
+            spark.stop();
+        }
+    }
+
+    @Test
+    void ranksRunUnderExecutorJvmsNotUnderTheDriver() {
+        long driver = ProcessHandle.current().pid();
+        List<Long> executors = TroikaSpark.run(spark, env -> {
+            Optional<ProcessHandle> p = ProcessHandle.current().parent();
+            while (p.isPresent()) {
+                if (p.get().info().commandLine().orElse("").contains("CoarseGrainedExecutorBackend")) {
+                    return p.get().pid();
+                }
+                p = p.get().parent();
+            }
+            return -1L;
+        }, RunOptions.builder().np(4).startTimeout(Duration.ofSeconds(300)).build());
+        assertEquals(4, executors.size());
+        for (long e : executors) {
+            assertTrue(e > 0, "a rank is not below an executor JVM: " + executors);
+            assertNotEquals(driver, e);
+        }
+        assertEquals(1, executors.stream().distinct().count(),
+                "one host hash: every rank under the executor of the lowest task: " + executors);
+    }
+}

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +26,13 @@ class ParentDeathTest {
                 .start();
         try {
             BufferedReader r = new BufferedReader(new InputStreamReader(jvm.getInputStream(), StandardCharsets.UTF_8));
-            String line = r.readLine();
+            String line = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return r.readLine();
+                } catch (java.io.IOException e) {
+                    return "read failed: " + e;
+                }
+            }).get(120, TimeUnit.SECONDS);
             assertEquals("started", line, "the child JVM did not start its tree");
             // sh, two sleeps and the guard carry the marker
             List<ProcessHandle> tree = ProcessTable.withEnv(ProcessSupervisorTest.MARKER, marker);

@@ -78,7 +78,7 @@ public final class ProcessSupervisor implements AutoCloseable {
      * @param stdout receives the child's stdout segments
      * @param stderr receives the child's stderr segments
      * @param stdin file the child reads as stdin ({@code /dev/null} by default)
-     * @param guardGrace the guard's grace between SIGTERM and SIGKILL after the JVM is gone (whole seconds)
+     * @param guardGrace the guard's grace between SIGTERM and SIGKILL after the JVM is gone (rounded up to seconds)
      * @param guard whether to start the parent-death guard (default); without it the plan still gets its own
      *     session and {@link #terminate} works, but nothing cleans up if the JVM dies: only for short commands
      *     that end by themselves (probes), where it saves two process starts
@@ -143,7 +143,7 @@ public final class ProcessSupervisor implements AutoCloseable {
             cmd.add(WRAPPER);
             cmd.add("troika");
             cmd.add(GUARD);
-            cmd.add(Long.toString(Math.max(0, options.guardGrace().toSeconds())));
+            cmd.add(Long.toString((options.guardGrace().toMillis() + 999) / 1000)); // whole seconds, rounded up
             cmd.add(options.stdin().toString());
         }
         cmd.addAll(plan.argv());

@@ -19,6 +19,7 @@ import org.troika.mpi.FusionBuffer;
 import org.troika.mpi.Mpi;
 import org.troika.mpi.MpiException;
 import org.troika.mpi.Op;
+import org.troika.mpi.TensorBucket;
 import org.troika.mpi.spi.NativeMpi;
 
 /**
@@ -412,6 +413,23 @@ public final class CollectiveChecks {
         check("fusion results", ok);
         // 50 tensors, 1275 floats = 5100 B through a 1 KiB buffer: about 5 collectives, far fewer than 50
         check("fusion collectives " + fusion.collectives(), fusion.collectives() >= 5 && fusion.collectives() <= 8);
+
+        TensorBucket bucket = new TensorBucket(world, Datatype.DOUBLE, Op.SUM, 8 * 60);
+        DoubleBuffer[] views = new DoubleBuffer[10];
+        for (int t = 0; t < views.length; t++) {
+            views[t] = bucket.doubles(t + 1);
+            for (int i = 0; i <= t; i++) {
+                views[t].put(i, rank * 10.0 + t);
+            }
+        }
+        bucket.allreduce();
+        ok = bucket.collectives() == 1;
+        for (int t = 0; t < views.length; t++) {
+            for (int i = 0; i <= t; i++) {
+                ok &= views[t].get(i) == 10.0 * size * (size - 1) / 2 + (double) t * size;
+            }
+        }
+        check("tensor bucket", ok);
     }
 
     // ---- errors ----

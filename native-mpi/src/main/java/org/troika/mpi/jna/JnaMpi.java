@@ -3,9 +3,11 @@ package org.troika.mpi.jna;
 import com.sun.jna.Library;
 import com.sun.jna.Memory;
 import com.sun.jna.NativeLibrary;
+import com.sun.jna.Platform;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.troika.mpi.MpiException;
+import org.troika.mpi.spi.MpiAbi;
 import org.troika.mpi.spi.NativeMpi;
 
 /**
@@ -39,7 +41,7 @@ public abstract class JnaMpi implements NativeMpi {
     public static NativeMpi load(String library) {
         keepJvmSignalHandlers();
         NativeLibrary lib = NativeLibrary.getInstance(library, Map.of(Library.OPTION_OPEN_FLAGS, OPEN_FLAGS));
-        if (hasSymbol(lib, org.troika.mpi.spi.MpiAbi.OPEN_MPI_MARKER)) {
+        if (hasSymbol(lib, MpiAbi.OPEN_MPI_MARKER)) {
             return OpenMpiAbi.bind(library, lib);
         }
         return MpichAbi.bind(library, lib);
@@ -53,7 +55,8 @@ public abstract class JnaMpi implements NativeMpi {
      * seen here with MPICH 4.0.2 / UCX 1.13).
      */
     private static void keepJvmSignalHandlers() {
-        NativeLibrary.getInstance(com.sun.jna.Platform.C_LIBRARY_NAME).getFunction("setenv").invokeInt(new Object[] {"UCX_ERROR_SIGNALS", "", 0});
+        NativeLibrary libc = NativeLibrary.getInstance(Platform.C_LIBRARY_NAME);
+        libc.getFunction("setenv").invokeInt(new Object[] {"UCX_ERROR_SIGNALS", "", 0});
     }
 
     static boolean hasSymbol(NativeLibrary lib, String name) {

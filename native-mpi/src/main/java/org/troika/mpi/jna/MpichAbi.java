@@ -192,7 +192,6 @@ final class MpichAbi extends JnaMpi {
     }
 
     /** Direct-mapped natives; handles are {@code int}s, buffers addresses. */
-    @SuppressWarnings("checkstyle:MethodName")
     static final class Fn {
         private Fn() {}
 

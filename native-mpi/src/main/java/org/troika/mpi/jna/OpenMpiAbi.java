@@ -207,7 +207,6 @@ final class OpenMpiAbi extends JnaMpi {
     }
 
     /** Direct-mapped natives; handles are pointers, passed as {@code long}. */
-    @SuppressWarnings("checkstyle:MethodName")
     static final class Fn {
         private Fn() {}
 

@@ -10,4 +10,13 @@ final class BuiltinCommands {
     static List<Subcommand> all() {
         return List.of(new RunCommand(), new HostsCommand());
     }
+
+    /** The built-in subcommand called {@code name}, or {@code null}. */
+    static Subcommand byName(String name) {
+        return switch (name) {
+            case "run" -> new RunCommand();
+            case "hosts" -> new HostsCommand();
+            default -> null;
+        };
+    }
 }

@@ -24,14 +24,19 @@ public final class Main {
     public static int run(List<String> args, Subcommand.Io io) {
         boolean verbose = args.contains("--verbose");
         try {
+            // built-ins first: the ServiceLoader scan opens every jar, which start-up cannot afford on the run path
+            Subcommand builtin = args.isEmpty() ? null : BuiltinCommands.byName(args.get(0));
+            if (builtin != null) {
+                return builtin.run(new ArrayList<>(args.subList(1, args.size())), io);
+            }
+            if (!args.isEmpty() && (args.get(0).equals("--version") || args.get(0).equals("version"))) {
+                io.out().println("troika " + Version.get());
+                return 0;
+            }
             Map<String, Subcommand> commands = subcommands();
             if (args.isEmpty() || args.get(0).equals("-h") || args.get(0).equals("--help") || args.get(0).equals("help")) {
                 printHelp(io, commands);
                 return args.isEmpty() ? UsageException.EXIT_CODE : 0;
-            }
-            if (args.get(0).equals("--version") || args.get(0).equals("version")) {
-                io.out().println("troika " + Version.get());
-                return 0;
             }
             Subcommand cmd = commands.get(args.get(0));
             if (cmd == null) {

@@ -2,12 +2,11 @@ package org.troika.launcher.cli;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.concurrent.ThreadLocalRandom;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
 import org.troika.common.exec.SystemCommandRunner;
@@ -17,6 +16,7 @@ import org.troika.launcher.hosts.HostResolver;
 import org.troika.launcher.mpi.FlavorDetector;
 import org.troika.launcher.mpi.MpiInstall;
 import org.troika.launcher.mpi.MpirunBackend;
+import org.troika.launcher.mpi.VersionProbeCache;
 import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.spi.FileSource;
 import org.troika.launcher.spi.JobEnvironment;
@@ -90,7 +90,8 @@ final class RunCommand implements Subcommand {
         HostResolver.Resolved resolved = HostResolver.resolve(s, env, jobEnvironments(), files, probes);
         MpiInstall mpi = s.mpiFlavor() != null
                 ? FlavorDetector.forFlavorName(s.mpiFlavor())
-                : FlavorDetector.detect(probes, FlavorDetector.mpirunCommand(env));
+                : FlavorDetector.detect(new VersionProbeCache(probes, VersionProbeCache.defaultDir(env), env),
+                        FlavorDetector.mpirunCommand(env));
         LaunchContext ctx = new LaunchContext(s, resolved.plan(), mpi, env, resolved.allocation(), scratchDir(env),
                 name -> onPath(name, env), troikaHome());
         LaunchBackend backend = chooseBackend(s, ctx);
@@ -122,12 +123,14 @@ final class RunCommand implements Subcommand {
         }
     }
 
-    /** A private scratch directory path for this launch (created by the executor only if files are planned). */
+    /**
+     * A scratch directory path for this launch. The executor creates it only if files are planned, with
+     * {@code Files.createDirectory} (mode 0700), which fails if the path exists, so the name need not be secret.
+     */
     private static Path scratchDir(Map<String, String> env) {
-        byte[] r = new byte[6];
-        new SecureRandom().nextBytes(r);
         String tmp = env.getOrDefault("TMPDIR", System.getProperty("java.io.tmpdir"));
-        return Path.of(tmp, "troika-" + ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(r));
+        return Path.of(tmp, "troika-" + ProcessHandle.current().pid() + "-"
+                + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE));
     }
 
     private static Path troikaHome() {

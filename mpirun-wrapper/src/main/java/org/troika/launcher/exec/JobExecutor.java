@@ -3,6 +3,8 @@ package org.troika.launcher.exec;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
@@ -36,6 +38,7 @@ public final class JobExecutor {
     private final PrintStream err;
     private final Duration grace;
     private final boolean verbose;
+    private final Path outputDir;
     private final MpiFailureParser failures;
     private final Object lock = new Object();
     private ProcessSupervisor running;
@@ -49,6 +52,7 @@ public final class JobExecutor {
         this.err = Objects.requireNonNull(err, "err");
         this.grace = Objects.requireNonNull(grace, "grace");
         this.verbose = settings != null && settings.verbose();
+        this.outputDir = settings == null ? null : settings.outputFilename();
         this.failures = new MpiFailureParser(hosts);
     }
 
@@ -79,6 +83,10 @@ public final class JobExecutor {
     /** Runs the job without touching signal handlers (the caller delivers signals through {@link #onSignal}). */
     int run() {
         try (PlanFiles files = PlanFiles.write(plan.files())) {
+            if (outputDir != null) {
+                // Open MPI creates it, Hydra's -outfile-pattern does not
+                Files.createDirectories(outputDir);
+            }
             if (verbose) {
                 err.println("troika: running " + plan.launch().render());
             }

@@ -93,12 +93,12 @@ final class BarrierTask implements BarrierStage.PartitionFn<Integer, Integer> {
                 return; // the task ended normally
             }
         }
-        stopService(service);
         try {
-            c.close();
+            c.close(); // first, so the driver sees the task gone before mpirun sees its daemon die
         } catch (IOException ignored) {
             // closing
         }
+        stopService(service);
     }
 
     private static void stopService(TaskService[] service) {

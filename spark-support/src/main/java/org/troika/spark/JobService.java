@@ -95,20 +95,22 @@ final class JobService implements AutoCloseable {
     /**
      * Waits until all {@code np} tasks registered, or {@code stop} says to give up, or the timeout passes.
      *
-     * @return whether all registered
+     * @return whether all registered in time
      */
     boolean awaitTasks(Duration timeout, java.util.function.BooleanSupplier stop) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (changed) {
-            while (tasks.size() < np) {
+            while (true) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0 || stop.getAsBoolean()) {
-                    return false;
+                    return false; // the deadline wins even if the last task registered meanwhile
+                }
+                if (tasks.size() == np) {
+                    return true;
                 }
                 java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(changed, Math.min(left, 200_000_000L));
             }
         }
-        return true;
     }
 
     /** Waits until every rank reported an outcome or the timeout passes; returns whether all did. */

@@ -182,7 +182,7 @@ public final class TroikaSpark {
                     HostLayout layout = HostLayout.of(jobs.tasks().entrySet().stream()
                             .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().hostHash())));
                     secretFile = secret.writeToPrivateFile(work);
-                    List<R> results = runMpi(jobs, layout, secret, secretFile, bind, mpi, work, tasks);
+                    List<R> results = runMpi(jobs, layout, secret, secretFile, bind, mpi, work, tasks, filter);
                     jobs.finish(null);
                     await(tasks);
                     return results;
@@ -214,7 +214,7 @@ public final class TroikaSpark {
         }
 
         private List<R> runMpi(JobService jobs, HostLayout layout, Secret secret, Path secretFile, InetAddress bind,
-                MpiInstall mpi, Path work, JavaFutureAction<List<Integer>> tasks) throws IOException,
+                MpiInstall mpi, Path work, JavaFutureAction<List<Integer>> tasks, String filter) throws IOException,
                 InterruptedException {
             try (DriverService driver = new DriverService(secret, bind, layout.hostNames(), HEARTBEAT, LIVENESS,
                     (host, why) -> err.println("troika-spark: host " + host + " lost: " + why))) {
@@ -235,7 +235,11 @@ public final class TroikaSpark {
                 }
                 int code = supervise(plan, parser, jobs, tasks);
                 Map<Integer, JobService.Outcome> outcomes = jobs.outcomes();
-                if (code != 0 || outcomes.values().stream().anyMatch(o -> !o.ok())) {
+                boolean rankFailed = outcomes.values().stream().anyMatch(o -> !o.ok());
+                if (code != 0 && !rankFailed) {
+                    sparkSideFirst(jobs, tasks);
+                }
+                if (code != 0 || rankFailed) {
                     Map<String, String> executors = new LinkedHashMap<>();
                     layout.serviceTask().forEach((h, t) -> executors.put(h, jobs.tasks().get(t).executor()));
                     throw new TroikaSparkException(failureMessage(code, outcomes, parser.first(), hosts, executors));
@@ -244,7 +248,33 @@ public final class TroikaSpark {
                     throw new TroikaSparkException("troika-spark: mpirun ended but only " + jobs.outcomes().size() + " of "
                             + np + " ranks reported a result");
                 }
-                return decode(jobs.outcomes(), Closures.filterFor(fn, options.allowedClasses()));
+                return decode(jobs.outcomes(), filter);
+            }
+        }
+
+        /**
+         * mpirun failed and no rank reported a failure: if a task was killed or lost (cancel, executor loss), that
+         * ended orted and mpirun, and it is what to report. Tasks close their job-service connection before stopping
+         * their task service, so a lost task is visible within moments of mpirun's exit.
+         */
+        private void sparkSideFirst(JobService jobs, JavaFutureAction<List<Integer>> tasks) throws InterruptedException {
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (!tasks.isDone() && jobs.lostTasks().isEmpty() && System.nanoTime() < until) {
+                Thread.sleep(50);
+            }
+            if (!tasks.isDone() && !jobs.lostTasks().isEmpty()) {
+                try {
+                    tasks.get(TEARDOWN.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                    // inspected below
+                }
+            }
+            if (tasks.isDone()) {
+                throw sparkEnded(tasks, "while the MPI job ran; the MPI job was torn down");
+            }
+            if (!jobs.lostTasks().isEmpty()) {
+                throw new TroikaSparkException("troika-spark: " + jobs.lostTasks().values().iterator().next()
+                        + "; the MPI job ended");
             }
         }
 
@@ -289,8 +319,6 @@ public final class TroikaSpark {
                     }
                 }
                 return code;
-            } catch (InterruptedException e) {
-                throw e;
             }
         }
 

@@ -127,6 +127,10 @@ class TroikaSparkLocalTest {
         }
         assertEquals(List.of(), ProcessHandle.current().descendants().map(p -> p.pid() + " "
                 + p.info().commandLine().orElse("?")).toList(), "processes left after the cancel");
+        // a daemonized orted would have left the process tree: none may name this job's host word either
+        String host = HostHash.local();
+        assertEquals(List.of(), ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("")
+                .contains(host)).map(p -> p.pid() + " " + p.info().commandLine().orElse("?")).toList());
     }
 
     private static long countFiles(Path dir) throws java.io.IOException {

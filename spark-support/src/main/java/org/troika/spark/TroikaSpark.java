@@ -168,7 +168,9 @@ public final class TroikaSpark {
             Path work = Files.createTempDirectory("troika-spark-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             Path secretFile = null;
-            String group = "troika-spark-" + HexFormat.of().formatHex(new SecureRandom().generateSeed(6));
+            byte[] id = new byte[6];
+            new SecureRandom().nextBytes(id);
+            String group = "troika-spark-" + HexFormat.of().formatHex(id);
             try (JobService jobs = new JobService(secret, bind, np, Closures.serialize(fn), filter)) {
                 JavaFutureAction<List<Integer>> tasks = submit(jobs, secret, group);
                 try {

@@ -31,10 +31,12 @@ final class BarrierTask implements BarrierStage.PartitionFn<Integer, Integer> {
 
     private final String jobService;
     private final String secret;
+    private final boolean hostPerExecutor;
 
-    BarrierTask(Endpoint jobService, Secret secret) {
+    BarrierTask(Endpoint jobService, Secret secret, boolean hostPerExecutor) {
         this.jobService = jobService.toString();
         this.secret = secret.encode();
+        this.hostPerExecutor = hostPerExecutor;
     }
 
     @Override
@@ -46,7 +48,9 @@ final class BarrierTask implements BarrierStage.PartitionFn<Integer, Integer> {
         TaskService[] service = new TaskService[1];
         try (WireChannel c = WireChannel.connectAny(List.of(Endpoint.parse(jobService, "job service")), key,
                 (int) LIVENESS.toMillis())) {
-            c.send(new Message.SparkTask(index, HostHash.local(), executor));
+            c.send(new Message.SparkTask(index, hostPerExecutor
+                    ? HostHash.local("executor " + org.apache.spark.SparkEnv.get().executorId()) : HostHash.local(),
+                    executor));
             c.setReadTimeoutMillis(0);
             Thread watcher = new Thread(() -> watch(ctx, c, service), "troika-spark-task-" + index);
             watcher.setDaemon(true);

@@ -30,13 +30,19 @@ public final class HostHash {
 
     /** The hash of this process's host and container. */
     public static String local() {
+        return local("");
+    }
+
+    /** The hash of this process's host and container, made distinct per {@code extra} (e.g. an executor id). */
+    public static String local(String extra) {
         String host;
         try {
             host = InetAddress.getLocalHost().getHostName();
         } catch (IOException e) {
             host = "unknown";
         }
-        return of(host, read("/proc/sys/kernel/random/boot_id"), read("/proc/self/cgroup"));
+        String cgroup = read("/proc/self/cgroup");
+        return of(host, read("/proc/sys/kernel/random/boot_id"), extra.isEmpty() ? cgroup : cgroup + "\n" + extra);
     }
 
     private static String read(String file) {

@@ -22,10 +22,12 @@ import java.util.Map;
  *     for local mode and for executors that see the driver's files at the same paths)
  * @param javaCommand the {@code java} the ranks run, or {@code null} = this JVM's
  * @param jvmOptions extra options for the rank JVMs
+ * @param hostPerExecutor one MPI host per executor JVM instead of per machine or container (ranks of different
+ *     executors then talk over TCP, not shared memory); meant for trying multi-host layouts on one machine
  */
 public record RunOptions(Integer np, Duration startTimeout, List<String> mpiArgs, Map<String, String> env,
         List<String> networkInterfaces, boolean verbose, boolean prefixTimestamp, List<String> allowedClasses,
-        String rankClasspath, String javaCommand, List<String> jvmOptions) {
+        String rankClasspath, String javaCommand, List<String> jvmOptions, boolean hostPerExecutor) {
 
     /** Default start timeout. */
     public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(600);
@@ -66,6 +68,7 @@ public record RunOptions(Integer np, Duration startTimeout, List<String> mpiArgs
         private String rankClasspath;
         private String javaCommand;
         private List<String> jvmOptions = new ArrayList<>();
+        private boolean hostPerExecutor;
 
         private Builder() {}
 
@@ -80,10 +83,11 @@ public record RunOptions(Integer np, Duration startTimeout, List<String> mpiArgs
         public Builder rankClasspath(String v) { rankClasspath = v; return this; }
         public Builder javaCommand(String v) { javaCommand = v; return this; }
         public Builder jvmOptions(List<String> v) { jvmOptions = new ArrayList<>(v); return this; }
+        public Builder hostPerExecutor(boolean v) { hostPerExecutor = v; return this; }
 
         public RunOptions build() {
             return new RunOptions(np, startTimeout, mpiArgs, env, networkInterfaces, verbose, prefixTimestamp,
-                    allowedClasses, rankClasspath, javaCommand, jvmOptions);
+                    allowedClasses, rankClasspath, javaCommand, jvmOptions, hostPerExecutor);
         }
     }
 }

@@ -209,7 +209,8 @@ public final class TroikaSpark {
             sc.setJobGroup(group, "troika MPI job of " + np + " processes", true);
             try {
                 JavaRDD<Integer> seeds = jsc.parallelize(IntStream.range(0, np).boxed().toList(), np);
-                return BarrierStage.map(seeds, new BarrierTask(jobs.endpoint(), secret), Integer.class).collectAsync();
+                BarrierTask task = new BarrierTask(jobs.endpoint(), secret, options.hostPerExecutor());
+                return BarrierStage.map(seeds, task, Integer.class).collectAsync();
             } finally {
                 saved.forEach(sc::setLocalProperty);
             }

@@ -41,6 +41,8 @@ class HostLayoutTest {
                 () -> assertNotEquals(h, HostHash.of("node1", "boot-2", "0::/")),
                 () -> assertNotEquals(h, HostHash.of("node1", "boot-1", "0::/docker/abc")),
                 () -> assertNotEquals(h, HostHash.of("node2", "boot-1", "0::/")),
-                () -> assertTrue(HostHash.local().matches("spark-[0-9a-f]{12}")));
+                () -> assertTrue(HostHash.local().matches("spark-[0-9a-f]{12}")),
+                () -> assertEquals(HostHash.local(), HostHash.local("")),
+                () -> assertNotEquals(HostHash.local("executor 1"), HostHash.local("executor 2")));
     }
 }

@@ -19,6 +19,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.troika.mpi.Mpi;
+import org.troika.mpi.Op;
 import org.troika.testkit.Requires;
 
 /**
@@ -90,19 +92,23 @@ class LocalClusterTest {
         }
     }
 
+    /** The pid of the executor JVM above this process, or -1. */
+    static long executorPid() {
+        Optional<ProcessHandle> p = ProcessHandle.current().parent();
+        while (p.isPresent()) {
+            if (p.get().info().commandLine().orElse("").contains("CoarseGrainedExecutorBackend")) {
+                return p.get().pid();
+            }
+            p = p.get().parent();
+        }
+        return -1L;
+    }
+
     @Test
     void ranksRunUnderExecutorJvmsNotUnderTheDriver() {
         long driver = ProcessHandle.current().pid();
-        List<Long> executors = TroikaSpark.run(spark, env -> {
-            Optional<ProcessHandle> p = ProcessHandle.current().parent();
-            while (p.isPresent()) {
-                if (p.get().info().commandLine().orElse("").contains("CoarseGrainedExecutorBackend")) {
-                    return p.get().pid();
-                }
-                p = p.get().parent();
-            }
-            return -1L;
-        }, RunOptions.builder().np(4).startTimeout(Duration.ofSeconds(300)).build());
+        List<Long> executors = TroikaSpark.run(spark, env -> executorPid(),
+                RunOptions.builder().np(4).startTimeout(Duration.ofSeconds(300)).build());
         assertEquals(4, executors.size());
         for (long e : executors) {
             assertTrue(e > 0, "a rank is not below an executor JVM: " + executors);
@@ -110,5 +116,25 @@ class LocalClusterTest {
         }
         assertEquals(1, executors.stream().distinct().count(),
                 "one host hash: every rank under the executor of the lowest task: " + executors);
+    }
+
+    @Test
+    void oneHostPerExecutorRelaysToBothExecutorsAndAllreduceCrossesThem() {
+        List<String> r = TroikaSpark.run(spark, env -> {
+            Mpi mpi = Mpi.init();
+            try {
+                long[] v = {env.rank() + 1};
+                Mpi.world().allreduce(v, Op.SUM);
+                return executorPid() + " " + env.hostname() + " " + env.localSize() + " " + v[0];
+            } finally {
+                mpi.close();
+            }
+        }, RunOptions.builder().np(4).hostPerExecutor(true).startTimeout(Duration.ofSeconds(300)).build());
+        assertEquals(4, r.size());
+        List<String[]> parts = r.stream().map(x -> x.split(" ")).toList();
+        assertEquals(2, parts.stream().map(p -> p[0]).distinct().count(), "ranks below two executor JVMs: " + r);
+        assertTrue(parts.stream().noneMatch(p -> p[0].equals("-1")), r::toString);
+        assertEquals(2, parts.stream().map(p -> p[1]).distinct().count(), "two host words: " + r);
+        assertTrue(parts.stream().allMatch(p -> p[2].equals("2") && p[3].equals("10")), r::toString);
     }
 }

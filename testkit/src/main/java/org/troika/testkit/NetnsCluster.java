@@ -191,6 +191,7 @@ public final class NetnsCluster implements AutoCloseable {
     private void removeLeftovers() {
         for (int i = 1; i <= hosts.size(); i++) {
             exitCode(List.of("ip", "netns", "del", tag + i));
+            exitCode(List.of("ip", "link", "del", tag + "v" + i));
         }
         exitCode(List.of("ip", "link", "del", tag + "br"));
     }
@@ -214,6 +215,10 @@ public final class NetnsCluster implements AutoCloseable {
                 // namespace already gone
             }
             exitCode(List.of("ip", "netns", "del", h.netns()));
+        }
+        // the root-side veth ends do not always vanish with their namespace (gVisor): delete them explicitly
+        for (int i = 1; i <= hosts.size(); i++) {
+            exitCode(List.of("ip", "link", "del", tag + "v" + i));
         }
         exitCode(List.of("ip", "link", "del", tag + "br"));
         try (Stream<Path> s = Files.walk(dir)) {

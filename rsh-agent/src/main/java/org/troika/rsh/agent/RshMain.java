@@ -3,7 +3,6 @@ package org.troika.rsh.agent;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +11,7 @@ import org.troika.common.UsageException;
 import org.troika.rsh.task.TaskServiceMain;
 import org.troika.rsh.wire.Endpoint;
 import org.troika.rsh.wire.Message;
+import org.troika.rsh.wire.Nonces;
 import org.troika.rsh.wire.Secret;
 import org.troika.rsh.wire.WireChannel;
 
@@ -73,7 +73,7 @@ public final class RshMain {
             err.println("troika-rsh: cannot reach the troika driver at " + driverText + ": " + e.getMessage());
             return CONNECTION_FAILED;
         }
-        long requestId = new SecureRandom().nextLong();
+        long requestId = java.nio.ByteBuffer.wrap(Nonces.random(8)).getLong();
         try (WireChannel t = WireChannel.connectAny(task, secret, liveness)) {
             t.send(new Message.Exec(requestId, req.commandLine()));
             while (true) {

@@ -77,6 +77,7 @@ public final class TaskService implements AutoCloseable {
     });
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile String stopReason;
+    private volatile boolean stopping;
     private volatile String privateHostname;
     private WireChannel control;
     private Path secretFile;
@@ -153,8 +154,9 @@ public final class TaskService implements AutoCloseable {
 
     private void heartbeatLoop() {
         try {
-            while (!stopped.await(config.heartbeat().toMillis(), TimeUnit.MILLISECONDS)) {
+            while (!stopping) {
                 control.send(new Message.Heartbeat(System.currentTimeMillis()));
+                Thread.sleep(config.heartbeat().toMillis());
             }
         } catch (IOException e) {
             stop("driver unreachable: " + e.getMessage());
@@ -237,7 +239,7 @@ public final class TaskService implements AutoCloseable {
             c.send(new Message.Failure("request " + e.requestId() + " already ran on " + config.host()));
             return;
         }
-        if (stopped.getCount() == 0) {
+        if (stopping) {
             c.send(new Message.Failure("task service of " + config.host() + " is stopping"));
             return;
         }
@@ -250,7 +252,8 @@ public final class TaskService implements AutoCloseable {
             return;
         }
         running.put(e.requestId(), p);
-        // the agent's connection: Abort, or EOF (agent gone) stops the command
+        java.util.concurrent.atomic.AtomicBoolean finished = new java.util.concurrent.atomic.AtomicBoolean();
+        // the agent's connection: Abort, or EOF (agent gone) stops the command while it runs
         Future<?> watcher = pool.submit(() -> {
             try {
                 while (true) {
@@ -261,7 +264,9 @@ public final class TaskService implements AutoCloseable {
             } catch (IOException gone) {
                 // agent went away
             }
-            terminate(p);
+            if (!finished.get()) {
+                terminate(p);
+            }
             return null;
         });
         try {
@@ -269,6 +274,7 @@ public final class TaskService implements AutoCloseable {
             while ((code = p.waitFor(config.heartbeat())) == null) {
                 c.send(new Message.Heartbeat(System.currentTimeMillis()));
             }
+            finished.set(true);
             c.send(new Message.Exited(code));
         } catch (InterruptedException x) {
             Thread.currentThread().interrupt();
@@ -305,7 +311,10 @@ public final class TaskService implements AutoCloseable {
         }
     }
 
+    /** TERM to the command's own session (see {@link CommandPlanner}), then the supervisor's TERM-grace-KILL. */
     private static void terminate(ProcessSupervisor p) {
+        p.handle().children().forEach(child -> ProcessSupervisor.signalGroup(child.pid(),
+                org.troika.common.exec.PosixSignal.TERM));
         try {
             p.terminate(Duration.ofSeconds(3));
         } catch (InterruptedException e) {
@@ -313,14 +322,14 @@ public final class TaskService implements AutoCloseable {
         }
     }
 
-    /** Stops every command and the service; idempotent. */
+    /** Stops every command and the service; idempotent. {@link #awaitStop()} returns once all commands ended. */
     void stop(String reason) {
         synchronized (this) {
-            if (stopped.getCount() == 0) {
+            if (stopping) {
                 return;
             }
+            stopping = true;
             stopReason = reason;
-            stopped.countDown();
         }
         for (ServerSocket ss : listeners) {
             try {
@@ -344,10 +353,16 @@ public final class TaskService implements AutoCloseable {
             }
         }
         pool.shutdownNow();
+        stopped.countDown();
     }
 
     @Override
     public void close() {
         stop("closed");
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

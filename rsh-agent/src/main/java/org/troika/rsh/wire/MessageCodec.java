@@ -218,7 +218,9 @@ final class MessageCodec {
 
         Out strs(List<String> l) {
             u32(l.size());
-            l.forEach(this::str);
+            for (String s : l) {
+                str(s);
+            }
             return this;
         }
 

@@ -14,7 +14,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
-import java.security.SecureRandom;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -50,7 +49,6 @@ public final class WireChannel implements Closeable {
     private static final byte M0 = 'T';
     private static final byte M1 = 'K';
     private static final byte[] LABEL = "troika-wire-1".getBytes(StandardCharsets.US_ASCII);
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Socket socket;
     private final DataInputStream in;
@@ -123,8 +121,7 @@ public final class WireChannel implements Closeable {
     /** The handshake over plain streams (tests use piped streams); {@code socket} may be null. */
     static WireChannel handshake(Socket socket, InputStream in, OutputStream out, Secret secret, boolean server,
             int maxBody) throws IOException {
-        byte[] mine = new byte[NONCE_LEN];
-        RANDOM.nextBytes(mine);
+        byte[] mine = Nonces.random(NONCE_LEN);
         byte[] hello = ByteBuffer.allocate(HELLO_LEN).put(M0).put(M1).put((byte) VERSION).put((byte) 0xFF).put(mine)
                 .array();
         byte[] theirs;

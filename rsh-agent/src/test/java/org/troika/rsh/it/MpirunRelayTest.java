@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -16,7 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -91,18 +89,10 @@ class MpirunRelayTest {
     private record Result(int code, String output) {}
 
     private static Result run(List<String> argv, Map<String, String> env) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(
-                new java.io.File("/dev/null")));
-        pb.environment().clear();
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        try {
-            byte[] out = p.getInputStream().readAllBytes();
-            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "mpirun did not finish");
-            return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
-        } finally {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
+        try (Mpirun m = new Mpirun(argv, env)) {
+            Integer code = m.waitFor(180);
+            assertTrue(code != null, "mpirun did not finish: " + m.output());
+            return new Result(code, m.output());
         }
     }
 }

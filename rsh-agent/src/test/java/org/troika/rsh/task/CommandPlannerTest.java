@@ -9,13 +9,13 @@ import org.junit.jupiter.api.Test;
 class CommandPlannerTest {
     @Test
     void aCommandLineIsReparsedByTheShell() {
-        assertEquals(List.of("/bin/sh", "-c", " orted -mca ess \"env\""),
+        assertEquals(List.of("setsid", "-w", "/bin/sh", "-c", " orted -mca ess \"env\""),
                 CommandPlanner.plan(" orted -mca ess \"env\"", null, Map.of()).argv());
     }
 
     @Test
     void aPrivateHostnameRunsTheShellInANewUtsNamespace() {
-        assertEquals(List.of("unshare", "--uts", "/bin/sh", "-c", "hostname \"$0\" && exec /bin/sh -c \"$1\"", "node2",
+        assertEquals(List.of("setsid", "-w", "unshare", "--uts", "/bin/sh", "-c", "hostname \"$0\" && exec /bin/sh -c \"$1\"", "node2",
                 "orted"), CommandPlanner.plan("orted", "node2", Map.of("A", "b")).argv());
     }
 }

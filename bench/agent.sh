@@ -1,0 +1,76 @@
+#!/bin/bash
+# Launch-agent cost: start-to-relay latency and peak RSS of one `troika-rsh HOST true` (a full relay: driver lookup,
+# authenticated Exec on the host's task service, /bin/sh runs `true`, exit code back), compared with a bare JVM start
+# (`java -version` with the same flags) measured in the same run; with and without the AppCDS archive; then a burst
+# of 128 concurrent agents (Open MPI's default plm_rsh_num_concurrent) that must all succeed.
+# Driver and task services: org.troika.rsh.driver.LocalRelayMain on loopback (4 fake hosts, one JVM).
+#
+#   bench/agent.sh [REPS]     (default 15; uses dist/target/troika if built, else rsh-agent/common target jars)
+# Numbers on a shared, loaded machine are noisy: read the medians and ratios.
+set -euo pipefail
+reps=${1:-15}
+root=$(cd "$(dirname "$0")/.." && pwd -P)
+work=$(mktemp -d)
+relay_pid=
+cleanup() {
+  [ -n "$relay_pid" ] && kill "$relay_pid" 2>/dev/null || true
+  exec 3>&- 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# a private copy of the agent's distribution layout (from the freshly built module jars): bin/troika-rsh + the two jars (+ the CDS archive made below)
+mkdir -p "$work/troika/bin" "$work/troika/lib"
+cp "$root/dist/src/bin/troika-rsh" "$work/troika/bin/"
+for m in rsh-agent:troika-rsh common:troika-common; do
+  jar=$(ls "$root/${m%%:*}/target/${m##*:}"-*.jar 2>/dev/null | grep -v -e sources -e tests | head -1 || true)
+  [ -n "$jar" ] || { echo "agent.sh: build first: mvn -o -q install -pl common,rsh-agent -DskipTests" >&2; exit 2; }
+  cp "$jar" "$work/troika/lib/${m##*:}.jar"
+done
+agent="$work/troika/bin/troika-rsh"
+cp="$work/troika/lib/troika-rsh.jar:$work/troika/lib/troika-common.jar"
+
+# driver + 4 task services; their env lines arrive on stdout; fifo 3 keeps its stdin open until we exit
+mkfifo "$work/in"
+java -XX:+UseSerialGC -cp "$cp" org.troika.rsh.driver.LocalRelayMain h1 h2 h3 h4 <"$work/in" >"$work/env" 2>"$work/relay.err" &
+relay_pid=$!
+exec 3>"$work/in"
+for _ in $(seq 1 600); do grep -q TROIKA_SECRET_FILE "$work/env" 2>/dev/null && break; sleep 0.1; done
+grep -q TROIKA_SECRET_FILE "$work/env" || { echo "agent.sh: the local relay did not start:" >&2; cat "$work/relay.err" >&2; exit 1; }
+set -a; . "$work/env"; set +a
+
+ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2))}'; }
+measure() { # label, command...; prints "label median_ms peak_rss_kb"
+  local label=$1; shift
+  local t rss=0 r
+  : >"$work/times"
+  for _ in $(seq 1 "$reps"); do
+    t=$(date +%s%N)
+    /usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>"$work/cmd.err" \
+      || { echo "$label failed:" >&2; cat "$work/cmd.err" "$work/relay.err" >&2; exit 1; }
+    ms "$t" >>"$work/times"
+    r=$(tail -1 "$work/rss"); [ "$r" -gt "$rss" ] && rss=$r
+  done
+  echo "$label $(median <"$work/times") $rss"
+}
+flags=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -XX:-UsePerfData -Xss256k -Xms4m -Xmx48m)
+base=$(measure "jvm-baseline" java "${flags[@]}" -version)
+plain=$(measure "agent" "$agent" h1 true)
+TROIKA_RSH_JAVA_OPTS="-XX:ArchiveClassesAtExit=$work/troika/lib/troika-rsh.jsa" "$agent" h2 true 2>/dev/null
+cds=$(measure "agent+cds" "$agent" h3 true)
+
+printf '%-14s %10s %8s %12s\n' what median_ms ratio peak_rss_MB
+b=$(echo "$base" | cut -d' ' -f2)
+for line in "$base" "$plain" "$cds"; do
+  read -r label m rss <<<"$line"
+  printf '%-14s %10s %8s %12s\n' "$label" "$m" "$(awk -v m="$m" -v b="$b" 'BEGIN{printf "%.2f", m/b}')" \
+    "$(awk -v r="$rss" 'BEGIN{printf "%.1f", r/1024}')"
+done
+
+# burst: 128 agents at once over the 4 fake hosts; every one must exit 0
+t=$(date +%s%N)
+seq 1 128 | xargs -P 128 -I{} sh -c 'h=h$(( {} % 4 + 1 )); exec "$0" "$h" true' "$agent" 2>"$work/burst.err" \
+  && burst=ok || burst=FAILED
+echo "burst of 128 concurrent agents: $burst in $(ms "$t") ms ($(grep -c . "$work/burst.err" || true) stderr lines)"
+[ "$burst" = ok ]

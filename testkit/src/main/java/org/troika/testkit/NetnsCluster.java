@@ -17,9 +17,9 @@ import java.util.stream.Stream;
  *
  * <pre>
  *   root ns:  bridge TAGbr  10.S.0.1/24
- *   TAG1..N:  veth "nicI" (a different name on each host)  10.S.0.(I+1)/24   -- the data network
+ *   netns 10.S.0.(I+1), I = 1..N:  veth "nicI" (a different name on each host)  10.S.0.(I+1)/24   -- the data network
  *             "docker0" (veth end) 10.(S+1).0.1/24 on every host (same address: routes nowhere) -- the decoy
- *             lo up; sshd on 10.S.0.(I+1):22 when asked, in its own UTS namespace with hostname TAGI
+ *             lo up; sshd on 10.S.0.(I+1):22 when asked, in its own UTS namespace named like the host
  * </pre>
  * Only 10.x subnets, only inside namespaces this class creates. Needs root and iproute2.
  */
@@ -43,7 +43,7 @@ public final class NetnsCluster implements AutoCloseable {
     /**
      * Creates {@code n} hosts.
      *
-     * @param tag 2-6 lowercase letters, unique per test class (namespace and link names start with it)
+     * @param tag 2-6 lowercase letters, unique per test class (link names start with it)
      * @param subnet second octet of the data network 10.S.0.0/24 (the decoy uses S+1); unique per test class
      */
     public static NetnsCluster create(String tag, int subnet, int n) throws IOException {
@@ -54,7 +54,9 @@ public final class NetnsCluster implements AutoCloseable {
         }
         List<Host> hosts = new ArrayList<>();
         for (int i = 1; i <= n; i++) {
-            hosts.add(new Host(tag + i, "10." + subnet + ".0." + (i + 1), "nic" + i));
+            // the namespace is named after its address, so a host word names both (ip netns exec {host}) without DNS
+            String address = "10." + subnet + ".0." + (i + 1);
+            hosts.add(new Host(address, address, "nic" + i));
         }
         NetnsCluster c = new NetnsCluster(tag, subnet, List.copyOf(hosts), Files.createTempDirectory("netns-" + tag));
         try {
@@ -190,7 +192,7 @@ public final class NetnsCluster implements AutoCloseable {
 
     private void removeLeftovers() {
         for (int i = 1; i <= hosts.size(); i++) {
-            exitCode(List.of("ip", "netns", "del", tag + i));
+            exitCode(List.of("ip", "netns", "del", hosts.get(i - 1).netns()));
             exitCode(List.of("ip", "link", "del", tag + "v" + i));
         }
         exitCode(List.of("ip", "link", "del", tag + "br"));

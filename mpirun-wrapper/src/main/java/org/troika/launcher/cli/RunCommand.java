@@ -12,6 +12,7 @@ import org.troika.common.exec.CommandRunner;
 import org.troika.common.exec.SystemCommandRunner;
 import org.troika.launcher.RunSettings;
 import org.troika.launcher.exec.JobExecutor;
+import org.troika.launcher.exec.RelaySession;
 import org.troika.launcher.hosts.HostResolver;
 import org.troika.launcher.mpi.FlavorDetector;
 import org.troika.launcher.mpi.MpiInstall;
@@ -78,7 +79,15 @@ final class RunCommand implements Subcommand {
             io.out().println(planned.plan().launch().render());
             return 0;
         }
-        return JobExecutor.execute(planned.plan(), planned.resolved().plan(), s, io.out(), io.err());
+        // issue 3 (RelaySession, owned by the launch-agent work): task services on the remote hosts and the troika-rsh
+        // agent for Open MPI's daemons, plus network detection. Inactive (changes nothing) unless --launch-agent relay
+        // or --remote-shell is given; a lost host is printed and its agents exit 255, which ends mpirun.
+        try (RelaySession relay = RelaySession.start(s, planned.resolved().plan(), planned.mpi(), io.env(), troikaHome(),
+                io.err(), (host, why) -> { })) {
+            Planned run = relay.active() ? plan(relay.settings(), io.env()) : planned;
+            return JobExecutor.execute(relay.apply(run.plan(), run.mpi()), run.resolved().plan(), relay.settings(),
+                    io.out(), io.err());
+        }
     }
 
     /** The outcome of planning: everything {@code --dry-run} prints and the executor runs. */

@@ -1,0 +1,139 @@
+package org.troika.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.troika.testkit.NetnsCluster;
+import org.troika.testkit.Requires;
+
+/**
+ * {@code troika run} across three network-namespace hosts through the relay, with no sshd anywhere: task services are
+ * started with {@code --remote-shell 'ip netns exec {host}'}, Open MPI's daemons go through bin/troika-rsh, the network
+ * is detected (the decoy docker0 on every host is not chosen), and the job's secret never shows up in any process's
+ * command line or in a rank's environment.
+ */
+@Tag("integration")
+class RelayRunTest {
+    static final String HELLO_C = """
+            #include <mpi.h>
+            #include <stdio.h>
+            #include <stdlib.h>
+            #include <string.h>
+            #include <unistd.h>
+            extern char **environ;
+            int main(int argc, char **argv) {
+              MPI_Init(&argc, &argv);
+              int r, s; char h[256]; gethostname(h, sizeof h);
+              MPI_Comm_rank(MPI_COMM_WORLD, &r); MPI_Comm_size(MPI_COMM_WORLD, &s);
+              int v = r, sum = 0;
+              MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+              int leaked = 0; const char *secret = getenv("IT_SECRET_PROBE");
+              for (char **e = environ; *e; e++) if (secret && strstr(*e, secret) && strncmp(*e, "IT_SECRET_PROBE=", 16)) leaked = 1;
+              printf("rank %d/%d on %s sum=%d leaked=%d\\n", r, s, h, sum, leaked);
+              if (argc > 1) sleep(atoi(argv[1]));
+              MPI_Barrier(MPI_COMM_WORLD);
+              MPI_Finalize();
+              return 0;
+            }
+            """;
+
+    @TempDir
+    static Path bin;
+    @TempDir
+    Path tmp;
+
+    @BeforeAll
+    static void compile() throws Exception {
+        Requires.command("mpicc");
+        Path src = Files.writeString(bin.resolve("hello.c"), HELLO_C);
+        Process cc = new ProcessBuilder("mpicc", "-o", bin.resolve("hello").toString(), src.toString())
+                .redirectErrorStream(true).start();
+        String out = new String(cc.getInputStream().readAllBytes());
+        assertTrue(cc.waitFor(120, TimeUnit.SECONDS) && cc.exitValue() == 0, "mpicc failed: " + out);
+    }
+
+    @Test
+    void anMpiJobRunsAcrossNamespacesThroughTheRelayWithoutSshd() throws Exception {
+        Requires.root();
+        Requires.command("unshare");
+        String secret = java.util.Base64.getEncoder().encodeToString("relay-run-test-secret-0123456789".getBytes());
+        try (NetnsCluster c = NetnsCluster.create("rrt", 220, 3)) {
+            List<String> hosts = c.hosts().stream().map(NetnsCluster.Host::address).toList();
+            // the secret is given (not generated) so the test can look for it; ranks see it only under the probe name
+            Map<String, String> env = Map.of("TROIKA_SECRET_KEY", secret, "IT_SECRET_PROBE", secret);
+            try (RunSupport run = RunSupport.start(tmp, env, "--verbose", "-np", "3", "-H", hostList(hosts),
+                    "--remote-shell", "ip netns exec {host}", bin.resolve("hello").toString(), "3")) {
+                run.awaitOut(o -> o.lines().filter(l -> l.contains("rank ")).count() == 3, "three ranks running");
+                List<String> holders = processesWithInCmdline(secret);
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                assertEquals(List.of(), holders, "the secret appeared on a command line");
+                TreeSet<String> seen = new TreeSet<>();
+                for (String line : r.outLines()) {
+                    int at = line.indexOf("rank ");
+                    if (at >= 0) {
+                        String[] w = line.substring(at).split(" ");
+                        seen.add(w[3]);
+                        assertEquals("sum=3", w[4], line);
+                        assertEquals("leaked=0", w[5], "the secret reached a rank's environment: " + line);
+                    }
+                }
+                assertEquals(new TreeSet<>(hosts), seen, r.toString());
+                assertTrue(r.err().contains("network " + c.subnet() + ": chosen"), r.err());
+                assertTrue(r.err().contains("network " + c.decoySubnet() + ": not used"), r.err());
+                assertTrue(r.out().contains("rank") && !r.err().contains("lost"), r.toString());
+            }
+        }
+    }
+
+    @Test
+    void aHostWhoseServiceNeverStartsIsNamedAfterTheStartTimeout() throws Exception {
+        Requires.root();
+        try (NetnsCluster c = NetnsCluster.create("rrn", 222, 2)) {
+            List<String> hosts = new ArrayList<>(c.hosts().stream().map(NetnsCluster.Host::address).toList());
+            hosts.add("10.222.0.99");
+            RunSupport.Result r = RunSupport.run(tmp, "--start-timeout", "10", "-np", "3", "-H", hostList(hosts),
+                    "--remote-shell", "ip netns exec {host}", "hostname");
+            assertTrue(r.exitCode() != 0, r.toString());
+            assertTrue(r.err().contains("did not come up") && r.err().contains("10.222.0.99"), r.toString());
+            assertFalse(r.err().contains("10.222.0.2,"), r.toString());
+        }
+    }
+
+    /** {@code host:1,...}. */
+    static String hostList(List<String> hosts) {
+        return String.join(",", hosts.stream().map(h -> h + ":1").toList());
+    }
+
+    /** Pids whose /proc/PID/cmdline contains {@code text}. */
+    static List<String> processesWithInCmdline(String text) throws Exception {
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (Path p : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                try {
+                    String cmd = new String(Files.readAllBytes(p.resolve("cmdline"))).replace('\0', ' ');
+                    if (cmd.contains(text)) {
+                        found.add(p.getFileName() + ": " + cmd);
+                    }
+                } catch (java.io.IOException gone) {
+                    // exited meanwhile
+                }
+            }
+        }
+        return found;
+    }
+}

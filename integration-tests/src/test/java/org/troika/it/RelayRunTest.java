@@ -114,6 +114,26 @@ class RelayRunTest {
         }
     }
 
+    @Test
+    void aPartitionedHostEndsTheJobNamingItAndLeavesNothingBehind() throws Exception {
+        Requires.root();
+        Requires.command("unshare");
+        try (NetnsCluster c = NetnsCluster.create("rrp", 226, 3)) {
+            List<String> hosts = c.hosts().stream().map(NetnsCluster.Host::address).toList();
+            NetnsCluster.Host victim = c.hosts().get(2);
+            try (RunSupport run = RunSupport.start(tmp, Map.of(), "-np", "3", "-H", hostList(hosts), "--remote-shell",
+                    "ip netns exec {host}", bin.resolve("hello").toString(), "600")) {
+                run.awaitOut(o -> o.lines().filter(l -> l.contains("rank ")).count() == 3, "three ranks running");
+                c.linkDown(victim);
+                // plain mpirun would hang forever; the liveness checks end the job
+                RunSupport.Result r = run.waitFor();
+                assertTrue(r.exitCode() != 0, r.toString());
+                assertTrue(r.err().contains("host " + victim.address() + " lost"), r.toString());
+                run.assertNoSurvivors();
+            }
+        }
+    }
+
     /** {@code host:1,...}. */
     static String hostList(List<String> hosts) {
         return String.join(",", hosts.stream().map(h -> h + ":1").toList());

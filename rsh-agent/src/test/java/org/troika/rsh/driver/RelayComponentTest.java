@@ -173,6 +173,35 @@ class RelayComponentTest {
         assertTrue(probe.get("hostB").get("hostA").contains("127.0.0.1"), probe.toString());
     }
 
+    @Test
+    void servicesListenOnlyOnTheAddressesTheyAnnounce() throws Exception {
+        assertEquals("127.0.0.1", driver.endpoint().address());
+        for (TaskService t : List.of(a, b)) {
+            assertFalse(t.endpoints().isEmpty());
+            for (org.troika.rsh.wire.Endpoint e : t.endpoints()) {
+                assertFalse(InetAddress.getByName(e.address()).isAnyLocalAddress(), e.toString());
+                // a non-loopback listener must not answer on loopback at the same port
+                if (!InetAddress.getByName(e.address()).isLoopbackAddress()) {
+                    assertThrows(java.io.IOException.class, () -> {
+                        try (java.net.Socket s = new java.net.Socket()) {
+                            s.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), e.port()), 5000);
+                        }
+                    });
+                }
+            }
+        }
+        // and the driver (bound to loopback) is not reachable on this host's other addresses
+        for (org.troika.rsh.wire.NicAddress n : org.troika.rsh.task.NicInventory.local()) {
+            if (!n.loopback()) {
+                assertThrows(java.io.IOException.class, () -> {
+                    try (java.net.Socket s = new java.net.Socket()) {
+                        s.connect(new java.net.InetSocketAddress(n.address(), driver.endpoint().port()), 5000);
+                    }
+                });
+            }
+        }
+    }
+
     private static Message receiveSkippingHeartbeats(WireChannel c) throws Exception {
         while (true) {
             Message m = c.receive();

@@ -1,11 +1,14 @@
 package org.troika.spark;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.BarrierTaskContext;
+import org.troika.common.TroikaEnv;
 import org.troika.rsh.task.TaskService;
 import org.troika.rsh.wire.Endpoint;
 import org.troika.rsh.wire.Message;
@@ -45,7 +48,7 @@ final class BarrierTask implements BarrierStage.PartitionFn<Integer, Integer> {
         int index = ctx.partitionId();
         Secret key = Secret.decode(secret);
         String executor = ctx.getTaskInfos()[index].address();
-        TaskService[] service = new TaskService[1];
+        Service service = new Service();
         try (WireChannel c = WireChannel.connectAny(List.of(Endpoint.parse(jobService, "job service")), key,
                 (int) LIVENESS.toMillis())) {
             c.send(new Message.SparkTask(index, hostPerExecutor
@@ -64,10 +67,8 @@ final class BarrierTask implements BarrierStage.PartitionFn<Integer, Integer> {
                     throw new TroikaSparkException("unexpected " + m.getClass().getSimpleName() + " from the driver");
                 }
                 if (!a.serviceHost().isEmpty()) {
-                    synchronized (service) {
-                        service[0] = new TaskService(new TaskService.Config(a.serviceHost(), a.driver(), key, HEARTBEAT,
-                                LIVENESS, System.getenv(), Path.of(System.getProperty("java.io.tmpdir")))).start();
-                    }
+                    service.start(new TaskService.Config(a.serviceHost(), a.driver(), key, HEARTBEAT, LIVENESS,
+                            System.getenv(), Path.of(System.getProperty("java.io.tmpdir"))));
                 }
                 Message end = c.receive();
                 if (end instanceof Message.Failure f) {
@@ -80,37 +81,102 @@ final class BarrierTask implements BarrierStage.PartitionFn<Integer, Integer> {
                 }
                 throw new TroikaSparkException("task " + index + " lost the driver's job service: " + e.getMessage(), e);
             } finally {
-                watcher.interrupt();
-                stopService(service);
+                service.stop();
             }
         }
     }
 
-    /** Closes the connection and the task service as soon as Spark kills the task. */
-    private static void watch(BarrierTaskContext ctx, WireChannel c, TaskService[] service) {
+    /** Closes the connection and the task service as soon as Spark kills the task; ends with the service. */
+    private static void watch(BarrierTaskContext ctx, WireChannel c, Service service) {
         try {
             while (!ctx.isInterrupted()) {
+                if (service.stopped()) {
+                    return; // the task ended normally
+                }
                 Thread.sleep(100);
             }
         } catch (InterruptedException e) {
-            if (!ctx.isInterrupted()) {
-                return; // the task ended normally
-            }
+            return;
         }
         try {
             c.close(); // first, so the driver sees the task gone before mpirun sees its daemon die
         } catch (IOException ignored) {
             // closing
         }
-        stopService(service);
+        service.stop();
     }
 
-    private static void stopService(TaskService[] service) {
-        synchronized (service) {
-            if (service[0] != null) {
-                service[0].close();
-                service[0] = null;
+    /**
+     * The task service of this task, if any, stopped at most once. Stopping must not run with the thread's interrupt
+     * flag set (Spark interrupts killed tasks), or the supervisor skips its SIGKILL step. Open MPI puts each rank in its
+     * own process group, so a rank whose orted died first would survive a group kill. The job's processes below this
+     * JVM are therefore noted before the service stops, and any of them still alive afterwards are killed by pid.
+     */
+    private static final class Service {
+        private TaskService running;
+        private String driverAddr;
+        private boolean stopped;
+
+        synchronized void start(TaskService.Config config) throws IOException {
+            if (!stopped) {
+                driverAddr = Endpoint.formatList(config.driver());
+                running = new TaskService(config).start();
             }
         }
+
+        synchronized boolean stopped() {
+            return stopped;
+        }
+
+        synchronized void stop() {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+            if (running == null) {
+                return;
+            }
+            List<ProcessHandle> job = jobProcesses(TroikaEnv.DRIVER_ADDR + "=" + driverAddr);
+            boolean interrupted = Thread.interrupted();
+            try {
+                running.close();
+            } finally {
+                job.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /**
+     * Processes below this JVM whose environment holds {@code entry} ({@code TROIKA_DRIVER_ADDR=...}, unique per job):
+     * the task service's orted and the ranks, which inherit it.
+     */
+    static List<ProcessHandle> jobProcesses(String entry) {
+        byte[] wanted = (entry + "\0").getBytes(StandardCharsets.UTF_8);
+        return ProcessHandle.current().descendants().filter(p -> environContains(p.pid(), wanted)).toList();
+    }
+
+    private static boolean environContains(long pid, byte[] wanted) {
+        byte[] env;
+        try {
+            env = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "environ"));
+        } catch (IOException | RuntimeException e) {
+            return false; // gone, or not ours to read
+        }
+        outer:
+        for (int i = 0; i + wanted.length <= env.length; i++) {
+            if (i > 0 && env[i - 1] != 0) {
+                continue;
+            }
+            for (int j = 0; j < wanted.length; j++) {
+                if (env[i + j] != wanted[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
     }
 }

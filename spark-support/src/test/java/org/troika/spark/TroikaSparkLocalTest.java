@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -104,7 +105,9 @@ class TroikaSparkLocalTest {
         CompletableFuture<Throwable> outcome = CompletableFuture.supplyAsync(() -> {
             try {
                 TroikaSpark.run(spark, env -> {
-                    Files.writeString(Path.of(marks, "rank-" + env.rank()), "started");
+                    Path tmp = Files.writeString(Path.of(marks, "tmp-" + env.rank()),
+                            Long.toString(ProcessHandle.current().pid()));
+                    Files.move(tmp, Path.of(marks, "rank-" + env.rank()), StandardCopyOption.ATOMIC_MOVE);
                     Thread.sleep(600_000);
                     return env.rank();
                 }, np4());
@@ -119,6 +122,10 @@ class TroikaSparkLocalTest {
         }
         assertEquals(4, countFiles(dir), "all four ranks started");
         assertTrue(ProcessHandle.current().descendants().findAny().isPresent(), "mpirun and ranks run");
+        List<Long> ranks = new java.util.ArrayList<>();
+        for (int r = 0; r < 4; r++) {
+            ranks.add(Long.parseLong(Files.readString(dir.resolve("rank-" + r)).trim()));
+        }
         spark.sparkContext().cancelAllJobs();
         Throwable e = outcome.get(180, TimeUnit.SECONDS);
         assertTrue(e instanceof TroikaSparkException && e.getMessage().contains("cancelled"), String.valueOf(e));
@@ -127,15 +134,24 @@ class TroikaSparkLocalTest {
         }
         assertEquals(List.of(), ProcessHandle.current().descendants().map(p -> p.pid() + " "
                 + p.info().commandLine().orElse("?")).toList(), "processes left after the cancel");
+        // Open MPI gives each rank its own process group: a rank that outlived its orted would have left the tree
+        while (ranks.stream().anyMatch(TroikaSparkLocalTest::alive) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertEquals(List.of(), ranks.stream().filter(TroikaSparkLocalTest::alive).toList(), "ranks left alive");
         // a daemonized orted would have left the process tree: none may name this job's host word either
         String host = HostHash.local();
         assertEquals(List.of(), ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("")
                 .contains(host)).map(p -> p.pid() + " " + p.info().commandLine().orElse("?")).toList());
     }
 
+    private static boolean alive(long pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
     private static long countFiles(Path dir) throws java.io.IOException {
         try (var s = Files.list(dir)) {
-            return s.count();
+            return s.filter(p -> p.getFileName().toString().startsWith("rank-")).count();
         }
     }
 

@@ -182,4 +182,10 @@ public sealed interface Message {
             return "RankResult[rank=" + rank + ", ok=" + ok + ", " + data.length + " bytes]";
         }
     }
+
+    /**
+     * driver's worker notification service → rank 0 of an elastic generation: the hosts changed ({@code bits}: removed
+     * = 1, added = 2), so the ranks leave together at their next commit. Data only.
+     */
+    record HostsChanged(long timestampMillis, int bits) implements Message {}
 }

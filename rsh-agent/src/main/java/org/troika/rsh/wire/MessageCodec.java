@@ -39,6 +39,7 @@ final class MessageCodec {
     static final int FETCH_FUNCTION = 18;
     static final int FUNCTION_BYTES = 19;
     static final int RANK_RESULT = 20;
+    static final int HOSTS_CHANGED = 21;
 
     static int typeOf(Message m) {
         // Java 17: no pattern switch; the sealed hierarchy keeps this list complete (a test checks every record).
@@ -62,6 +63,7 @@ final class MessageCodec {
         if (m instanceof Message.FetchFunction) return FETCH_FUNCTION;
         if (m instanceof Message.FunctionBytes) return FUNCTION_BYTES;
         if (m instanceof Message.RankResult) return RANK_RESULT;
+        if (m instanceof Message.HostsChanged) return HOSTS_CHANGED;
         throw new IllegalArgumentException("no wire type for " + m.getClass());
     }
 
@@ -117,6 +119,8 @@ final class MessageCodec {
             o.str(f.classFilter()).bytes(f.data());
         } else if (m instanceof Message.RankResult r) {
             o.u32(r.rank()).u8(r.ok() ? 1 : 0).bytes(r.data());
+        } else if (m instanceof Message.HostsChanged h) {
+            o.i64(h.timestampMillis()).u32(h.bits());
         } else {
             throw new IllegalArgumentException("no wire encoding for " + m.getClass());
         }
@@ -173,6 +177,7 @@ final class MessageCodec {
                 case FETCH_FUNCTION -> new Message.FetchFunction(in.u32());
                 case FUNCTION_BYTES -> new Message.FunctionBytes(in.str(), in.bytes());
                 case RANK_RESULT -> new Message.RankResult(in.u32(), in.u8() != 0, in.bytes());
+                case HOSTS_CHANGED -> new Message.HostsChanged(in.i64(), in.u32());
                 default -> throw new WireException("unknown message type " + type);
             };
         } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {

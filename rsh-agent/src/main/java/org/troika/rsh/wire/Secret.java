@@ -101,6 +101,20 @@ public final class Secret {
         return Base64.getEncoder().encodeToString(key);
     }
 
+    /**
+     * A separate key for one purpose: HMAC-SHA256(this secret, {@code label}). Whoever holds the derived key cannot
+     * recover this secret, so it can be handed to processes (e.g. ranks) that must not hold the job's secret.
+     */
+    public Secret derive(String label) {
+        try {
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new javax.crypto.spec.SecretKeySpec(key, "HmacSHA256"));
+            return new Secret(mac.doFinal(label.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is not available", e);
+        }
+    }
+
     byte[] bytes() {
         return key.clone();
     }

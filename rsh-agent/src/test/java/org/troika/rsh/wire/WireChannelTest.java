@@ -2,6 +2,7 @@ package org.troika.rsh.wire;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.troika.rsh.wire.WireTestSupport.CLIENT_NONCE;
@@ -66,6 +67,28 @@ class WireChannelTest {
             int at = i;
             assertThrows(WireException.class, server::receive, () -> "flipped byte " + at + " was accepted");
         }
+    }
+
+    @Test
+    void aHostsChangedFrameWithAnyByteFlippedOrMadeWithTheJobSecretIsRejectedByAWorkerKeyedChannel() throws IOException {
+        Secret worker = SECRET.derive("troika-worker-v1");
+        assertFalse(worker.equals(SECRET), "the derived key equals the job secret");
+        assertEquals(worker, SECRET.derive("troika-worker-v1"), "derivation is not deterministic");
+        Message m = new Message.HostsChanged(1700000000000L, 2);
+        byte[] good = clientFrames(worker, m);
+        assertEquals(m, WireChannel.ofStreams(new java.io.ByteArrayInputStream(good), new java.io.ByteArrayOutputStream(),
+                worker, true, SERVER_NONCE, CLIENT_NONCE, 64).receive());
+        for (int i = 0; i < good.length; i++) {
+            byte[] bad = good.clone();
+            bad[i] ^= 0x01;
+            WireChannel server = WireChannel.ofStreams(new java.io.ByteArrayInputStream(bad),
+                    new java.io.ByteArrayOutputStream(), worker, true, SERVER_NONCE, CLIENT_NONCE, 64);
+            int at = i;
+            assertThrows(WireException.class, server::receive, () -> "flipped byte " + at + " was accepted");
+        }
+        WireChannel jobKeyed = WireChannel.ofStreams(new java.io.ByteArrayInputStream(clientFrames(SECRET, m)),
+                new java.io.ByteArrayOutputStream(), worker, true, SERVER_NONCE, CLIENT_NONCE, 64);
+        assertThrows(WireException.class, jobKeyed::receive);
     }
 
     @Test

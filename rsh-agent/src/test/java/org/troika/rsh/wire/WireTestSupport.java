@@ -67,6 +67,7 @@ final class WireTestSupport {
                 new Message.SparkAssign("spark-0123456789ab", List.of(new Endpoint("10.0.0.1", 4003))),
                 new Message.FetchFunction(2),
                 new Message.FunctionBytes("java.lang.*;!*", new byte[] {(byte) 0xac, (byte) 0xed, 0, 5}),
-                new Message.RankResult(2, true, new byte[] {1, 2, 3}));
+                new Message.RankResult(2, true, new byte[] {1, 2, 3}),
+                new Message.HostsChanged(1700000000000L, 3));
     }
 }

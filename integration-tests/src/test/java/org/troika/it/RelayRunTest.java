@@ -72,8 +72,10 @@ class RelayRunTest {
         String secret = java.util.Base64.getEncoder().encodeToString("relay-run-test-secret-0123456789".getBytes());
         try (NetnsCluster c = NetnsCluster.create("rrt", 220, 3)) {
             List<String> hosts = c.hosts().stream().map(NetnsCluster.Host::address).toList();
-            // the secret is given (not generated) so the test can look for it; ranks see it only under the probe name
-            Map<String, String> env = Map.of("TROIKA_SECRET_KEY", secret, "IT_SECRET_PROBE", secret);
+            // the secret is given (not generated) so the test can look for it; ranks see it only under the probe name.
+            // ssh options for Open MPI's ssh in the environment must not reach the relay agent
+            Map<String, String> env = Map.of("TROIKA_SECRET_KEY", secret, "IT_SECRET_PROBE", secret,
+                    "OMPI_MCA_plm_rsh_args", "-o BatchMode=yes");
             try (RunSupport run = RunSupport.start(tmp, env, "--verbose", "-np", "3", "-H", hostList(hosts),
                     "--remote-shell", "ip netns exec {host}", bin.resolve("hello").toString(), "3")) {
                 run.awaitOut(o -> o.lines().filter(l -> l.contains("rank ")).count() == 3, "three ranks running");

@@ -228,7 +228,8 @@ public final class RelaySession implements AutoCloseable {
     /**
      * Adds the relay to an mpirun plan: {@code --mca plm_rsh_agent BIN/troika-rsh} ({@code --prtemca plm_ssh_agent}
      * on Open MPI 5) right after the mpirun word, and the driver address, secret file and liveness timeout to mpirun's
-     * environment (never the secret). Unchanged when inactive or with {@code --launch-agent ssh}.
+     * environment (never the secret), without {@code OMPI_MCA_plm_rsh_args} / {@code PRTE_MCA_plm_ssh_args} (ssh
+     * options the agent does not take). Unchanged when inactive or with {@code --launch-agent ssh}.
      */
     public BackendPlan apply(BackendPlan plan, MpiInstall mpi) {
         if (!active() || !relay) {
@@ -239,6 +240,9 @@ public final class RelaySession implements AutoCloseable {
                 : List.of("--mca", "plm_rsh_agent", troikaRsh.toString()));
         Map<String, String> env = new LinkedHashMap<>(plan.launch().env());
         env.remove(TroikaEnv.SECRET_KEY);
+        // ssh options meant for Open MPI's ssh would reach troika-rsh as words before the host
+        env.remove("OMPI_MCA_plm_rsh_args");
+        env.remove("PRTE_MCA_plm_ssh_args");
         env.putAll(agentEnv());
         LaunchPlan launch = new LaunchPlan(argv, env, plan.launch().workDir());
         return new BackendPlan(launch, plan.files(), plan.warnings());

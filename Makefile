@@ -3,7 +3,7 @@ MVN ?= mvn -B -q
 TROIKA := dist/target/troika/bin/troika
 LIBS := dist/target/troika/lib
 
-.PHONY: all build setup setup-test test test-unit demo bench clean
+.PHONY: all build setup setup-test test test-unit demo demo-spark bench clean
 
 all: build
 
@@ -30,6 +30,10 @@ test-unit:
 ## make demo: build, then run the demo job with 4 ranks on localhost
 demo: build
 	$(TROIKA) run -np 4 java -cp '$(CURDIR)/$(LIBS)/*' org.troika.examples.Training
+
+## make demo-spark: the training example inside Spark executors (Spark local mode, 4 ranks)
+demo-spark: build
+	bash spark-support/demo-spark.sh
 
 ## make bench: benchmarks (start-up overhead, flag costs, ...); prints ratios against baselines
 bench: build

@@ -12,10 +12,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * One authenticated connection of the troika wire protocol (version {@value #VERSION}).
@@ -226,19 +223,8 @@ public final class WireChannel implements Closeable {
     }
 
     private byte[] mac(byte direction, byte[] header, byte[] body) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(secret, "HmacSHA256"));
-            mac.update(LABEL);
-            mac.update(serverNonce);
-            mac.update(clientNonce);
-            mac.update(direction);
-            mac.update(header);
-            mac.update(body);
-            return mac.doFinal();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
-        }
+        return new HmacSha256(secret).update(LABEL).update(serverNonce).update(clientNonce).update(direction)
+                .update(header).update(body).doFinal();
     }
 
     /** Sets the read timeout of the underlying socket (0 = none). */

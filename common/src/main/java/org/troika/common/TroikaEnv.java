@@ -51,4 +51,12 @@ public final class TroikaEnv {
     public static final String JOB_ID = "TROIKA_JOB_ID";
     /** Elastic: this launch's generation id, 1 for the first; later generations run the reset callbacks. */
     public static final String ELASTIC_GENERATION = "TROIKA_ELASTIC_GENERATION";
+    /** Elastic, rank 0: the driver's worker notification service, {@code ADDRESS:PORT} (host change announcements). */
+    public static final String WORKER_ADDR = "TROIKA_WORKER_ADDR";
+    /**
+     * Elastic, rank 0: a file (0600, private directory) holding the worker key, base64: HMAC-SHA256(job secret,
+     * "troika-worker-v1"). Ranks never get the job secret itself, only this key, which opens nothing but the
+     * notification service.
+     */
+    public static final String WORKER_SECRET_FILE = "TROIKA_WORKER_SECRET_FILE";
 }

@@ -11,7 +11,11 @@ import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
 import org.troika.common.exec.SystemCommandRunner;
 import org.troika.launcher.RunSettings;
+import org.troika.launcher.elastic.ElasticDriver;
+import org.troika.launcher.elastic.ElasticLimits;
+import org.troika.launcher.elastic.ElasticResult;
 import org.troika.launcher.exec.JobExecutor;
+import org.troika.launcher.exec.MpirunGenerationLauncher;
 import org.troika.launcher.exec.RelaySession;
 import org.troika.launcher.hosts.HostResolver;
 import org.troika.launcher.mpi.FlavorDetector;
@@ -62,8 +66,7 @@ final class RunCommand implements Subcommand {
         }
         RunSettings s = parsed.settings();
         if (s.elastic()) {
-            throw new UsageException("elastic launches (--host-discovery-script/--min-np/--max-np) are not available in "
-                    + "this version yet; run a static job with -np/-H");
+            return runElastic(s, io);
         }
         Planned planned = plan(s, io.env());
         for (String w : planned.plan().warnings()) {
@@ -87,6 +90,27 @@ final class RunCommand implements Subcommand {
             Planned run = relay.active() ? plan(relay.settings(), io.env()) : planned;
             return JobExecutor.execute(relay.apply(run.plan(), run.mpi()), run.resolved().plan(), relay.settings(),
                     io.out(), io.err());
+        }
+    }
+
+    /**
+     * Elastic: the driver runs generations, each one a static launch planned here ({@link #plan}) and run by the
+     * {@link MpirunGenerationLauncher}; driver lines go to stderr, the ranks' output through.
+     */
+    private int runElastic(RunSettings s, Io io) throws Exception {
+        if (s.dryRun()) {
+            throw new UsageException("--dry-run cannot print an elastic launch (each generation is planned when it "
+                    + "starts, from the hosts of that moment); drop --dry-run or the elastic flags");
+        }
+        ElasticLimits.from(s); // bad limits fail before anything is created
+        try (MpirunGenerationLauncher launcher = new MpirunGenerationLauncher(s, io.env(), troikaHome(), io.out(),
+                io.err(), (gs, env) -> {
+                    Planned p = plan(gs, env);
+                    return new MpirunGenerationLauncher.Planned(p.plan(), p.mpi(), p.resolved().plan());
+                })) {
+            ElasticResult r = ElasticDriver.forSettings(s, probes(probes, io.env()), launcher, io.err()).run();
+            io.err().println("troika elastic: " + r.message());
+            return r.exitCode();
         }
     }
 

@@ -1,0 +1,297 @@
+package org.troika.launcher.exec;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.troika.common.TroikaEnv;
+import org.troika.common.exec.LineSink;
+import org.troika.common.exec.ProcessSupervisor;
+import org.troika.launcher.RunSettings;
+import org.troika.launcher.elastic.Generation;
+import org.troika.launcher.elastic.GenerationLauncher;
+import org.troika.launcher.elastic.GenerationResult;
+import org.troika.launcher.elastic.HostUpdate;
+import org.troika.launcher.elastic.RankExit;
+import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.mpi.MpiInstall;
+import org.troika.launcher.spi.BackendPlan;
+import org.troika.rsh.wire.Secret;
+
+/**
+ * The real {@link GenerationLauncher}: each generation is one static launch planned by the ordinary planner
+ * ({@code MpirunBackend}) over the generation's hosts, through a {@link RelaySession} when a remote shell or the relay
+ * agent is set, supervised by a {@link ProcessSupervisor}.
+ *
+ * <p>Rank environment (on top of the caller's, through the planner's {@code -x} exports): {@code TROIKA_ELASTIC=1},
+ * {@code TROIKA_JOB_ID}, {@code TROIKA_ELASTIC_GENERATION}, and for rank 0's host updates
+ * {@code TROIKA_WORKER_ADDR} (this generation's {@link WorkerNotifier}) and {@code TROIKA_WORKER_SECRET_FILE} (the
+ * worker key, never the job secret).
+ *
+ * <p>Rank exits: Open MPI names only the first rank that failed; that rank is reported as it ended and every other
+ * rank as a collateral exit with the same code (so a common exit 75 is a clean leave for everyone, any other code
+ * blacklists only the first rank's host). A host the relay's liveness check declares lost (killed, partitioned) ends
+ * the generation with that host's ranks as failures (exit 255): the driver blacklists it within seconds.
+ * {@code rendezvousReached} is rank 0's registration with the notifier, which it sends at its first commit.
+ *
+ * <p>Not thread-safe: one driver thread launches and watches.
+ */
+public final class MpirunGenerationLauncher implements GenerationLauncher, AutoCloseable {
+    /** Exit code reported for the ranks of a lost host (what the relay agents exit with). */
+    public static final int HOST_LOST_EXIT = 255;
+
+    /** Plans one static launch (the same planner {@code troika run} uses). */
+    @FunctionalInterface
+    public interface Planner {
+        Planned plan(RunSettings settings, Map<String, String> env);
+    }
+
+    /** A planned static launch. */
+    public record Planned(BackendPlan plan, MpiInstall mpi, HostPlan hosts) {}
+
+    private final RunSettings base;
+    private final Map<String, String> env;
+    private final Path troikaHome;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final Planner planner;
+    private final String jobId;
+    private final Secret workerKey;
+    private final Path workerKeyFile;
+
+    /**
+     * @param base the elastic run settings (hosts, np and elastic fields are replaced per generation)
+     * @param env the caller's environment; {@code TROIKA_SECRET_KEY} there (or a generated one) is the job secret
+     * @param troikaHome the installation (for the relay), or {@code null}
+     */
+    public MpirunGenerationLauncher(RunSettings base, Map<String, String> env, Path troikaHome, PrintStream out,
+            PrintStream err, Planner planner) throws IOException {
+        this.base = base;
+        this.troikaHome = troikaHome;
+        this.out = out;
+        this.err = err;
+        this.planner = planner;
+        Secret job = Secret.fromEnvOrGenerate(env);
+        // every generation's relay uses the same job secret, and the ranks' worker key derives from it
+        Map<String, String> e = new LinkedHashMap<>(env);
+        e.put(TroikaEnv.SECRET_KEY, job.encode());
+        this.env = Map.copyOf(e);
+        this.jobId = "e" + ProcessHandle.current().pid() + "-"
+                + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xffffffffL);
+        this.workerKey = WorkerNotifier.workerKey(job);
+        this.workerKeyFile = workerKey.writeToPrivateFile(Path.of(env.getOrDefault("TMPDIR",
+                System.getProperty("java.io.tmpdir"))));
+    }
+
+    public String jobId() {
+        return jobId;
+    }
+
+    /** The static settings of one generation: its hosts and size, no elastic fields. */
+    public static RunSettings generationSettings(RunSettings base, Generation gen) {
+        return base.toBuilder().hosts(gen.plan().hosts(), "elastic generation " + gen.id()).np(gen.size())
+                .hostDiscoveryScript(null).minNp(null).maxNp(null).slotsPerHost(null).resetLimit(null)
+                .cooldown(null, null).build();
+    }
+
+    /** What ranks of {@code gen} get on top of {@code env} (pure). */
+    public static Map<String, String> rankEnv(Map<String, String> env, String jobId, int generation,
+            String workerAddr, Path workerKeyFile) {
+        Map<String, String> e = new LinkedHashMap<>(env);
+        e.put(TroikaEnv.ELASTIC, "1");
+        e.put(TroikaEnv.JOB_ID, jobId);
+        e.put(TroikaEnv.ELASTIC_GENERATION, Integer.toString(generation));
+        e.put(TroikaEnv.WORKER_ADDR, workerAddr);
+        e.put(TroikaEnv.WORKER_SECRET_FILE, workerKeyFile.toString());
+        return e;
+    }
+
+    /**
+     * The exits of a generation from mpirun's exit code, the first failed rank it named (or {@code null}) and the
+     * hosts lost meanwhile (pure).
+     */
+    public static List<RankExit> exits(HostPlan plan, int mpirunCode, FailedRank first, Set<String> lost) {
+        List<RankExit> exits = new ArrayList<>();
+        int n = plan.size();
+        if (!lost.isEmpty()) {
+            for (int r = 0; r < n; r++) {
+                String h = plan.slots().get(r).host();
+                if (lost.contains(h)) {
+                    exits.add(new RankExit(r, h, HOST_LOST_EXIT, false));
+                }
+            }
+            for (int r = 0; r < n; r++) {
+                String h = plan.slots().get(r).host();
+                if (!lost.contains(h)) {
+                    exits.add(new RankExit(r, h, HOST_LOST_EXIT, true));
+                }
+            }
+            return exits;
+        }
+        boolean named = first != null && first.rank() >= 0 && first.rank() < n && mpirunCode != 0;
+        if (named) {
+            exits.add(new RankExit(first.rank(), plan.slots().get(first.rank()).host(), first.exitCode(), false));
+        }
+        for (int r = 0; r < n; r++) {
+            if (named && r == first.rank()) {
+                continue;
+            }
+            // unnamed ranks: a clean common exit (0 or 75) is theirs too; anything else makes them casualties
+            exits.add(new RankExit(r, plan.slots().get(r).host(), named ? first.exitCode() : mpirunCode,
+                    mpirunCode != 0));
+        }
+        return exits;
+    }
+
+    @Override
+    public RunningGeneration launch(Generation gen) {
+        Running running = new Running(gen);
+        Thread t = new Thread(running::run, "troika-generation-" + gen.id());
+        t.setDaemon(true);
+        t.start();
+        return running;
+    }
+
+    @Override
+    public void close() {
+        try {
+            Files.deleteIfExists(workerKeyFile);
+            Files.deleteIfExists(workerKeyFile.getParent());
+        } catch (IOException ignored) {
+            // best effort: the directory is private
+        }
+        deleteTree(Path.of("/dev/shm", "troika-" + jobId));
+    }
+
+    private static void deleteTree(Path dir) {
+        if (!Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (var s = Files.list(dir)) {
+            for (Path p : s.toList()) {
+                Files.deleteIfExists(p);
+            }
+            Files.deleteIfExists(dir);
+        } catch (IOException ignored) {
+            // best effort
+        }
+    }
+
+    /** One generation's launch, run on its own thread. */
+    private final class Running implements RunningGeneration {
+        private final Generation gen;
+        private final CompletableFuture<GenerationResult> result = new CompletableFuture<>();
+        private final Set<String> lost = ConcurrentHashMap.newKeySet();
+        private volatile WorkerNotifier notifier;
+        private volatile ProcessSupervisor sup;
+        private int pendingBits;
+
+        Running(Generation gen) {
+            this.gen = gen;
+        }
+
+        void run() {
+            try {
+                result.complete(launchAndWait());
+            } catch (IOException | UncheckedIOException | org.troika.common.UsageException e) {
+                result.complete(GenerationResult.launchFailed(e.getMessage()));
+            } catch (InterruptedException e) {
+                result.complete(GenerationResult.launchFailed("interrupted"));
+            } catch (RuntimeException e) {
+                result.complete(GenerationResult.launchFailed(e.toString()));
+            }
+        }
+
+        private GenerationResult launchAndWait() throws IOException, InterruptedException {
+            RunSettings s = generationSettings(base, gen);
+            try (WorkerNotifier n = new WorkerNotifier(workerKey, RelaySession.bindAddress(gen.hostNames().get(0)),
+                    gen.id())) {
+                synchronized (this) {
+                    notifier = n;
+                    if (pendingBits != 0) {
+                        n.announce(System.currentTimeMillis(), pendingBits);
+                    }
+                }
+                Map<String, String> e = rankEnv(env, jobId, gen.id(), n.endpoint().toString(), workerKeyFile);
+                Planned planned = planner.plan(s, e);
+                try (RelaySession relay = RelaySession.start(s, planned.hosts(), planned.mpi(), e, troikaHome, err,
+                        (host, why) -> {
+                            lost.add(host);
+                            ProcessSupervisor p = sup;
+                            if (p != null) {
+                                p.signal(org.troika.common.exec.PosixSignal.TERM);
+                            }
+                        })) {
+                    Planned run = relay.active() ? planner.plan(relay.settings(), e) : planned;
+                    BackendPlan plan = relay.apply(run.plan(), run.mpi());
+                    MpiFailureParser failures = new MpiFailureParser(run.hosts());
+                    try (PlanFiles files = PlanFiles.write(plan.files())) {
+                        if (s.verbose()) {
+                            err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
+                        }
+                        ProcessSupervisor p = ProcessSupervisor.start(plan.launch(),
+                                ProcessSupervisor.Options.of(forward(out, failures), forward(err, failures)));
+                        sup = p;
+                        int code;
+                        try {
+                            code = p.waitFor();
+                        } finally {
+                            p.close();
+                        }
+                        Set<String> lostNow = Set.copyOf(lost);
+                        return new GenerationResult(exits(gen.plan(), code, failures.first().orElse(null), lostNow),
+                                n.registered());
+                    }
+                }
+            }
+        }
+
+        @Override
+        public Optional<GenerationResult> awaitEnd(Duration timeout) throws InterruptedException {
+            try {
+                return Optional.of(result.get(timeout.toMillis(), TimeUnit.MILLISECONDS));
+            } catch (TimeoutException e) {
+                return Optional.empty();
+            } catch (ExecutionException e) {
+                return Optional.of(GenerationResult.launchFailed(String.valueOf(e.getCause())));
+            }
+        }
+
+        @Override
+        public void announce(HostUpdate update) {
+            synchronized (this) {
+                WorkerNotifier n = notifier;
+                if (n == null) {
+                    pendingBits |= update.bits();
+                    return;
+                }
+                n.announce(System.currentTimeMillis(), update.bits());
+            }
+        }
+    }
+
+    private static LineSink forward(PrintStream to, MpiFailureParser failures) {
+        return segment -> {
+            byte[] b = segment.getBytes(StandardCharsets.UTF_8);
+            synchronized (to) {
+                to.write(b, 0, b.length);
+                to.flush();
+            }
+            failures.accept(segment);
+        };
+    }
+}

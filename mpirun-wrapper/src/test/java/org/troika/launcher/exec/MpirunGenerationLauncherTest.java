@@ -1,0 +1,90 @@
+package org.troika.launcher.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.troika.common.ElasticExitCodes;
+import org.troika.launcher.RunSettings;
+import org.troika.launcher.elastic.Generation;
+import org.troika.launcher.elastic.GenerationResult;
+import org.troika.launcher.elastic.RankExit;
+import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.hosts.HostSlots;
+
+class MpirunGenerationLauncherTest {
+    static final HostPlan PLAN = HostPlan.assign("test",
+            List.of(new HostSlots("a", 2, 2), new HostSlots("b", 2, 2)), 4);
+
+    @Test
+    void aCleanRunIsASuccessOfEveryRank() {
+        List<RankExit> exits = MpirunGenerationLauncher.exits(PLAN, 0, null, Set.of());
+        assertEquals(4, exits.size());
+        assertTrue(new GenerationResult(exits, true).anySuccess());
+        assertTrue(exits.stream().noneMatch(RankExit::collateral));
+    }
+
+    @Test
+    void aCommonHostsUpdatedExitIsACleanLeaveForEveryRank() {
+        GenerationResult named = new GenerationResult(MpirunGenerationLauncher.exits(PLAN, 75,
+                new FailedRank(2, "node", 75), Set.of()), true);
+        assertTrue(named.allHostsUpdated(), named.toString());
+        GenerationResult unnamed = new GenerationResult(MpirunGenerationLauncher.exits(PLAN, 75, null, Set.of()), true);
+        assertTrue(unnamed.allHostsUpdated(), unnamed.toString());
+    }
+
+    @Test
+    void onlyTheFirstFailedRankBlamesItsHostAndItsHostComesFromThePlan() {
+        List<RankExit> exits = MpirunGenerationLauncher.exits(PLAN, 137, new FailedRank(3, "kernel-name", 137), Set.of());
+        GenerationResult r = new GenerationResult(exits, true);
+        assertEquals(List.of(new RankExit(3, "b", 137, false)), r.failures());
+        assertEquals(RankExit.Kind.FAILURE, exits.get(0).kind());
+        assertTrue(exits.subList(1, 4).stream().allMatch(e -> e.kind() == RankExit.Kind.CASUALTY), exits.toString());
+    }
+
+    @Test
+    void aFailureNoRankWasNamedForBlacklistsNothing() {
+        GenerationResult r = new GenerationResult(MpirunGenerationLauncher.exits(PLAN, 1, null, Set.of()), true);
+        assertEquals(List.of(), r.failures());
+        assertFalse(r.anySuccess());
+        assertFalse(r.allHostsUpdated());
+    }
+
+    @Test
+    void aLostHostsRanksAreTheFailuresWhateverMpirunSaid() {
+        List<RankExit> exits = MpirunGenerationLauncher.exits(PLAN, 1, new FailedRank(0, "a", 76), Set.of("b"));
+        GenerationResult r = new GenerationResult(exits, false);
+        assertEquals(List.of(new RankExit(2, "b", 255, false), new RankExit(3, "b", 255, false)), r.failures());
+        assertTrue(exits.stream().filter(e -> e.host().equals("a")).allMatch(RankExit::collateral));
+    }
+
+    @Test
+    void aGenerationIsAStaticLaunchOverItsHosts() {
+        RunSettings base = RunSettings.builder().minNp(2).maxNp(8).slotsPerHost(2).resetLimit(3)
+                .hostDiscoveryScript(Path.of("/bin/discover")).command(List.of("java", "Train")).build();
+        RunSettings g = MpirunGenerationLauncher.generationSettings(base, new Generation(2, Generation.Reason.FAILURE, PLAN));
+        assertFalse(g.elastic());
+        assertEquals(4, g.np());
+        assertEquals(PLAN.hosts(), g.hosts());
+        assertNull(g.resetLimit());
+        assertEquals(List.of("java", "Train"), g.command());
+    }
+
+    @Test
+    void ranksGetTheGenerationTheJobAndTheWorkerKeyFileNeverTheJobSecretValue() {
+        Map<String, String> e = MpirunGenerationLauncher.rankEnv(Map.of("PATH", "/bin"), "e1-ab", 3, "127.0.0.1:4000",
+                Path.of("/tmp/troika-x/secret"));
+        assertEquals("1", e.get("TROIKA_ELASTIC"));
+        assertEquals("e1-ab", e.get("TROIKA_JOB_ID"));
+        assertEquals("3", e.get("TROIKA_ELASTIC_GENERATION"));
+        assertEquals("127.0.0.1:4000", e.get("TROIKA_WORKER_ADDR"));
+        assertEquals("/tmp/troika-x/secret", e.get("TROIKA_WORKER_SECRET_FILE"));
+        assertEquals(ElasticExitCodes.HOSTS_UPDATED, 75);
+    }
+}

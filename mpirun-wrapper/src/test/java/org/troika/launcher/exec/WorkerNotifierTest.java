@@ -1,0 +1,63 @@
+package org.troika.launcher.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.troika.rsh.wire.Message;
+import org.troika.rsh.wire.Secret;
+import org.troika.rsh.wire.WireChannel;
+
+class WorkerNotifierTest {
+    final Secret job = Secret.generate();
+    final Secret worker = WorkerNotifier.workerKey(job);
+
+    @Test
+    void rankZeroRegistersAndGetsAnnouncementsMadeBeforeAndAfter() throws Exception {
+        try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), 4)) {
+            n.announce(100, 1);
+            n.announce(200, 2);
+            assertFalse(n.registered());
+            try (WireChannel ch = WireChannel.connectAny(List.of(n.endpoint()), worker, 30_000)) {
+                ch.send(new Message.Ping(WorkerNotifier.registration(4)));
+                assertEquals(new Message.Pong("driver"), ch.receive());
+                assertEquals(new Message.HostsChanged(200, 3), ch.receive());
+                assertTrue(n.registered());
+                n.announce(300, 2);
+                assertEquals(new Message.HostsChanged(300, 2), ch.receive());
+            }
+        }
+    }
+
+    @Test
+    void theJobSecretDoesNotOpenTheServiceAndTheWorkerKeyIsNotTheJobSecret() throws Exception {
+        assertFalse(worker.equals(job));
+        try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), 1)) {
+            WireChannel ch = WireChannel.connectAny(List.of(n.endpoint()), job, 30_000);
+            try {
+                ch.send(new Message.Ping(WorkerNotifier.registration(1)));
+                assertThrows(IOException.class, ch::receive);
+            } finally {
+                ch.close();
+            }
+            assertFalse(n.registered());
+        }
+    }
+
+    @Test
+    void anotherGenerationsRankIsRefused() throws Exception {
+        try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), 2)) {
+            try (WireChannel ch = WireChannel.connectAny(List.of(n.endpoint()), worker, 30_000)) {
+                ch.send(new Message.Ping(WorkerNotifier.registration(1)));
+                assertInstanceOf(Message.Failure.class, ch.receive());
+            }
+            assertFalse(n.registered());
+        }
+    }
+}

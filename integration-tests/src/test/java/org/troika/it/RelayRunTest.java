@@ -42,7 +42,8 @@ class RelayRunTest {
               MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
               int leaked = 0; const char *secret = getenv("IT_SECRET_PROBE");
               for (char **e = environ; *e; e++) if (secret && strstr(*e, secret) && strncmp(*e, "IT_SECRET_PROBE=", 16)) leaked = 1;
-              printf("rank %d/%d on %s sum=%d leaked=%d\\n", r, s, h, sum, leaked);
+              const char *nccl = getenv("NCCL_SOCKET_IFNAME");
+              printf("rank %d/%d on %s sum=%d leaked=%d nccl=%s\\n", r, s, h, sum, leaked, nccl ? nccl : "-");
               if (argc > 1) sleep(atoi(argv[1]));
               MPI_Barrier(MPI_COMM_WORLD);
               MPI_Finalize();
@@ -92,6 +93,10 @@ class RelayRunTest {
                         seen.add(w[3]);
                         assertEquals("sum=3", w[4], line);
                         assertEquals("leaked=0", w[5], "the secret reached a rank's environment: " + line);
+                        // each host's own name for the data network (nic1, nic2, nic3), never the decoy
+                        String nic = c.hosts().stream().filter(h -> h.address().equals(w[3])).findFirst().orElseThrow()
+                                .ifname();
+                        assertEquals("nccl=" + nic, w[6], line);
                     }
                 }
                 assertEquals(new TreeSet<>(hosts), seen, r.toString());

@@ -184,6 +184,8 @@ public final class RelaySession implements AutoCloseable {
         driver.hosts().forEach(h -> nics.put(h.host(), h.nics()));
         NicSelector.Choice c = NicSelector.select(nics, driver.probe(Duration.ofSeconds(2), Duration.ofSeconds(20), 16),
                 NicInventory.local());
+        // each host's own interface names for NCCL: relayed daemons (and their ranks) get them from the task service
+        driver.sendNcclInterfaces(c.ifnamesByHost());
         if (s.verbose()) {
             c.reasons().forEach(r -> err.println("troika: network " + r));
             c.ifnamesByHost().forEach((h, n) -> err.println("troika: NCCL_SOCKET_IFNAME on " + h + ": " + String.join(",", n)));

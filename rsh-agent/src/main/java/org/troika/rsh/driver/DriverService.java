@@ -135,6 +135,16 @@ public final class DriverService implements AutoCloseable {
         return any;
     }
 
+    /** Sends each host its interface names for {@code NCCL_SOCKET_IFNAME} (hosts missing from the map get none). */
+    public void sendNcclInterfaces(Map<String, List<String>> ifnamesByHost) throws IOException {
+        for (Map.Entry<String, List<String>> e : ifnamesByHost.entrySet()) {
+            Registration r = hosts.get(e.getKey());
+            if (r != null && !e.getValue().isEmpty()) {
+                r.channel.send(new Message.Networks(String.join(",", e.getValue())));
+            }
+        }
+    }
+
     /**
      * Asks every host to probe every other host's endpoints (all-to-all; ring above {@code allToAllLimit} hosts) and
      * returns, per prober, per peer, the peer addresses that answered as that peer.

@@ -79,6 +79,7 @@ public final class TaskService implements AutoCloseable {
     private volatile String stopReason;
     private volatile boolean stopping;
     private volatile String privateHostname;
+    private volatile String ncclSocketIfname;
     private WireChannel control;
     private Path secretFile;
     private List<Endpoint> endpoints = List.of();
@@ -144,6 +145,8 @@ public final class TaskService implements AutoCloseable {
                     pool.submit(() -> probe(p));
                 } else if (m instanceof Message.Configure c) {
                     privateHostname = c.hostname();
+                } else if (m instanceof Message.Networks n) {
+                    ncclSocketIfname = n.ncclSocketIfname();
                 }
             }
         } catch (IOException e) {
@@ -301,6 +304,9 @@ public final class TaskService implements AutoCloseable {
         env.remove(TroikaEnv.SECRET_KEY);
         env.put(TroikaEnv.SECRET_FILE, secretFile.toString());
         env.put(TroikaEnv.DRIVER_ADDR, Endpoint.formatList(config.driver()));
+        if (ncclSocketIfname != null && !ncclSocketIfname.isEmpty()) {
+            env.putIfAbsent("NCCL_SOCKET_IFNAME", ncclSocketIfname);
+        }
         return env;
     }
 

@@ -46,6 +46,12 @@ public sealed interface Message {
      */
     record Configure(String hostname) implements Message {}
 
+    /**
+     * driver → task: the interface names of this host in the networks chosen for the job; commands get them as
+     * {@code NCCL_SOCKET_IFNAME} (unless already set), so each host uses its own names for the same subnet.
+     */
+    record Networks(String ncclSocketIfname) implements Message {}
+
     /** driver → task: the job is over; stop every command and exit. */
     record Shutdown(String reason) implements Message {}
 

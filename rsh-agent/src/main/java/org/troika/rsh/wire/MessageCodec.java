@@ -40,6 +40,7 @@ final class MessageCodec {
     static final int FUNCTION_BYTES = 19;
     static final int RANK_RESULT = 20;
     static final int HOSTS_CHANGED = 21;
+    static final int NETWORKS = 22;
 
     static int typeOf(Message m) {
         // Java 17: no pattern switch; the sealed hierarchy keeps this list complete (a test checks every record).
@@ -58,6 +59,7 @@ final class MessageCodec {
         if (m instanceof Message.Pong) return PONG;
         if (m instanceof Message.Failure) return FAILURE;
         if (m instanceof Message.Configure) return CONFIGURE;
+        if (m instanceof Message.Networks) return NETWORKS;
         if (m instanceof Message.SparkTask) return SPARK_TASK;
         if (m instanceof Message.SparkAssign) return SPARK_ASSIGN;
         if (m instanceof Message.FetchFunction) return FETCH_FUNCTION;
@@ -109,6 +111,8 @@ final class MessageCodec {
             o.str(f.message());
         } else if (m instanceof Message.Configure c) {
             o.str(c.hostname());
+        } else if (m instanceof Message.Networks n) {
+            o.str(n.ncclSocketIfname());
         } else if (m instanceof Message.SparkTask t) {
             o.u32(t.index()).str(t.hostHash()).str(t.executor());
         } else if (m instanceof Message.SparkAssign a) {
@@ -172,6 +176,7 @@ final class MessageCodec {
                 case PONG -> new Message.Pong(in.str());
                 case FAILURE -> new Message.Failure(in.str());
                 case CONFIGURE -> new Message.Configure(in.str());
+                case NETWORKS -> new Message.Networks(in.str());
                 case SPARK_TASK -> new Message.SparkTask(in.u32(), in.str(), in.str());
                 case SPARK_ASSIGN -> new Message.SparkAssign(in.str(), in.endpoints());
                 case FETCH_FUNCTION -> new Message.FetchFunction(in.u32());

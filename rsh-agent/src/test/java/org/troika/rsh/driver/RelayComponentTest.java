@@ -107,6 +107,22 @@ class RelayComponentTest {
     }
 
     @Test
+    void commandsGetTheirHostsInterfaceNamesForNccl() throws Exception {
+        driver.sendNcclInterfaces(Map.of("hostA", List.of("eth0", "ib0"), "hostB", List.of("ens3")));
+        // the control message and the next Exec travel on different connections: wait until it applies
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String a1;
+        do {
+            a1 = agent(secret, "hostA", "echo", "\"$NCCL_SOCKET_IFNAME\"").out();
+        } while (!a1.equals("eth0,ib0\n") && System.nanoTime() < deadline);
+        assertEquals("eth0,ib0\n", a1);
+        do {
+            a1 = agent(secret, "hostB", "echo", "\"$NCCL_SOCKET_IFNAME\"").out();
+        } while (!a1.equals("ens3\n") && System.nanoTime() < deadline);
+        assertEquals("ens3\n", a1);
+    }
+
+    @Test
     void anUnknownHostFailsLikeSsh() {
         Run r = agent(secret, "nohost", "true");
         assertEquals(RshMain.CONNECTION_FAILED, r.code());

@@ -63,6 +63,7 @@ final class WireTestSupport {
                 new Message.Pong("node2"),
                 new Message.Failure("no such request"),
                 new Message.Configure("node1"),
+                new Message.Networks("eth0,ib0"),
                 new Message.SparkTask(3, "spark-0123456789ab", "10.0.0.3"),
                 new Message.SparkAssign("spark-0123456789ab", List.of(new Endpoint("10.0.0.1", 4003))),
                 new Message.FetchFunction(2),

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# make demo-elastic: ElasticTraining on three fake hosts (network namespaces on this machine, reached through the
+# troika relay with `ip netns exec`), with a discovery script whose host list changes while the job trains:
+#   start: A and B (1 slot each, 2 ranks)  ->  C added (3 ranks)  ->  B removed (2 ranks: A, C).
+# Watch "committed step=<n> size=<world>" change its size while the step count goes on without a gap.
+# Needs root (namespaces), Open MPI and a built distribution (make build).
+# Usage: scripts/demo-elastic.sh [STEPS] [STEP_MS]
+set -euo pipefail
+STEPS=${1:-120}
+STEP_MS=${2:-100}
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+TROIKA_HOME=${TROIKA_HOME:-$HERE/dist/target/troika}
+TAG=dem
+NET=${DEMO_SUBNET:-233}
+[ "$(id -u)" = 0 ] || { echo "demo-elastic: needs root (network namespaces)" >&2; exit 2; }
+[ -x "$TROIKA_HOME/bin/troika" ] || { echo "demo-elastic: build first (make build)" >&2; exit 2; }
+
+WORK=$(mktemp -d /tmp/troika-demo-elastic.XXXXXX)
+HOSTS=(10.$NET.0.2 10.$NET.0.3 10.$NET.0.4)
+cleanup() {
+  for i in 1 2 3; do ip netns del "${HOSTS[$((i-1))]}" 2>/dev/null || true; ip link del ${TAG}v$i 2>/dev/null || true; done
+  ip link del ${TAG}br 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+cleanup 2>/dev/null; WORK=$(mktemp -d /tmp/troika-demo-elastic.XXXXXX)
+
+ip link add ${TAG}br type bridge
+ip addr add 10.$NET.0.1/24 dev ${TAG}br
+ip link set ${TAG}br up
+for i in 1 2 3; do
+  h=${HOSTS[$((i-1))]}
+  ip netns add "$h"
+  ip link add ${TAG}v$i type veth peer name nic$i netns "$h"
+  ip link set ${TAG}v$i master ${TAG}br
+  ip link set ${TAG}v$i up
+  ip -n "$h" link set lo up
+  ip -n "$h" addr add "$h/24" dev nic$i
+  ip -n "$h" link set nic$i up
+done
+
+# the discovery script prints the current host file; the demo edits that file while the job runs
+printf '%s:1\n%s:1\n' "${HOSTS[0]}" "${HOSTS[1]}" > "$WORK/hosts"
+printf '#!/bin/sh\ncat %s\n' "$WORK/hosts" > "$WORK/discover.sh"
+chmod +x "$WORK/discover.sh"
+
+export OMPI_MCA_hwloc_base_binding_policy=none
+"$TROIKA_HOME/bin/troika" run --host-discovery-script "$WORK/discover.sh" --min-np 2 \
+    --remote-shell 'ip netns exec {host}' --network-interface 10.$NET.0.0/24 \
+    java -cp "$TROIKA_HOME/lib/*" org.troika.examples.ElasticTraining --steps "$STEPS" --commit-every 5 \
+    --step-ms "$STEP_MS" 2>&1 | tee "$WORK/log" &
+JOB=$!
+
+wait_for() { # wait until the log has a commit with this world size, or the job ended
+  until grep -q "committed step=.* size=$1" "$WORK/log" 2>/dev/null; do
+    kill -0 $JOB 2>/dev/null || return 0
+    sleep 0.2
+  done
+}
+wait_for 2
+sleep 2
+echo "demo-elastic: discovery now adds ${HOSTS[2]}" >&2
+printf '%s:1\n%s:1\n%s:1\n' "${HOSTS[0]}" "${HOSTS[1]}" "${HOSTS[2]}" > "$WORK/hosts"
+wait_for 3
+sleep 2
+echo "demo-elastic: discovery now drops ${HOSTS[1]}" >&2
+printf '%s:1\n%s:1\n' "${HOSTS[0]}" "${HOSTS[2]}" > "$WORK/hosts"
+wait $JOB
+echo "demo-elastic: committed steps: $(grep -o 'committed step=[0-9]*' "$WORK/log" | cut -d= -f2 | tr '\n' ' ')" >&2

@@ -42,12 +42,17 @@ class LocalClusterTest {
         List<String> dirs = new ArrayList<>();
         Path jars = Path.of(home, "jars");
         Files.createDirectories(jars);
+        try (var stale = Files.list(jars)) { // links of an earlier run may name other builds of troika's modules
+            for (Path p : stale.toList()) {
+                Files.delete(p);
+            }
+        }
         for (String entry : testClassPath()) {
             Path p = Path.of(entry);
             if (entry.endsWith(".jar") && Files.isRegularFile(p)) {
                 Path link = jars.resolve(p.getFileName());
                 if (!Files.exists(link, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                    Files.createSymbolicLink(link, p.toAbsolutePath());
+                    Files.createSymbolicLink(link, p.toAbsolutePath()); // first of equal names wins, as on a class path
                 }
             } else if (Files.isDirectory(p)) {
                 dirs.add(p.toAbsolutePath().toString());

@@ -122,6 +122,25 @@ class RelayRunTest {
     }
 
     @Test
+    void aHostKilledMidJobEndsTheJobNamingItAndLeavesNothingBehind() throws Exception {
+        Requires.root();
+        Requires.command("unshare");
+        try (NetnsCluster c = NetnsCluster.create("rrk", 228, 3)) {
+            List<String> hosts = c.hosts().stream().map(NetnsCluster.Host::address).toList();
+            NetnsCluster.Host victim = c.hosts().get(1);
+            try (RunSupport run = RunSupport.start(tmp, Map.of(), "-np", "3", "-H", hostList(hosts), "--remote-shell",
+                    "ip netns exec {host}", bin.resolve("hello").toString(), "600")) {
+                run.awaitOut(o -> o.lines().filter(l -> l.contains("rank ")).count() == 3, "three ranks running");
+                c.kill(victim);
+                RunSupport.Result r = run.waitFor();
+                assertTrue(r.exitCode() != 0, r.toString());
+                assertTrue(r.err().contains(victim.address()), r.toString());
+                run.assertNoSurvivors();
+            }
+        }
+    }
+
+    @Test
     void aPartitionedHostEndsTheJobNamingItAndLeavesNothingBehind() throws Exception {
         Requires.root();
         Requires.command("unshare");

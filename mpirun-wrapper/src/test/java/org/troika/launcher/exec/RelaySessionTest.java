@@ -1,0 +1,62 @@
+package org.troika.launcher.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.troika.common.UsageException;
+import org.troika.launcher.RunSettings;
+import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.mpi.MpiFlavor;
+import org.troika.launcher.mpi.MpiInstall;
+
+class RelaySessionTest {
+    private static final MpiInstall OMPI4 = new MpiInstall(MpiFlavor.OPEN_MPI, 4, "");
+    private static final MpiInstall MPICH = new MpiInstall(MpiFlavor.MPICH, 4, "");
+
+    private static RunSettings settings(String remoteShell, RunSettings.LaunchAgent agent) {
+        return RunSettings.builder().remoteShell(remoteShell).launchAgent(agent).command(List.of("true")).build();
+    }
+
+    @Test
+    void servicesRunOnlyWhenAskedForAndOnlyForOpenMpiWithRemoteHosts() {
+        List<String> remote = List.of("node1", "node2");
+        assertFalse(RelaySession.servicesWanted(settings(null, RunSettings.LaunchAgent.AUTO), OMPI4, remote));
+        assertTrue(RelaySession.servicesWanted(settings(null, RunSettings.LaunchAgent.RELAY), OMPI4, remote));
+        assertTrue(RelaySession.servicesWanted(settings("srun", RunSettings.LaunchAgent.AUTO), OMPI4, remote));
+        assertTrue(RelaySession.servicesWanted(settings("srun", RunSettings.LaunchAgent.SSH), OMPI4, remote));
+        assertFalse(RelaySession.servicesWanted(settings("srun", RunSettings.LaunchAgent.AUTO), MPICH, remote));
+        assertFalse(RelaySession.servicesWanted(settings(null, RunSettings.LaunchAgent.RELAY), OMPI4, List.of()));
+    }
+
+    @Test
+    void theLocalMachineIsNotARemoteHost() {
+        HostPlan plan = HostPlan.assign("-H", List.of(new HostSlots("localhost", 1), new HostSlots("127.0.0.1", 1),
+                new HostSlots("node7", 1)), 3);
+        assertEquals(List.of("node7"), RelaySession.remoteHosts(plan));
+    }
+
+    @Test
+    void relayWithHydraIsAUsageError() {
+        HostPlan plan = HostPlan.assign("-H", List.of(new HostSlots("node7", 1)), 1);
+        assertThrows(UsageException.class, () -> RelaySession.start(settings(null, RunSettings.LaunchAgent.RELAY), plan,
+                MPICH, Map.of(), null, new PrintStream(java.io.OutputStream.nullOutputStream()), (h, w) -> { }));
+    }
+
+    @Test
+    void anInactiveSessionChangesNothing() throws Exception {
+        HostPlan plan = HostPlan.assign("-H", List.of(new HostSlots("localhost", 2)), 2);
+        RunSettings s = settings(null, RunSettings.LaunchAgent.AUTO);
+        try (RelaySession r = RelaySession.start(s, plan, OMPI4, Map.of(), null,
+                new PrintStream(java.io.OutputStream.nullOutputStream()), (h, w) -> { })) {
+            assertFalse(r.active());
+            assertEquals(s, r.settings());
+        }
+    }
+}

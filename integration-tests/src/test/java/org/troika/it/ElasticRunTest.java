@@ -1,0 +1,213 @@
+package org.troika.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.troika.common.exec.ProcessTable;
+import org.troika.testkit.Dist;
+import org.troika.testkit.NetnsCluster;
+import org.troika.testkit.Requires;
+
+/**
+ * Elastic {@code troika run} end to end: {@code ElasticTraining} (Java ranks, MPI through JNA) on network-namespace
+ * hosts reached through the relay ({@code --remote-shell 'ip netns exec {host}'}), with a discovery script that reads
+ * a file the test edits. Every test checks the example's log: the committed steps are K, 2K, ... up to the requested
+ * count with no gap and no repeat (nothing lost, nothing rolled back), and nothing is left running.
+ */
+@Tag("integration")
+class ElasticRunTest {
+    static final int EVERY = 5;
+    static final Pattern COMMITTED = Pattern.compile("committed step=(\\d+) size=(\\d+)");
+
+    @TempDir
+    Path tmp;
+
+    record Commit(int step, int size) {}
+
+    @Test
+    void aHostAddedMidTrainingJoinsAndAHostRemovedLeavesWithoutRollback() throws Exception {
+        Requires.root();
+        Requires.command("mpirun");
+        try (NetnsCluster c = NetnsCluster.create("elad", 234, 3)) {
+            List<String> h = addresses(c);
+            Path hosts = hostsFile(h.get(0) + ":1", h.get(1) + ":1");
+            int steps = 90;
+            try (RunSupport run = start(c, hosts, steps, "--min-np", "2")) {
+                awaitCommitAtSize(run, 2);
+                write(hosts, h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+                awaitCommitAtSize(run, 3);
+                write(hosts, h.get(0) + ":1", h.get(2) + ":1");
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                List<Commit> commits = commits(r.out());
+                assertContiguous(commits, steps, r);
+                // sizes 2 → 3 → 2, in that order; the last generation runs on the first and the added host
+                List<Integer> sizes = new ArrayList<>();
+                commits.forEach(x -> {
+                    if (sizes.isEmpty() || sizes.get(sizes.size() - 1) != x.size()) {
+                        sizes.add(x.size());
+                    }
+                });
+                assertEquals(List.of(2, 3, 2), sizes, r.toString());
+                assertTrue(r.err().contains("generation 3 (hosts_updated): 2 ranks on " + h.get(0) + ":1," + h.get(2)
+                        + ":1"), r.toString());
+                assertTrue(r.out().contains("done steps=" + steps + " model-checksum="), r.toString());
+            }
+        }
+    }
+
+    @Test
+    void fiveSuccessiveRankKillsAreEachRecoveredFromTheLastCommit() throws Exception {
+        Requires.root();
+        Requires.command("mpirun");
+        try (NetnsCluster c = NetnsCluster.create("elak", 236, 3)) {
+            List<String> h = addresses(c);
+            // two ranks on the two oldest usable hosts, the third is a spare; a killed rank's host cools down 1-2 s
+            Path hosts = hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+            int steps = 400;
+            try (RunSupport run = start(c, hosts, steps, "--min-np", "2", "--max-np", "2",
+                    "--blacklist-cooldown-range", "1", "2")) {
+                int seen = 0;
+                for (int kill = 1; kill <= 5; kill++) {
+                    // training is under way again: two more commits than at the last kill (the first could be the
+                    // dying generation's rank 0, whose broadcast as root needs no peer)
+                    int before = seen;
+                    run.awaitOut(o -> commitCount(o) >= before + 2, "training after kill " + (kill - 1));
+                    seen = commitCount(run.out());
+                    killRank1(run, kill);
+                }
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                assertContiguous(commits(r.out()), steps, r);
+                assertEquals(5, count(r.err(), "troika elastic: blacklisted host "), r.toString());
+                assertEquals(5, count(r.err(), " (failure): 2 ranks on "), r.toString());
+                assertTrue(r.err().contains("done after 6 generation(s) and 5 reset(s)"), r.toString());
+            }
+        }
+    }
+
+    // ---- helpers
+
+    private RunSupport start(NetnsCluster c, Path hosts, int steps, String... elastic) throws IOException {
+        Path discover = tmp.resolve("discover.sh");
+        Files.writeString(discover, "#!/bin/sh\ncat " + hosts + "\n");
+        Files.setPosixFilePermissions(discover, PosixFilePermissions.fromString("rwx------"));
+        List<String> args = new ArrayList<>(List.of("--host-discovery-script", discover.toString()));
+        args.addAll(List.of(elastic));
+        args.addAll(List.of("--remote-shell", "ip netns exec {host}", "--network-interface", c.subnet(),
+                "java", "-cp", Dist.home().resolve("lib") + "/*", "org.troika.examples.ElasticTraining",
+                "--steps", Integer.toString(steps), "--commit-every", Integer.toString(EVERY), "--step-ms", "60"));
+        return RunSupport.start(tmp, Map.of("OMPI_MCA_hwloc_base_binding_policy", "none"), args.toArray(String[]::new));
+    }
+
+    private Path hostsFile(String... lines) throws IOException {
+        Path f = tmp.resolve("hosts");
+        write(f, lines);
+        return f;
+    }
+
+    /** Replaces the host file atomically (the discovery script may read it at any moment). */
+    private static void write(Path f, String... lines) throws IOException {
+        Path t = f.resolveSibling(f.getFileName() + ".tmp");
+        Files.writeString(t, String.join("\n", lines) + "\n");
+        Files.move(t, f, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private static List<String> addresses(NetnsCluster c) {
+        return c.hosts().stream().map(NetnsCluster.Host::address).toList();
+    }
+
+    private static void awaitCommitAtSize(RunSupport run, int size) throws InterruptedException {
+        run.awaitOut(o -> commits(o).stream().anyMatch(x -> x.size() == size), "a commit at size " + size);
+    }
+
+    private static int commitCount(String out) {
+        return commits(out).size();
+    }
+
+    /**
+     * SIGKILLs rank 1 of {@code generation} (found by its environment), waiting for it to exist if needed.
+     */
+    private static void killRank1(RunSupport run, int generation) throws Exception {
+        byte[] rank = "OMPI_COMM_WORLD_RANK=1".getBytes(StandardCharsets.UTF_8);
+        byte[] gen = ("TROIKA_ELASTIC_GENERATION=" + generation).getBytes(StandardCharsets.UTF_8);
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(RunSupport.TIMEOUT_S);
+        while (System.nanoTime() < deadline) {
+            for (ProcessHandle p : ProcessTable.withEnv(RunSupport.MARKER, run.marker)) {
+                byte[] env;
+                try {
+                    env = Files.readAllBytes(Path.of("/proc/" + p.pid() + "/environ"));
+                } catch (IOException gone) {
+                    continue;
+                }
+                if (contains(env, rank) && contains(env, gen)
+                        && p.info().commandLine().orElse("").contains("ElasticTraining")) {
+                    p.destroyForcibly();
+                    return;
+                }
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("no rank 1 of generation " + generation + " found\n--- stdout\n" + run.out()
+                + "--- stderr\n" + run.err());
+    }
+
+    private static boolean contains(byte[] env, byte[] entry) {
+        outer:
+        for (int i = 0; i + entry.length <= env.length; i++) {
+            if (i > 0 && env[i - 1] != 0) {
+                continue;
+            }
+            for (int j = 0; j < entry.length; j++) {
+                if (env[i + j] != entry[j]) {
+                    continue outer;
+                }
+            }
+            if (i + entry.length == env.length || env[i + entry.length] == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static List<Commit> commits(String out) {
+        List<Commit> list = new ArrayList<>();
+        Matcher m = COMMITTED.matcher(out);
+        while (m.find()) {
+            list.add(new Commit(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))));
+        }
+        return list;
+    }
+
+    /** The committed steps are exactly EVERY, 2·EVERY, ..., steps: none lost, none repeated. */
+    static void assertContiguous(List<Commit> commits, int steps, RunSupport.Result r) {
+        List<Integer> expected = new ArrayList<>();
+        for (int s = EVERY; s <= steps; s += EVERY) {
+            expected.add(s);
+        }
+        assertEquals(expected, commits.stream().map(Commit::step).toList(), r.toString());
+    }
+
+    private static int count(String text, String what) {
+        int n = 0;
+        for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+}

@@ -249,6 +249,8 @@ public final class ProcessSupervisor implements AutoCloseable {
      * plan's process and every descendant seen to exit, then sends SIGKILL to the group and to every descendant
      * still alive, including those that left the group. Works on a program that ignores {@code first} (such as
      * {@code mpirun} waiting on a partitioned node). Returns at once with the exit code if the tree already ended.
+     * An interrupt of the calling thread (before or during the grace) skips the rest of the grace but still kills
+     * the whole tree before {@link InterruptedException} is thrown.
      *
      * @return the plan's exit code ({@code 128 + N} when killed by signal N)
      */
@@ -256,19 +258,27 @@ public final class ProcessSupervisor implements AutoCloseable {
         Set<ProcessHandle> seen = new LinkedHashSet<>();
         process.descendants().forEach(seen::add);
         long deadline = System.nanoTime() + grace.toNanos();
-        if (process.isAlive() || !seen.isEmpty()) {
-            signalGroup(process.pid(), first);
-            waitUntil(process.toHandle(), deadline);
-            for (ProcessHandle h : seen) {
-                waitUntil(h, deadline);
+        boolean interrupted = false;
+        try {
+            if (process.isAlive() || !seen.isEmpty()) {
+                signalGroup(process.pid(), first);
+                waitUntil(process.toHandle(), deadline);
+                for (ProcessHandle h : seen) {
+                    waitUntil(h, deadline);
+                }
             }
+        } catch (InterruptedException e) {
+            interrupted = true; // an interrupt cuts the grace short; it never skips the kill below
         }
-        // whatever is left now ignored the first signal
+        // whatever is left now ignored the first signal (or the grace was cut short)
         process.descendants().forEach(seen::add);
         signalGroup(process.pid(), PosixSignal.KILL);
         process.destroyForcibly();
         for (ProcessHandle h : seen) {
             h.destroyForcibly();
+        }
+        if (interrupted) {
+            throw new InterruptedException("interrupted while terminating; the process tree was killed");
         }
         return waitFor();
     }

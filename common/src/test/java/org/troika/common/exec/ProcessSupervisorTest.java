@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -188,6 +189,22 @@ class ProcessSupervisorTest {
         long escaped = waitForSleeps(1).get(0);
         assertTrue(ProcessTable.groupAndSession(escaped)[0] != sup.pid(), "the grandchild should be in its own group");
         sup.terminate(Duration.ofSeconds(5));
+        // @AfterEach checks nothing with the marker is left
+    }
+
+    @Test
+    void anInterruptedTerminateStillKillsDescendantsInOtherGroups() throws Exception {
+        // mpirun puts each rank in its own process group; a watcher cancelled by interrupt must not leak them
+        start("trap '' TERM; setsid sh -c 'trap \"\" TERM; exec sleep 300' & echo ready; wait");
+        awaitReady();
+        long escaped = waitForSleeps(1).get(0);
+        Thread.currentThread().interrupt();
+        assertThrows(InterruptedException.class, () -> sup.terminate(Duration.ofSeconds(30)));
+        assertFalse(Thread.currentThread().isInterrupted(), "the interrupt is reported by the exception, not left set");
+        ProcessHandle h = ProcessHandle.of(escaped).orElse(null);
+        if (h != null) {
+            h.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
         // @AfterEach checks nothing with the marker is left
     }
 

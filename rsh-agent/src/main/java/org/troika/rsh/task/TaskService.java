@@ -2,7 +2,6 @@ package org.troika.rsh.task;
 
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -21,9 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.troika.common.TroikaEnv;
-import org.troika.common.exec.LaunchPlan;
 import org.troika.common.exec.LineSink;
 import org.troika.common.exec.ProcessSupervisor;
 import org.troika.rsh.wire.Endpoint;

@@ -39,7 +39,8 @@ public final class RshMain {
         System.exit(run(Arrays.asList(args), System.getenv(), System.out, System.err));
     }
 
-    static int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
+    /** Runs the agent (or {@code task-service ...}) in-process; returns the exit code. */
+    public static int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
         try {
             if (!args.isEmpty() && args.get(0).equals("task-service")) {
                 return TaskServiceMain.run(args.subList(1, args.size()), env);

@@ -101,6 +101,29 @@ class ElasticRunTest {
         }
     }
 
+    @Test
+    void aPartitionedHostIsDroppedWithinSecondsAndTrainingGoesOnFromTheLastCommit() throws Exception {
+        Requires.root();
+        Requires.command("mpirun");
+        try (NetnsCluster c = NetnsCluster.create("elap", 238, 3)) {
+            List<String> h = addresses(c);
+            Path hosts = hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+            int steps = 150;
+            try (RunSupport run = start(c, hosts, steps, "--min-np", "2", "--max-np", "2")) {
+                run.awaitOut(o -> commitCount(o) >= 2, "training");
+                c.linkDown(c.hosts().get(1)); // rank 1's host: mpirun alone would hang in the allreduce
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                assertTrue(r.err().contains("host " + h.get(1) + " lost"), r.toString());
+                assertTrue(r.err().contains("blacklisted host " + h.get(1) + " for the rest of the job"), r.toString());
+                assertTrue(r.err().contains("generation 2 (failure): 2 ranks on " + h.get(0) + ":1," + h.get(2) + ":1"),
+                        r.toString());
+                assertContiguous(commits(r.out()), steps, r);
+            }
+        }
+    }
+
     // ---- helpers
 
     private RunSupport start(NetnsCluster c, Path hosts, int steps, String... elastic) throws IOException {

@@ -53,6 +53,8 @@ import org.troika.rsh.wire.Secret;
 public final class MpirunGenerationLauncher implements GenerationLauncher, AutoCloseable {
     /** Exit code reported for the ranks of a lost host (what the relay agents exit with). */
     public static final int HOST_LOST_EXIT = 255;
+    /** Grace between SIGTERM and SIGKILL when a lost host ends a generation. */
+    static final Duration LOST_HOST_GRACE = Duration.ofSeconds(2);
 
     /** Plans one static launch (the same planner {@code troika run} uses). */
     @FunctionalInterface
@@ -231,10 +233,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 try (RelaySession relay = RelaySession.start(s, planned.hosts(), planned.mpi(), e, troikaHome, err,
                         (host, why) -> {
                             lost.add(host);
-                            ProcessSupervisor p = sup;
-                            if (p != null) {
-                                p.signal(org.troika.common.exec.PosixSignal.TERM);
-                            }
+                            tearDown();
                         })) {
                     Planned run = relay.active() ? planner.plan(relay.settings(), e) : planned;
                     BackendPlan plan = relay.apply(run.plan(), run.mpi());
@@ -246,6 +245,9 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         ProcessSupervisor p = ProcessSupervisor.start(plan.launch(),
                                 ProcessSupervisor.Options.of(forward(out, failures), forward(err, failures)));
                         sup = p;
+                        if (!lost.isEmpty()) {
+                            tearDown(); // lost while starting
+                        }
                         int code;
                         try {
                             code = p.waitFor();
@@ -258,6 +260,27 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     }
                 }
             }
+        }
+
+        /**
+         * Ends mpirun after a host was lost: an mpirun whose peer vanished can hang in its own teardown and ignore
+         * SIGTERM, so SIGTERM, then after {@link #LOST_HOST_GRACE} SIGKILL to its group and descendants. Runs on its
+         * own thread (the caller is the relay's liveness thread).
+         */
+        private void tearDown() {
+            ProcessSupervisor p = sup;
+            if (p == null) {
+                return;
+            }
+            Thread t = new Thread(() -> {
+                try {
+                    p.terminate(LOST_HOST_GRACE);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "troika-generation-teardown");
+            t.setDaemon(true);
+            t.start();
         }
 
         @Override

@@ -13,7 +13,7 @@ import org.troika.common.exec.SystemCommandRunner;
 import org.troika.launcher.RunSettings;
 import org.troika.launcher.elastic.ElasticDriver;
 import org.troika.launcher.elastic.ElasticLimits;
-import org.troika.launcher.elastic.ElasticResult;
+import org.troika.launcher.exec.ElasticExecutor;
 import org.troika.launcher.exec.JobExecutor;
 import org.troika.launcher.exec.MpirunGenerationLauncher;
 import org.troika.launcher.exec.RelaySession;
@@ -108,9 +108,8 @@ final class RunCommand implements Subcommand {
                     Planned p = plan(gs, env);
                     return new MpirunGenerationLauncher.Planned(p.plan(), p.mpi(), p.resolved().plan());
                 })) {
-            ElasticResult r = ElasticDriver.forSettings(s, probes(probes, io.env()), launcher, io.err()).run();
-            io.err().println("troika elastic: " + r.message());
-            return r.exitCode();
+            return ElasticExecutor.run(ElasticDriver.forSettings(s, probes(probes, io.env()), launcher, io.err()),
+                    io.err());
         }
     }
 

@@ -74,6 +74,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     private final String jobId;
     private final Secret workerKey;
     private final Path workerKeyFile;
+    private volatile Running current;
 
     /**
      * @param base the elastic run settings (hosts, np and elastic fields are replaced per generation)
@@ -162,14 +163,33 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     @Override
     public RunningGeneration launch(Generation gen) {
         Running running = new Running(gen);
+        current = running;
         Thread t = new Thread(running::run, "troika-generation-" + gen.id());
         t.setDaemon(true);
         t.start();
         return running;
     }
 
+    /**
+     * Tears a still running generation down (SIGTERM, grace, SIGKILL; its relay session closes after), then removes
+     * the worker key file and this machine's committed-state store.
+     */
     @Override
     public void close() {
+        Running r = current;
+        if (r != null && !r.result.isDone()) {
+            ProcessSupervisor p = r.sup;
+            try {
+                if (p != null) {
+                    p.terminate(ProcessSupervisor.DEFAULT_GRACE);
+                }
+                r.result.get(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                // best effort: the supervisors' guards still end the processes when this JVM exits
+            }
+        }
         try {
             Files.deleteIfExists(workerKeyFile);
             Files.deleteIfExists(workerKeyFile.getParent());

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,6 +41,9 @@ class SlurmClusterTest {
     private static final Duration JOB_TIMEOUT = Duration.ofSeconds(180);
     private static final Pattern RANK_LINE = Pattern.compile("rank=(\\d+) host=(\\S+)");
     private static Path dir;
+    /** The packaged troika, copied into the state directory: each slurmd has a private /tmp, so a checkout under
+     *  /tmp (as CI's may be) would be invisible to the jobs. */
+    private static Path troika;
 
     @BeforeAll
     static void startCluster() throws Exception {
@@ -53,6 +57,7 @@ class SlurmClusterTest {
                 Files.copy(in, dir.resolve(script));
             }
         }
+        troika = copyTree(Dist.home(), dir.resolve("troika")).resolve("bin").resolve("troika");
         Result up = run(List.of("bash", dir.resolve("slurm-up.sh").toString()), Map.of("NODES", "3", "CPUS", "2"));
         if (up.exitCode != 0) {
             fail("slurm-up.sh failed (" + up.exitCode + "):\n" + up.output());
@@ -90,7 +95,6 @@ class SlurmClusterTest {
      * troika, submits it, waits, and returns the host each rank printed.
      */
     private static Map<Integer, String> runTemplateJob(String name, List<String> runOptions) throws Exception {
-        Path troika = Dist.troika();
         Path out = dir.resolve(name + ".out");
         List<String> argv = new ArrayList<>(List.of(troika.toString(), "template", "slurm", "--nodes", "3",
                 "--tasks-per-node", "2", "--job-name", "troika-it-" + name, "--output", out.toString(),
@@ -116,6 +120,20 @@ class SlurmClusterTest {
             assertEquals(null, before, () -> "rank printed twice:\n" + output);
         }
         return hostByRank;
+    }
+
+    private static Path copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target, StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+        return to;
     }
 
     /** Submits {@code script} from the state directory and polls scontrol until the job is final. */

@@ -124,6 +124,44 @@ class ElasticRunTest {
         }
     }
 
+    @Test
+    void ctrlCEndsAnElasticJobWithItsRanksAndItsFiles() throws Exception {
+        Requires.command("mpirun");
+        Path hosts = hostsFile("localhost:2");
+        Path discover = tmp.resolve("discover.sh");
+        Files.writeString(discover, "#!/bin/sh\ncat " + hosts + "\n");
+        Files.setPosixFilePermissions(discover, PosixFilePermissions.fromString("rwx------"));
+        try (RunSupport run = RunSupport.start(tmp, Map.of("OMPI_MCA_hwloc_base_binding_policy", "none"),
+                "--host-discovery-script", discover.toString(), "--min-np", "2", "java", "-cp",
+                Dist.home().resolve("lib") + "/*", "org.troika.examples.ElasticTraining", "--steps", "100000",
+                "--commit-every", "1", "--step-ms", "20")) {
+            run.awaitOut(o -> commitCount(o) >= 2, "training");
+            String job = jobIdOfARank(run);
+            run.signal("INT");
+            RunSupport.Result r = run.waitFor();
+            run.assertNoSurvivors();
+            assertEquals(130, r.exitCode(), r.toString());
+            assertTrue(r.err().contains("troika elastic: stopped by SIGINT"), r.toString());
+            assertTrue(Files.notExists(Path.of("/dev/shm", "troika-" + job)), "the node store of " + job + " is left");
+        }
+    }
+
+    /** TROIKA_JOB_ID from the environment of a running rank. */
+    private static String jobIdOfARank(RunSupport run) throws IOException {
+        for (ProcessHandle p : ProcessTable.withEnv(RunSupport.MARKER, run.marker)) {
+            if (!p.info().commandLine().orElse("").contains("ElasticTraining")) {
+                continue;
+            }
+            for (String e : new String(Files.readAllBytes(Path.of("/proc/" + p.pid() + "/environ")),
+                    StandardCharsets.UTF_8).split("\0")) {
+                if (e.startsWith("TROIKA_JOB_ID=")) {
+                    return e.substring("TROIKA_JOB_ID=".length());
+                }
+            }
+        }
+        throw new AssertionError("no rank with TROIKA_JOB_ID found");
+    }
+
     // ---- helpers
 
     private RunSupport start(NetnsCluster c, Path hosts, int steps, String... elastic) throws IOException {

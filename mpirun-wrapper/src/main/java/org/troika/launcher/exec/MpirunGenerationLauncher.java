@@ -75,6 +75,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     private final Secret workerKey;
     private final Path workerKeyFile;
     private volatile Running current;
+    private final List<Running> started = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
      * @param base the elastic run settings (hosts, np and elastic fields are replaced per generation)
@@ -164,6 +165,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     public RunningGeneration launch(Generation gen) {
         Running running = new Running(gen);
         current = running;
+        started.add(running);
         Thread t = new Thread(running::run, "troika-generation-" + gen.id());
         t.setDaemon(true);
         t.start();
@@ -188,6 +190,14 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 Thread.currentThread().interrupt();
             } catch (ExecutionException | TimeoutException e) {
                 // best effort: the supervisors' guards still end the processes when this JVM exits
+            }
+        }
+        for (Running g : started) {
+            try {
+                g.finished.await(30, TimeUnit.SECONDS); // its task services stopped
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
             }
         }
         try {
@@ -217,6 +227,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     private final class Running implements RunningGeneration {
         private final Generation gen;
         private final CompletableFuture<GenerationResult> result = new CompletableFuture<>();
+        /** Counted down when the generation's relay session and notifier are closed too. */
+        private final java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
         private final Set<String> lost = ConcurrentHashMap.newKeySet();
         private volatile WorkerNotifier notifier;
         private volatile ProcessSupervisor sup;
@@ -235,6 +247,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 result.complete(GenerationResult.launchFailed("interrupted"));
             } catch (RuntimeException e) {
                 result.complete(GenerationResult.launchFailed(e.toString()));
+            } finally {
+                finished.countDown();
             }
         }
 
@@ -275,8 +289,11 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                             p.close();
                         }
                         Set<String> lostNow = Set.copyOf(lost);
-                        return new GenerationResult(exits(gen.plan(), code, failures.first().orElse(null), lostNow),
-                                n.registered());
+                        GenerationResult r = new GenerationResult(exits(gen.plan(), code,
+                                failures.first().orElse(null), lostNow), n.registered());
+                        // the driver may plan the next generation while this one's task services shut down
+                        result.complete(r);
+                        return r;
                     }
                 }
             }

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# bench/elastic-e2e.sh [RUNS] [SIZES] — end-to-end elastic recovery times of `troika run` (ElasticTraining, Java ranks)
+# on three network-namespace hosts through the relay, per world size NP (default sizes "2 4"):
+#   discovery change: hosts A,B,C listed, --max-np NP (world on A,B); the discovery file drops B at T0; time to the
+#                     first commit of the next generation (on A,C)
+#   SIGKILL:          B listed again (a spare: the plan does not change); rank NP-1 (on C) gets SIGKILL at T0; time to
+#                     the first commit of the recovery generation (on A,B), which restored the last commit
+# Commits every step (--commit-every 1 --step-ms 50), so "first commit" is the first step. Times are wall-clock ms
+# stamped on each output line as troika forwards it. Includes the 1 s discovery poll, mpirun's teardown, the
+# relay's task services for the new generation, JVM start and MPI_Init of every rank. Needs root and `make build`.
+set -euo pipefail
+RUNS=${1:-3}
+SIZES=${2:-"2 4"}
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+TROIKA_HOME=${TROIKA_HOME:-$HERE/dist/target/troika}
+TAG=beb
+NET=${BENCH_SUBNET:-241}
+[ "$(id -u)" = 0 ] || { echo "bench: needs root (network namespaces)" >&2; exit 2; }
+[ -x "$TROIKA_HOME/bin/troika" ] || { echo "bench: build first (make build)" >&2; exit 2; }
+H=(10.$NET.0.2 10.$NET.0.3 10.$NET.0.4)
+WORK=$(mktemp -d /tmp/troika-bench-elastic.XXXXXX)
+JOB=
+netdown() {
+  for i in 1 2 3; do ip netns del "${H[$((i-1))]}" 2>/dev/null || true; ip link del ${TAG}v$i 2>/dev/null || true; done
+  ip link del ${TAG}br 2>/dev/null || true
+}
+cleanup() {
+  [ -n "$JOB" ] && kill "$JOB" 2>/dev/null || true
+  netdown
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+netdown
+ip link add ${TAG}br type bridge
+ip addr add 10.$NET.0.1/24 dev ${TAG}br
+ip link set ${TAG}br up
+for i in 1 2 3; do
+  h=${H[$((i-1))]}
+  ip netns add "$h"
+  ip link add ${TAG}v$i type veth peer name nic$i netns "$h"
+  ip link set ${TAG}v$i master ${TAG}br
+  ip link set ${TAG}v$i up
+  ip -n "$h" link set lo up
+  ip -n "$h" addr add "$h/24" dev nic$i
+  ip -n "$h" link set nic$i up
+done
+printf '#!/bin/sh\ncat %s\n' "$WORK/hosts" > "$WORK/discover.sh"
+chmod +x "$WORK/discover.sh"
+export OMPI_MCA_hwloc_base_binding_policy=none
+
+now() { date +%s%3N; }
+hosts() { local s=$1; shift; : > "$WORK/hosts.tmp"; for h in "$@"; do echo "$h:$s" >> "$WORK/hosts.tmp"; done; mv "$WORK/hosts.tmp" "$WORK/hosts"; }
+# first stamp of a commit line after the stderr line "generation G (" appeared
+first_commit_of() {
+  local g=$1 line
+  until line=$(awk -v g="troika elastic: generation $g \\\\(" '$0 ~ g {seen=1; next} seen && /committed step=/ {print $1; exit}' "$WORK/log") && [ -n "$line" ]; do
+    kill -0 "$JOB" 2>/dev/null || { echo "bench: job ended early" >&2; cat "$WORK/log" >&2; exit 1; }
+    sleep 0.05
+  done
+  echo "$line"
+}
+# stamp of the first line matching a fixed string, after stamp $2
+stamp_of() { awk -v s="$1" -v after="$2" '$1 >= after && index($0, s) {print $1; exit}' "$WORK/log"; }
+commits() { grep -c 'committed step=' "$WORK/log" || true; }
+wait_commits() { local n=$1; until [ "$(commits)" -ge "$n" ]; do sleep 0.05; done; }
+rank_pid() { # pid of the ElasticTraining JVM with OMPI_COMM_WORLD_RANK=$1 and generation $2
+  local p
+  for p in $(pgrep -f org.troika.examples.ElasticTraining); do
+    if tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" \
+        && tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx "TROIKA_ELASTIC_GENERATION=$2"; then
+      echo "$p"; return 0
+    fi
+  done
+  return 1
+}
+median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
+
+echo "elastic e2e benchmark: $RUNS runs per size; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+for np in $SIZES; do
+  slots=$((np / 2))
+  disc=() kill9=() dphase=() kphase=()
+  for ((r = 0; r < RUNS; r++)); do
+    hosts "$slots" "${H[0]}" "${H[1]}" "${H[2]}"
+    : > "$WORK/log"
+    ( "$TROIKA_HOME/bin/troika" run --host-discovery-script "$WORK/discover.sh" --min-np "$slots" --max-np "$np" \
+        --blacklist-cooldown-range 1 2 --remote-shell 'ip netns exec {host}' --network-interface "10.$NET.0.0/24" \
+        java -cp "$TROIKA_HOME/lib/*" org.troika.examples.ElasticTraining --steps 100000 --commit-every 1 \
+        --step-ms 50 2>&1 | while IFS= read -r l; do printf '%s %s\n' "$(now)" "$l"; done >> "$WORK/log" ) &
+    JOB=$!
+    first_commit_of 1 > /dev/null
+    wait_commits 5
+    t0=$(now); hosts "$slots" "${H[0]}" "${H[2]}"
+    t1=$(first_commit_of 2); disc+=($((t1 - t0)))
+    seen=$(stamp_of "troika elastic: hosts removed" "$t0"); g=$(stamp_of "troika elastic: generation 2 (" "$t0")
+    dphase+=("seen $((seen - t0)) / generation ended $((g - seen)) / relaunch $((t1 - g))")
+    hosts "$slots" "${H[0]}" "${H[2]}" "${H[1]}"
+    wait_commits $(( $(commits) + 5 ))
+    pid=$(rank_pid $((np - 1)) 2) || { echo "bench: no rank $((np - 1)) of generation 2" >&2; exit 1; }
+    t0=$(now); kill -KILL "$pid"
+    t1=$(first_commit_of 3); kill9+=($((t1 - t0)))
+    g=$(stamp_of "troika elastic: generation 3 (" "$t0")
+    kphase+=("generation ended $((g - t0)) / relaunch $((t1 - g))")
+    grep -q "generation 3 (failure)" "$WORK/log" || { echo "bench: generation 3 was not a recovery" >&2; exit 1; }
+    # stop the job: troika's JVM first (its process guards tear the ranks down), then the pipe
+    kill -TERM $(pgrep -f "troika.*--host-discovery-script $WORK/discover.sh" | head -n 1) 2>/dev/null || true
+    wait "$JOB" 2>/dev/null || true
+    JOB=
+    for h in "${H[@]}"; do for p in $(ip netns pids "$h"); do kill -KILL "$p" 2>/dev/null || true; done; done
+    echo "  np=$np run $((r + 1)): discovery change -> first step ${disc[-1]} ms (${dphase[-1]});" \
+         "SIGKILL -> first step after recovery ${kill9[-1]} ms (${kphase[-1]})"
+  done
+  echo "np=$np median: discovery change -> first step of next generation $(printf '%s\n' "${disc[@]}" | median) ms;" \
+       "SIGKILL -> first step after recovery $(printf '%s\n' "${kill9[@]}" | median) ms"
+done

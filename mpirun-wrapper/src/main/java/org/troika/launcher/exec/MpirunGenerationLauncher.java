@@ -112,7 +112,12 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 .cooldown(null, null).build();
     }
 
-    /** What ranks of {@code gen} get on top of {@code env} (pure). */
+    /** Open MPI 4's grace between SIGTERM and SIGKILL of ranks when it aborts a job. */
+    static final String SIGKILL_TIMEOUT = "OMPI_MCA_odls_base_sigkill_timeout";
+
+    /**
+     * What the launch of {@code generation} (and, through its exports, its ranks) gets on top of {@code env} (pure).
+     */
     public static Map<String, String> rankEnv(Map<String, String> env, String jobId, int generation,
             String workerAddr, Path workerKeyFile) {
         Map<String, String> e = new LinkedHashMap<>(env);
@@ -121,6 +126,10 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         e.put(TroikaEnv.ELASTIC_GENERATION, Integer.toString(generation));
         e.put(TroikaEnv.WORKER_ADDR, workerAddr);
         e.put(TroikaEnv.WORKER_SECRET_FILE, workerKeyFile.toString());
+        // Open MPI 4 waits odls_base_sigkill_timeout (1 s) between SIGTERM and SIGKILL when it ends a job after the
+        // first non-zero exit, which every generation end is (exit 75 or a failure); the committed state is on the
+        // node before any rank leaves, so nothing needs that second (generation end: 1.45 s -> 0.16 s, measured)
+        e.putIfAbsent(SIGKILL_TIMEOUT, "0");
         return e;
     }
 

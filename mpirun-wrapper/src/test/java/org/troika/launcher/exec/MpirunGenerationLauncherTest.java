@@ -85,6 +85,9 @@ class MpirunGenerationLauncherTest {
         assertEquals("3", e.get("TROIKA_ELASTIC_GENERATION"));
         assertEquals("127.0.0.1:4000", e.get("TROIKA_WORKER_ADDR"));
         assertEquals("/tmp/troika-x/secret", e.get("TROIKA_WORKER_SECRET_FILE"));
+        assertEquals("0", e.get("OMPI_MCA_odls_base_sigkill_timeout"));
+        assertEquals("3", MpirunGenerationLauncher.rankEnv(Map.of("OMPI_MCA_odls_base_sigkill_timeout", "3"), "j", 1,
+                "127.0.0.1:1", Path.of("/k")).get("OMPI_MCA_odls_base_sigkill_timeout"), "the user's setting wins");
         assertEquals(ElasticExitCodes.HOSTS_UPDATED, 75);
     }
 }

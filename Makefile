@@ -3,7 +3,7 @@ MVN ?= mvn -B -q
 TROIKA := dist/target/troika/bin/troika
 LIBS := dist/target/troika/lib
 
-.PHONY: all build setup setup-test test test-unit demo demo-spark bench clean
+.PHONY: all build setup setup-test test test-unit demo demo-spark demo-elastic bench clean
 
 all: build
 
@@ -34,6 +34,11 @@ demo: build
 ## make demo-spark: the training example inside Spark executors (Spark local mode, 4 ranks)
 demo-spark: build
 	bash spark-support/demo-spark.sh
+
+## make demo-elastic: ElasticTraining on three network-namespace hosts; discovery adds then drops a host while it
+## trains (needs root)
+demo-elastic: build
+	bash scripts/demo-elastic.sh
 
 ## make bench: benchmarks (start-up overhead, flag costs, ...); prints ratios against baselines
 bench: build

@@ -3,17 +3,16 @@ package org.troika.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.troika.testkit.NetnsCluster;
+import org.troika.testkit.CPrograms;
 import org.troika.testkit.Requires;
 
 /**
@@ -30,12 +29,7 @@ class NetnsSshRunTest {
 
     @BeforeAll
     static void compile() throws Exception {
-        Requires.command("mpicc");
-        Path src = Files.writeString(bin.resolve("hello.c"), RelayRunTest.HELLO_C);
-        Process cc = new ProcessBuilder("mpicc", "-o", bin.resolve("hello").toString(), src.toString())
-                .redirectErrorStream(true).start();
-        String out = new String(cc.getInputStream().readAllBytes());
-        assertTrue(cc.waitFor(120, TimeUnit.SECONDS) && cc.exitValue() == 0, "mpicc failed: " + out);
+        CPrograms.compile(bin, "hello", RelayRunTest.HELLO_C);
     }
 
     @Test

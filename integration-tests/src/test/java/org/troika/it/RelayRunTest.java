@@ -10,13 +10,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.troika.testkit.NetnsCluster;
+import org.troika.testkit.CPrograms;
 import org.troika.testkit.Requires;
 
 /**
@@ -58,12 +58,7 @@ class RelayRunTest {
 
     @BeforeAll
     static void compile() throws Exception {
-        Requires.command("mpicc");
-        Path src = Files.writeString(bin.resolve("hello.c"), HELLO_C);
-        Process cc = new ProcessBuilder("mpicc", "-o", bin.resolve("hello").toString(), src.toString())
-                .redirectErrorStream(true).start();
-        String out = new String(cc.getInputStream().readAllBytes());
-        assertTrue(cc.waitFor(120, TimeUnit.SECONDS) && cc.exitValue() == 0, "mpicc failed: " + out);
+        CPrograms.compile(bin, "hello", HELLO_C);
     }
 
     @Test

@@ -3,13 +3,12 @@ package org.troika.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.troika.testkit.CPrograms;
 import org.troika.testkit.Requires;
 
 /** A failing rank: troika exits with its code and names the rank (and host) that failed first. */
@@ -46,12 +45,7 @@ class RunFailingRankTest {
 
     @BeforeAll
     static void compile() throws Exception {
-        Requires.command("mpicc");
-        Path src = Files.writeString(bin.resolve("fail.c"), FAIL_C);
-        Process cc = new ProcessBuilder("mpicc", "-o", bin.resolve("fail").toString(), src.toString())
-                .redirectErrorStream(true).start();
-        String ccOut = new String(cc.getInputStream().readAllBytes());
-        assertTrue(cc.waitFor(120, TimeUnit.SECONDS) && cc.exitValue() == 0, "mpicc failed: " + ccOut);
+        CPrograms.compile(bin, "fail", FAIL_C);
     }
 
     @Test

@@ -1,11 +1,8 @@
 package org.troika.rsh.it;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.troika.testkit.Requires;
+import org.troika.testkit.CPrograms;
 
 /** Small C MPI programs compiled with mpicc for the relay tests. */
 final class MpiPrograms {
@@ -50,17 +47,6 @@ final class MpiPrograms {
             """;
 
     static Path compile(Path dir, String name, String source) throws IOException, InterruptedException {
-        Path mpicc = Requires.command("mpicc");
-        Path src = dir.resolve(name + ".c");
-        Path bin = dir.resolve(name);
-        Files.writeString(src, source);
-        Process p = new ProcessBuilder(List.of(mpicc.toString(), "-O1", "-o", bin.toString(), src.toString()))
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            p.destroyForcibly();
-            throw new IOException("mpicc failed: " + out);
-        }
-        return bin;
+        return CPrograms.compile(dir, name, source);
     }
 }

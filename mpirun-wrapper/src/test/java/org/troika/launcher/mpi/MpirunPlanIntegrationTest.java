@@ -115,6 +115,11 @@ class MpirunPlanIntegrationTest {
         Requires.command("mpirun.mpich");
         Path out = Files.createDirectory(tmp.resolve("out")); // Hydra does not create it
         Output o = runAllOptions("mpirun.mpich", FlavorDetector.forFlavorName("mpich"), allOptions(out).build());
+        if (o.exit() == 141 && o.text().isEmpty()) {
+            // Seen once in ~500 runs here: with -outfile-pattern, Debian's Hydra 4.0.2 sometimes lets a rank die of
+            // SIGPIPE (128+13) on its first write. That is not Hydra rejecting an option, so run the plan once more.
+            o = runAllOptions("mpirun.mpich", FlavorDetector.forFlavorName("mpich"), allOptions(out).build());
+        }
         assertEquals(0, o.exit(), o.text());
         assertTrue(Files.readString(out.resolve("rank.1.stdout")).contains("nic=lo ib=1"), o.text());
     }

@@ -49,9 +49,11 @@ public final class TaskServiceMain {
         }
         Secret secret = secretStdin ? readSecretLine() : Secret.fromEnv(env);
         TaskService.Config config = new TaskService.Config(host, Endpoint.parseList(driver, "--driver"), secret,
-                Duration.ofMillis(heartbeat), Duration.ofMillis(liveness), env,
-                Path.of(System.getProperty("java.io.tmpdir")));
+                Duration.ofMillis(heartbeat), Duration.ofMillis(liveness), env, stateParent(env));
         try (TaskService service = new TaskService(config).start()) {
+            // SIGTERM/SIGINT/SIGHUP: stop the commands and remove the secret file before the JVM exits
+            Thread hook = new Thread(() -> service.stop("signal"), "troika-task-service-stop");
+            Runtime.getRuntime().addShutdownHook(hook);
             String reason = service.awaitStop();
             return reason != null && reason.startsWith("driver: ") ? 0 : 1;
         } catch (IOException e) {
@@ -62,6 +64,13 @@ public final class TaskServiceMain {
             Thread.currentThread().interrupt();
             return 1;
         }
+    }
+
+    /** Where the service keeps its private files: {@code $TMPDIR} when set (as for the rest of the job), else /tmp. */
+    static Path stateParent(Map<String, String> env) {
+        String t = env.get("TMPDIR");
+        return t != null && !t.isBlank() && java.nio.file.Files.isDirectory(Path.of(t))
+                ? Path.of(t) : Path.of(System.getProperty("java.io.tmpdir"));
     }
 
     private static Secret readSecretLine() {

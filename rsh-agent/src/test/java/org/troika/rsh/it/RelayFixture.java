@@ -48,6 +48,7 @@ final class RelayFixture implements AutoCloseable {
                 ProcessBuilder pb = new ProcessBuilder(argv).redirectOutput(ProcessBuilder.Redirect.INHERIT)
                         .redirectError(ProcessBuilder.Redirect.INHERIT);
                 pb.environment().remove(TroikaEnv.SECRET_KEY);
+                pb.environment().put("TMPDIR", tmp.toString()); // a killed host's secret file stays in the test folder
                 Process p = pb.start();
                 services.add(p);
                 OutputStream in = p.getOutputStream();

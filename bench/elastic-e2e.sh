@@ -12,6 +12,8 @@ set -euo pipefail
 RUNS=${1:-3}
 SIZES=${2:-"2 4"}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/netns-hosts.sh
+. "$HERE/scripts/netns-hosts.sh"
 TROIKA_HOME=${TROIKA_HOME:-$HERE/dist/target/troika}
 TAG=beb
 NET=${BENCH_SUBNET:-241}
@@ -20,10 +22,7 @@ NET=${BENCH_SUBNET:-241}
 H=(10.$NET.0.2 10.$NET.0.3 10.$NET.0.4)
 WORK=$(mktemp -d /tmp/troika-bench-elastic.XXXXXX)
 JOB=
-netdown() {
-  for i in 1 2 3; do ip netns del "${H[$((i-1))]}" 2>/dev/null || true; ip link del ${TAG}v$i 2>/dev/null || true; done
-  ip link del ${TAG}br 2>/dev/null || true
-}
+netdown() { netns_hosts_down "$TAG" "$NET"; }
 cleanup() {
   [ -n "$JOB" ] && kill "$JOB" 2>/dev/null || true
   netdown
@@ -31,19 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 netdown
-ip link add ${TAG}br type bridge
-ip addr add 10.$NET.0.1/24 dev ${TAG}br
-ip link set ${TAG}br up
-for i in 1 2 3; do
-  h=${H[$((i-1))]}
-  ip netns add "$h"
-  ip link add ${TAG}v$i type veth peer name nic$i netns "$h"
-  ip link set ${TAG}v$i master ${TAG}br
-  ip link set ${TAG}v$i up
-  ip -n "$h" link set lo up
-  ip -n "$h" addr add "$h/24" dev nic$i
-  ip -n "$h" link set nic$i up
-done
+netns_hosts_up "$TAG" "$NET"
 printf '#!/bin/sh\ncat %s\n' "$WORK/hosts" > "$WORK/discover.sh"
 chmod +x "$WORK/discover.sh"
 export OMPI_MCA_hwloc_base_binding_policy=none

@@ -9,6 +9,8 @@ set -euo pipefail
 STEPS=${1:-120}
 STEP_MS=${2:-100}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/netns-hosts.sh
+. "$HERE/scripts/netns-hosts.sh"
 TROIKA_HOME=${TROIKA_HOME:-$HERE/dist/target/troika}
 TAG=dem
 NET=${DEMO_SUBNET:-233}
@@ -18,26 +20,13 @@ NET=${DEMO_SUBNET:-233}
 WORK=$(mktemp -d /tmp/troika-demo-elastic.XXXXXX)
 HOSTS=(10.$NET.0.2 10.$NET.0.3 10.$NET.0.4)
 cleanup() {
-  for i in 1 2 3; do ip netns del "${HOSTS[$((i-1))]}" 2>/dev/null || true; ip link del ${TAG}v$i 2>/dev/null || true; done
-  ip link del ${TAG}br 2>/dev/null || true
+  netns_hosts_down "$TAG" "$NET"
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 cleanup 2>/dev/null; WORK=$(mktemp -d /tmp/troika-demo-elastic.XXXXXX)
 
-ip link add ${TAG}br type bridge
-ip addr add 10.$NET.0.1/24 dev ${TAG}br
-ip link set ${TAG}br up
-for i in 1 2 3; do
-  h=${HOSTS[$((i-1))]}
-  ip netns add "$h"
-  ip link add ${TAG}v$i type veth peer name nic$i netns "$h"
-  ip link set ${TAG}v$i master ${TAG}br
-  ip link set ${TAG}v$i up
-  ip -n "$h" link set lo up
-  ip -n "$h" addr add "$h/24" dev nic$i
-  ip -n "$h" link set nic$i up
-done
+netns_hosts_up "$TAG" "$NET"
 
 # the discovery script prints the current host file; the demo edits that file while the job runs
 printf '%s:1\n%s:1\n' "${HOSTS[0]}" "${HOSTS[1]}" > "$WORK/hosts"

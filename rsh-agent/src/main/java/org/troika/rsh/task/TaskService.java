@@ -79,6 +79,8 @@ public final class TaskService implements AutoCloseable {
     private volatile String ncclSocketIfname;
     private WireChannel control;
     private Path secretFile;
+    /** Commands this service stopped (abort, agent gone, shutdown): their exit codes are normalised. */
+    private final java.util.Set<ProcessSupervisor> terminated = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private List<Endpoint> endpoints = List.of();
 
     public TaskService(Config config) {
@@ -275,13 +277,14 @@ public final class TaskService implements AutoCloseable {
                 c.send(new Message.Heartbeat(System.currentTimeMillis()));
             }
             finished.set(true);
-            c.send(new Message.Exited(code));
+            c.send(new Message.Exited(terminated.contains(p) ? signalExit(code) : code));
         } catch (InterruptedException x) {
             Thread.currentThread().interrupt();
         } catch (IOException x) {
             terminate(p);
         } finally {
             running.remove(e.requestId());
+            terminated.remove(p);
             watcher.cancel(true);
         }
     }
@@ -314,8 +317,19 @@ public final class TaskService implements AutoCloseable {
         }
     }
 
+    /**
+     * The exit code of a command this service terminated. {@code setsid -w} (see {@link CommandPlanner}) exits with the
+     * bare signal number when its child was killed, or dies itself (128+N) when the signal reaches it first; both mean
+     * "killed by signal N", reported the shell's way as 128+N.
+     */
+    static int signalExit(int code) {
+        return code == org.troika.common.exec.PosixSignal.TERM.number() || code == org.troika.common.exec.PosixSignal.KILL.number()
+                ? 128 + code : code;
+    }
+
     /** TERM to the command's own session (see {@link CommandPlanner}), then the supervisor's TERM-grace-KILL. */
-    private static void terminate(ProcessSupervisor p) {
+    private void terminate(ProcessSupervisor p) {
+        terminated.add(p);
         p.handle().children().forEach(child -> ProcessSupervisor.signalGroup(child.pid(),
                 org.troika.common.exec.PosixSignal.TERM));
         try {
@@ -341,7 +355,7 @@ public final class TaskService implements AutoCloseable {
                 // closing
             }
         }
-        running.values().parallelStream().forEach(TaskService::terminate);
+        running.values().parallelStream().forEach(this::terminate);
         try {
             control.close();
         } catch (IOException ignored) {

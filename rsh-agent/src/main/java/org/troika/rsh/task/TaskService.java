@@ -23,6 +23,7 @@ import java.util.concurrent.Future;
 import org.troika.common.TroikaEnv;
 import org.troika.common.exec.LineSink;
 import org.troika.common.exec.ProcessSupervisor;
+import org.troika.common.exec.ProcessTable;
 import org.troika.rsh.wire.Endpoint;
 import org.troika.rsh.wire.Message;
 import org.troika.rsh.wire.NicAddress;
@@ -79,6 +80,10 @@ public final class TaskService implements AutoCloseable {
     private volatile String ncclSocketIfname;
     private WireChannel control;
     private Path secretFile;
+    /** Environment variable that tags every process of one command (random per command, not a secret). */
+    static final String COMMAND_TAG = "TROIKA_COMMAND_TAG";
+    private static final java.util.Random TAGS = new java.util.Random();
+    private final Map<ProcessSupervisor, String> tags = new java.util.concurrent.ConcurrentHashMap<>();
     /** Commands this service stopped (abort, agent gone, shutdown): their exit codes are normalised. */
     private final java.util.Set<ProcessSupervisor> terminated = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private List<Endpoint> endpoints = List.of();
@@ -246,14 +251,18 @@ public final class TaskService implements AutoCloseable {
             return;
         }
         ProcessSupervisor p;
+        String tag = Long.toHexString(TAGS.nextLong()) + "-" + e.requestId();
         try {
-            p = ProcessSupervisor.start(CommandPlanner.plan(e.commandLine(), privateHostname, childEnv()),
+            Map<String, String> env = childEnv();
+            env.put(COMMAND_TAG, tag); // finds the command's processes even after they left setsid -w (see terminate)
+            p = ProcessSupervisor.start(CommandPlanner.plan(e.commandLine(), privateHostname, env),
                     ProcessSupervisor.Options.of(sink(c, 1), sink(c, 2)));
         } catch (IOException x) {
             c.send(new Message.Failure("cannot start the command on " + config.host() + ": " + x.getMessage()));
             return;
         }
         running.put(e.requestId(), p);
+        tags.put(p, tag);
         java.util.concurrent.atomic.AtomicBoolean finished = new java.util.concurrent.atomic.AtomicBoolean();
         // the agent's connection: Abort, or EOF (agent gone) stops the command while it runs
         Future<?> watcher = pool.submit(() -> {
@@ -285,6 +294,7 @@ public final class TaskService implements AutoCloseable {
         } finally {
             running.remove(e.requestId());
             terminated.remove(p);
+            tags.remove(p);
             watcher.cancel(true);
         }
     }
@@ -330,6 +340,32 @@ public final class TaskService implements AutoCloseable {
     /** TERM to the command's own session (see {@link CommandPlanner}), then the supervisor's TERM-grace-KILL. */
     private void terminate(ProcessSupervisor p) {
         terminated.add(p);
+        String tag = tags.get(p);
+        if (tag != null) {
+            // A command stopped right after it started may have its shell already in its own session while setsid -w
+            // dies: nothing links it to p any more. Its environment does: TERM, then KILL, everything tagged.
+            ProcessSupervisor.signalGroup(p.pid(), org.troika.common.exec.PosixSignal.TERM);
+            try {
+                p.handle().onExit().get(3, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException x) {
+                Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException x) {
+                // escalated by p.terminate below
+            }
+            List<ProcessHandle> left = ProcessTable.withEnv(COMMAND_TAG, tag);
+            left.forEach(ProcessHandle::destroy);
+            for (ProcessHandle h : left) {
+                try {
+                    h.onExit().get(3, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException x) {
+                    Thread.currentThread().interrupt();
+                    break;
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException x) {
+                    // killed below
+                }
+            }
+            left.forEach(ProcessHandle::destroyForcibly);
+        }
         p.handle().children().forEach(child -> ProcessSupervisor.signalGroup(child.pid(),
                 org.troika.common.exec.PosixSignal.TERM));
         try {

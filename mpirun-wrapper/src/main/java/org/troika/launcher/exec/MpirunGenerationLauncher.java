@@ -297,6 +297,16 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         } finally {
                             p.close();
                         }
+                        if (code != 0 && failures.first().isEmpty() && lost.isEmpty() && relay.active()) {
+                            // The launch agents and the driver watch the same heartbeats. When an agent gives up on
+                            // a partitioned host first, mpirun ends before the driver reports that host lost and no
+                            // rank is named: give the driver its liveness window to name the host, or the next
+                            // generation would plan on it again.
+                            long deadline = System.nanoTime() + RelaySession.LIVENESS_TIMEOUT.plusSeconds(2).toNanos();
+                            while (lost.isEmpty() && System.nanoTime() < deadline) {
+                                Thread.sleep(100);
+                            }
+                        }
                         Set<String> lostNow = Set.copyOf(lost);
                         GenerationResult r = new GenerationResult(exits(gen.plan(), code,
                                 failures.first().orElse(null), lostNow), n.registered());

@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.troika.rsh.wire.Acceptor;
 import org.troika.rsh.wire.Endpoint;
 import org.troika.rsh.wire.Message;
 import org.troika.rsh.wire.Secret;
@@ -70,7 +71,7 @@ final class JobService implements AutoCloseable {
         this.filter = filter;
         this.server = new ServerSocket();
         server.bind(new InetSocketAddress(bind, 0), 256);
-        pool.submit(this::acceptLoop);
+        pool.submit(() -> Acceptor.serveUntilClosed(server, pool, this::serve));
     }
 
     Endpoint endpoint() {
@@ -146,16 +147,6 @@ final class JobService implements AutoCloseable {
         }
     }
 
-    private void acceptLoop() {
-        while (!server.isClosed()) {
-            try {
-                Socket s = server.accept();
-                pool.submit(() -> serve(s));
-            } catch (IOException e) {
-                return;
-            }
-        }
-    }
 
     private void serve(Socket s) {
         WireChannel c = null;

@@ -18,6 +18,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.troika.rsh.wire.Acceptor;
 import org.troika.rsh.wire.Endpoint;
 import org.troika.rsh.wire.Message;
 import org.troika.rsh.wire.NicAddress;
@@ -78,7 +79,7 @@ public final class DriverService implements AutoCloseable {
         this.listener = listener;
         this.server = new ServerSocket();
         server.bind(new InetSocketAddress(bind, 0), 256);
-        pool.submit(this::acceptLoop);
+        pool.submit(() -> Acceptor.serveUntilClosed(server, pool, this::serve));
         pool.submit(this::watchdog);
     }
 
@@ -178,16 +179,6 @@ public final class DriverService implements AutoCloseable {
         return out;
     }
 
-    private void acceptLoop() {
-        while (!server.isClosed()) {
-            try {
-                Socket s = server.accept();
-                pool.submit(() -> serve(s));
-            } catch (IOException e) {
-                return;
-            }
-        }
-    }
 
     private void serve(Socket s) {
         WireChannel c = null;

@@ -24,6 +24,7 @@ import org.troika.common.TroikaEnv;
 import org.troika.common.exec.LineSink;
 import org.troika.common.exec.ProcessSupervisor;
 import org.troika.common.exec.ProcessTable;
+import org.troika.rsh.wire.Acceptor;
 import org.troika.rsh.wire.Endpoint;
 import org.troika.rsh.wire.Message;
 import org.troika.rsh.wire.NicAddress;
@@ -119,7 +120,7 @@ public final class TaskService implements AutoCloseable {
         endpoints = List.copyOf(eps);
         secretFile = config.secret().writeToPrivateFile(config.stateParent());
         for (ServerSocket ss : listeners) {
-            pool.submit(() -> acceptLoop(ss));
+            pool.submit(() -> Acceptor.serveUntilClosed(ss, pool, this::serve));
         }
         control.send(new Message.Register(config.host(), InetAddress.getLocalHost().getHostName(), endpoints, nics));
         pool.submit(this::controlLoop);
@@ -208,16 +209,6 @@ public final class TaskService implements AutoCloseable {
         return ok;
     }
 
-    private void acceptLoop(ServerSocket ss) {
-        while (!ss.isClosed()) {
-            try {
-                Socket s = ss.accept();
-                pool.submit(() -> serve(s));
-            } catch (IOException e) {
-                return;
-            }
-        }
-    }
 
     private void serve(Socket s) {
         try (s; WireChannel c = WireChannel.accept(s, config.secret(), WireChannel.DEFAULT_MAX_BODY)) {

@@ -19,16 +19,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# a private copy of the agent's distribution layout (from the freshly built module jars): bin/troika-rsh + the two jars (+ the CDS archive made below)
+# a private copy of the agent's distribution layout (from the freshly built module jars): bin/troika-rsh + the three jars (+ the CDS archive made below)
 mkdir -p "$work/troika/bin" "$work/troika/lib"
 cp "$root/dist/src/bin/troika-rsh" "$work/troika/bin/"
-for m in rsh-agent:troika-rsh common:troika-common; do
+for m in rsh-agent:troika-rsh wire:troika-wire common:troika-common; do
   jar=$(ls "$root/${m%%:*}/target/${m##*:}"-*.jar 2>/dev/null | grep -v -e sources -e tests | head -1 || true)
-  [ -n "$jar" ] || { echo "agent.sh: build first: mvn -o -q install -pl common,rsh-agent -DskipTests" >&2; exit 2; }
+  [ -n "$jar" ] || { echo "agent.sh: build first: mvn -o -q install -pl common,wire,rsh-agent -DskipTests" >&2; exit 2; }
   cp "$jar" "$work/troika/lib/${m##*:}.jar"
 done
 agent="$work/troika/bin/troika-rsh"
-cp="$work/troika/lib/troika-rsh.jar:$work/troika/lib/troika-common.jar"
+cp="$work/troika/lib/troika-rsh.jar:$work/troika/lib/troika-wire.jar:$work/troika/lib/troika-common.jar"
 
 # driver + 4 task services; their env lines arrive on stdout; fifo 3 keeps its stdin open until we exit
 mkfifo "$work/in"

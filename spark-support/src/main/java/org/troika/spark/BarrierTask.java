@@ -10,10 +10,10 @@ import java.util.List;
 import org.apache.spark.BarrierTaskContext;
 import org.troika.common.TroikaEnv;
 import org.troika.rsh.task.TaskService;
-import org.troika.rsh.wire.Endpoint;
-import org.troika.rsh.wire.Message;
-import org.troika.rsh.wire.Secret;
-import org.troika.rsh.wire.WireChannel;
+import org.troika.wire.Endpoint;
+import org.troika.wire.Message;
+import org.troika.wire.Secret;
+import org.troika.wire.WireChannel;
 
 /**
  * The body of each barrier task: register with the driver's {@link JobService}, run the task service of its host when

@@ -13,12 +13,12 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import org.troika.rsh.wire.Acceptor;
-import org.troika.rsh.wire.Endpoint;
-import org.troika.rsh.wire.Message;
-import org.troika.rsh.wire.Secret;
-import org.troika.rsh.wire.WireChannel;
-import org.troika.rsh.wire.WireException;
+import org.troika.wire.Acceptor;
+import org.troika.wire.Endpoint;
+import org.troika.wire.Message;
+import org.troika.wire.Secret;
+import org.troika.wire.WireChannel;
+import org.troika.wire.WireException;
 
 /**
  * The Spark side of the driver: one authenticated service (troika wire protocol, the job's secret) in the Spark

@@ -6,10 +6,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.troika.common.TroikaEnv;
-import org.troika.rsh.wire.Endpoint;
-import org.troika.rsh.wire.Message;
-import org.troika.rsh.wire.Secret;
-import org.troika.rsh.wire.WireChannel;
+import org.troika.wire.Endpoint;
+import org.troika.wire.Message;
+import org.troika.wire.Secret;
+import org.troika.wire.WireChannel;
 import org.troika.worker.RankEnv;
 
 /**

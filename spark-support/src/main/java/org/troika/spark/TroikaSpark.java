@@ -1,5 +1,7 @@
 package org.troika.spark;
 
+import org.troika.launcher.mpi.MpiFailureParser;
+import org.troika.launcher.mpi.FailedRank;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.Serializable;
@@ -32,8 +34,6 @@ import org.troika.common.exec.LineSink;
 import org.troika.common.exec.ProcessSupervisor;
 import org.troika.common.exec.SystemCommandRunner;
 import org.troika.launcher.RunSettings;
-import org.troika.launcher.exec.FailedRank;
-import org.troika.launcher.exec.MpiFailureParser;
 import org.troika.launcher.hosts.HostPlan;
 import org.troika.launcher.hosts.SlotInfo;
 import org.troika.launcher.mpi.FlavorDetector;
@@ -41,7 +41,7 @@ import org.troika.launcher.mpi.MpiInstall;
 import org.troika.launcher.spi.BackendPlan;
 import org.troika.rsh.driver.DriverService;
 import org.troika.rsh.driver.HostsNotReadyException;
-import org.troika.rsh.wire.Secret;
+import org.troika.wire.Secret;
 
 /**
  * Runs an MPI job inside the executors of a Spark application, with one call:
@@ -391,10 +391,10 @@ public final class TroikaSpark {
         }
     }
 
-    /** troika-rsh's and troika-common's jars (or class directories), for the agent script. */
+    /** troika-rsh's, troika-wire's and troika-common's jars (or class directories), for the agent script. */
     static String agentClasspath() {
         List<String> parts = new ArrayList<>();
-        for (Class<?> c : List.of(org.troika.rsh.agent.RshMain.class, TroikaEnv.class)) {
+        for (Class<?> c : List.of(org.troika.rsh.agent.RshMain.class, org.troika.wire.Secret.class, TroikaEnv.class)) {
             try {
                 parts.add(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
             } catch (java.net.URISyntaxException | RuntimeException e) {

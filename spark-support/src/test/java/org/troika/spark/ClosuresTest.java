@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.troika.rsh.wire.Message;
+import org.troika.wire.Message;
 import org.troika.worker.RankEnv;
 
 class ClosuresTest {

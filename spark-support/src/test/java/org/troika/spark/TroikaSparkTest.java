@@ -1,5 +1,6 @@
 package org.troika.spark;
 
+import org.troika.launcher.mpi.FailedRank;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -9,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
-import org.troika.launcher.exec.FailedRank;
 import org.troika.launcher.hosts.HostPlan;
 import org.troika.launcher.hosts.HostSlots;
 

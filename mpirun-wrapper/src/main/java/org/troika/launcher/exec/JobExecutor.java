@@ -1,5 +1,7 @@
 package org.troika.launcher.exec;
 
+import org.troika.launcher.mpi.MpiFailureParser;
+import org.troika.launcher.mpi.FailedRank;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

@@ -1,5 +1,7 @@
 package org.troika.launcher.exec;
 
+import org.troika.launcher.mpi.MpiFailureParser;
+import org.troika.launcher.mpi.FailedRank;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -30,7 +32,7 @@ import org.troika.launcher.elastic.RankExit;
 import org.troika.launcher.hosts.HostPlan;
 import org.troika.launcher.mpi.MpiInstall;
 import org.troika.launcher.spi.BackendPlan;
-import org.troika.rsh.wire.Secret;
+import org.troika.wire.Secret;
 
 /**
  * The real {@link GenerationLauncher}: each generation is one static launch planned by the ordinary planner

@@ -27,8 +27,8 @@ import org.troika.rsh.driver.DriverService;
 import org.troika.rsh.driver.HostsNotReadyException;
 import org.troika.rsh.driver.NicSelector;
 import org.troika.rsh.task.NicInventory;
-import org.troika.rsh.wire.NicAddress;
-import org.troika.rsh.wire.Secret;
+import org.troika.wire.NicAddress;
+import org.troika.wire.Secret;
 
 /**
  * The launcher side of the relay (issue 3): starts the driver service, a task service on every remote host through

@@ -6,7 +6,7 @@ import java.util.List;
 import org.troika.common.ShellQuote;
 import org.troika.common.UsageException;
 import org.troika.launcher.RunSettings;
-import org.troika.rsh.wire.Endpoint;
+import org.troika.wire.Endpoint;
 
 /**
  * Plans the command that starts one host's task service through the remote shell chosen with {@code --remote-shell}

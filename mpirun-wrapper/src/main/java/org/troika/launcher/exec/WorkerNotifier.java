@@ -7,10 +7,10 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
-import org.troika.rsh.wire.Endpoint;
-import org.troika.rsh.wire.Message;
-import org.troika.rsh.wire.Secret;
-import org.troika.rsh.wire.WireChannel;
+import org.troika.wire.Endpoint;
+import org.troika.wire.Message;
+import org.troika.wire.Secret;
+import org.troika.wire.WireChannel;
 
 /**
  * The driver's notification service for one elastic generation: rank 0 registers, the driver pushes host changes.

@@ -1,5 +1,6 @@
 package org.troika.launcher.exec;
 
+import org.troika.launcher.mpi.FailedRank;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

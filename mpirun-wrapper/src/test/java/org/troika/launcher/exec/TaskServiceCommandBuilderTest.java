@@ -8,7 +8,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.troika.common.UsageException;
 import org.troika.launcher.RunSettings;
-import org.troika.rsh.wire.Endpoint;
+import org.troika.wire.Endpoint;
 
 class TaskServiceCommandBuilderTest {
     private static final List<String> WORDS = TaskServiceCommandBuilder.serviceWords(Path.of("/opt/troika/bin/troika-rsh"),

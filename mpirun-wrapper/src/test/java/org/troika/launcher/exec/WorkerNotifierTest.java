@@ -10,9 +10,9 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.troika.rsh.wire.Message;
-import org.troika.rsh.wire.Secret;
-import org.troika.rsh.wire.WireChannel;
+import org.troika.wire.Message;
+import org.troika.wire.Secret;
+import org.troika.wire.WireChannel;
 
 class WorkerNotifierTest {
     final Secret job = Secret.generate();

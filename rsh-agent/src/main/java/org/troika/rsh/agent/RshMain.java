@@ -9,14 +9,14 @@ import java.util.Map;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 import org.troika.rsh.task.TaskServiceMain;
-import org.troika.rsh.wire.Endpoint;
-import org.troika.rsh.wire.Message;
-import org.troika.rsh.wire.Nonces;
-import org.troika.rsh.wire.Secret;
-import org.troika.rsh.wire.WireChannel;
+import org.troika.wire.Endpoint;
+import org.troika.wire.Message;
+import org.troika.wire.Nonces;
+import org.troika.wire.Secret;
+import org.troika.wire.WireChannel;
 
 /**
- * Lean entry point of {@code bin/troika-rsh} (kept small for start-up time: only troika-rsh and troika-common on the
+ * Lean entry point of {@code bin/troika-rsh} (kept small for start-up time: only troika-rsh, troika-wire and troika-common on the
  * class path).
  *
  * <ul>

@@ -18,13 +18,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.troika.rsh.wire.Acceptor;
-import org.troika.rsh.wire.Endpoint;
-import org.troika.rsh.wire.Message;
-import org.troika.rsh.wire.NicAddress;
-import org.troika.rsh.wire.Secret;
-import org.troika.rsh.wire.WireChannel;
-import org.troika.rsh.wire.WireException;
+import org.troika.wire.Acceptor;
+import org.troika.wire.Endpoint;
+import org.troika.wire.Message;
+import org.troika.wire.NicAddress;
+import org.troika.wire.Secret;
+import org.troika.wire.WireChannel;
+import org.troika.wire.WireException;
 
 /**
  * The driver service inside {@code troika run}: the registry of hosts → task-service endpoints.

@@ -9,14 +9,14 @@ import java.util.Arrays;
 import java.util.List;
 import org.troika.common.TroikaEnv;
 import org.troika.rsh.task.TaskService;
-import org.troika.rsh.wire.Secret;
+import org.troika.wire.Secret;
 
 /**
  * A driver and one task service per named fake host, all in this JVM on loopback: for benchmarks ({@code bench/agent.sh})
  * and for trying the agent by hand. Prints {@code TROIKA_DRIVER_ADDR=...} and {@code TROIKA_SECRET_FILE=...} lines for a
  * shell to source, then runs until stdin ends.
  *
- * <pre>java -cp troika-rsh.jar:troika-common.jar org.troika.rsh.driver.LocalRelayMain h1 h2 h3</pre>
+ * <pre>java -cp troika-rsh.jar:troika-wire.jar:troika-common.jar org.troika.rsh.driver.LocalRelayMain h1 h2 h3</pre>
  */
 public final class LocalRelayMain {
     private LocalRelayMain() {}

@@ -6,7 +6,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.troika.rsh.wire.NicAddress;
+import org.troika.wire.NicAddress;
 
 /**
  * Picks the networks an MPI job should use, from what each task service reported and what the probes reached (pure).

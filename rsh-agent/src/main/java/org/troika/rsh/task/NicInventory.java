@@ -7,7 +7,7 @@ import java.net.SocketException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import org.troika.rsh.wire.NicAddress;
+import org.troika.wire.NicAddress;
 
 /** The IPv4 addresses of this host's interfaces that are up, as the task service reports them. */
 public final class NicInventory {

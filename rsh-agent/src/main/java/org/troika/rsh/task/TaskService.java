@@ -24,13 +24,13 @@ import org.troika.common.TroikaEnv;
 import org.troika.common.exec.LineSink;
 import org.troika.common.exec.ProcessSupervisor;
 import org.troika.common.exec.ProcessTable;
-import org.troika.rsh.wire.Acceptor;
-import org.troika.rsh.wire.Endpoint;
-import org.troika.rsh.wire.Message;
-import org.troika.rsh.wire.NicAddress;
-import org.troika.rsh.wire.Secret;
-import org.troika.rsh.wire.WireChannel;
-import org.troika.rsh.wire.WireException;
+import org.troika.wire.Acceptor;
+import org.troika.wire.Endpoint;
+import org.troika.wire.Message;
+import org.troika.wire.NicAddress;
+import org.troika.wire.Secret;
+import org.troika.wire.WireChannel;
+import org.troika.wire.WireException;
 
 /**
  * The task service of one host ({@code troika-rsh task-service}).

@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Map;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
-import org.troika.rsh.wire.Endpoint;
-import org.troika.rsh.wire.Secret;
+import org.troika.wire.Endpoint;
+import org.troika.wire.Secret;
 
 /**
  * {@code troika-rsh task-service --host HOST [--driver ADDR:PORT[,...]] [--secret-stdin] [--heartbeat-ms N]

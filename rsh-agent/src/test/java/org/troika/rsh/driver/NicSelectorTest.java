@@ -8,7 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.troika.rsh.wire.NicAddress;
+import org.troika.wire.NicAddress;
 
 class NicSelectorTest {
     private static NicAddress nic(String name, String addr, int prefix) {

@@ -26,9 +26,9 @@ import org.troika.common.TroikaEnv;
 import org.troika.rsh.agent.AgentRequest;
 import org.troika.rsh.agent.RshMain;
 import org.troika.rsh.task.TaskService;
-import org.troika.rsh.wire.Message;
-import org.troika.rsh.wire.Secret;
-import org.troika.rsh.wire.WireChannel;
+import org.troika.wire.Message;
+import org.troika.wire.Secret;
+import org.troika.wire.WireChannel;
 
 /** Driver, two task services and the agent in one JVM over loopback sockets; commands are real /bin/sh processes. */
 class RelayComponentTest {
@@ -198,7 +198,7 @@ class RelayComponentTest {
         assertEquals("127.0.0.1", driver.endpoint().address());
         for (TaskService t : List.of(a, b)) {
             assertFalse(t.endpoints().isEmpty());
-            for (org.troika.rsh.wire.Endpoint e : t.endpoints()) {
+            for (org.troika.wire.Endpoint e : t.endpoints()) {
                 assertFalse(InetAddress.getByName(e.address()).isAnyLocalAddress(), e.toString());
                 // a non-loopback listener must not answer on loopback at the same port
                 if (!InetAddress.getByName(e.address()).isLoopbackAddress()) {
@@ -211,7 +211,7 @@ class RelayComponentTest {
             }
         }
         // and the driver (bound to loopback) is not reachable on this host's other addresses
-        for (org.troika.rsh.wire.NicAddress n : org.troika.rsh.task.NicInventory.local()) {
+        for (org.troika.wire.NicAddress n : org.troika.rsh.task.NicInventory.local()) {
             if (!n.loopback()) {
                 assertThrows(java.io.IOException.class, () -> {
                     try (java.net.Socket s = new java.net.Socket()) {

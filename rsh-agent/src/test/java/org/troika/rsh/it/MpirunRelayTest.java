@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.troika.common.TroikaEnv;
 import org.troika.rsh.driver.DriverService;
 import org.troika.rsh.task.TaskService;
-import org.troika.rsh.wire.Secret;
+import org.troika.wire.Secret;
 import org.troika.testkit.Requires;
 
 /**

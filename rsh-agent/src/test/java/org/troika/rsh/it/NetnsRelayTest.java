@@ -46,7 +46,7 @@ class NetnsRelayTest {
     void anMpiJobRunsAcrossTheNamespacesOnTheDetectedNetworkNotTheDecoy() throws Exception {
         Path hello = MpiPrograms.compile(tmp, "hello", MpiPrograms.HELLO);
         try (NetnsCluster c = NetnsCluster.create("trr", 210, 3); RelayFixture f = new RelayFixture(c, tmp)) {
-            Map<String, List<org.troika.rsh.wire.NicAddress>> nics = f.driver.hosts().stream()
+            Map<String, List<org.troika.wire.NicAddress>> nics = f.driver.hosts().stream()
                     .collect(Collectors.toMap(DriverService.HostInfo::host, DriverService.HostInfo::nics, (a, b) -> a,
                             java.util.LinkedHashMap::new));
             NicSelector.Choice choice = NicSelector.select(nics,

@@ -16,7 +16,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import org.troika.common.TroikaEnv;
 import org.troika.rsh.driver.DriverService;
-import org.troika.rsh.wire.Secret;
+import org.troika.wire.Secret;
 import org.troika.testkit.NetnsCluster;
 
 /**

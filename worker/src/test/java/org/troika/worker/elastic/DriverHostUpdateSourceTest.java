@@ -16,10 +16,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.troika.rsh.wire.Endpoint;
-import org.troika.rsh.wire.Message;
-import org.troika.rsh.wire.Secret;
-import org.troika.rsh.wire.WireChannel;
+import org.troika.wire.Endpoint;
+import org.troika.wire.Message;
+import org.troika.wire.Secret;
+import org.troika.wire.WireChannel;
 
 class DriverHostUpdateSourceTest {
     @TempDir

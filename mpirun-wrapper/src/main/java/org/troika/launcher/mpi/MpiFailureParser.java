@@ -1,0 +1,79 @@
+package org.troika.launcher.mpi;
+
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.troika.common.exec.PosixSignal;
+import org.troika.launcher.hosts.HostPlan;
+
+/**
+ * Finds the first failed rank in the MPI launcher's output, fed line by line (stdout and stderr, in any order).
+ *
+ * <p>Recognised (Open MPI 4.1.4 text, checked on Debian 12; {@code prterun} wording of Open MPI 5 too):
+ * <pre>
+ * mpirun detected that one or more processes exited with non-zero status, thus causing
+ * the job to be terminated. The first process to do so was:
+ *
+ *   Process name: [[29432,1],1]
+ *   Exit code:    3
+ *
+ * mpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9 (Killed).
+ * </pre>
+ * The first report wins. A host the message does not name is looked up in the host plan by rank.
+ * Open MPI sometimes prints only "Primary job terminated normally, but 1 process returned a non-zero exit code"
+ * without naming the rank; then there is no report. MPICH/Hydra names no rank either.
+ *
+ * <p>Thread-safe: stdout and stderr readers may feed it concurrently.
+ */
+public final class MpiFailureParser {
+    private static final Pattern PROCESS_NAME = Pattern.compile("^\\s*Process name:\\s*\\[.*?,(\\d+)\\]\\s*$");
+    private static final Pattern EXIT_CODE = Pattern.compile("^\\s*Exit code:\\s*(-?\\d+)\\s*$");
+    private static final Pattern SIGNALED = Pattern.compile(
+            "\\S+ noticed that process rank (\\d+) with PID \\d+ on node (\\S+) exited on signal (\\d+)");
+
+    private final HostPlan hosts;
+    private Integer pendingRank;
+    private FailedRank first;
+
+    /** @param hosts the job's host plan for rank → host lookups, or {@code null} */
+    public MpiFailureParser(HostPlan hosts) {
+        this.hosts = hosts;
+    }
+
+    /** Takes one line of output (a trailing terminator is ignored). */
+    public synchronized void accept(String line) {
+        if (first != null) {
+            return;
+        }
+        String l = line.strip();
+        Matcher m = SIGNALED.matcher(l);
+        if (m.find()) {
+            int signal = Integer.parseInt(m.group(3));
+            int code = signal >= 1 && signal <= 64 ? PosixSignal.exitCodeOf(signal) : 128 + signal;
+            first = new FailedRank(Integer.parseInt(m.group(1)), m.group(2), code);
+            return;
+        }
+        m = PROCESS_NAME.matcher(l);
+        if (m.matches()) {
+            pendingRank = Integer.parseInt(m.group(1));
+            return;
+        }
+        m = EXIT_CODE.matcher(l);
+        if (m.matches() && pendingRank != null) {
+            int rank = pendingRank;
+            first = new FailedRank(rank, hostOf(rank), Integer.parseInt(m.group(1)));
+        }
+    }
+
+    /** The first failed rank reported so far. */
+    public synchronized Optional<FailedRank> first() {
+        return Optional.ofNullable(first);
+    }
+
+    private String hostOf(int rank) {
+        if (hosts == null || rank < 0 || rank >= hosts.slots().size()) {
+            return null;
+        }
+        return hosts.slots().get(rank).host();
+    }
+}

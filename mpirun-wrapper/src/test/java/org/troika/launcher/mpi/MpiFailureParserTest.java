@@ -1,0 +1,83 @@
+package org.troika.launcher.mpi;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.hosts.HostSlots;
+
+class MpiFailureParserTest {
+    private static final HostPlan PLAN =
+            HostPlan.assign("-H", List.of(new HostSlots("node1", 1), new HostSlots("node2", 2)), 3);
+
+    private static Optional<FailedRank> parse(HostPlan plan, String text) {
+        MpiFailureParser p = new MpiFailureParser(plan);
+        text.lines().forEach(l -> p.accept(l + "\n"));
+        return p.first();
+    }
+
+    /** Open MPI 4.1.4's stderr when rank 1 calls exit(3) after MPI_Init (recorded on Debian 12). */
+    private static final String NON_ZERO_EXIT = """
+            --------------------------------------------------------------------------
+            Primary job  terminated normally, but 1 process returned
+            a non-zero exit code. Per user-direction, the job has been aborted.
+            --------------------------------------------------------------------------
+            --------------------------------------------------------------------------
+            mpirun detected that one or more processes exited with non-zero status, thus causing
+            the job to be terminated. The first process to do so was:
+
+              Process name: [[29432,1],1]
+              Exit code:    3
+            --------------------------------------------------------------------------
+            """;
+
+    /** Open MPI 4.1.4's stderr when rank 1 is killed by SIGKILL. */
+    private static final String SIGNALED = """
+            --------------------------------------------------------------------------
+            Primary job  terminated normally, but 1 process returned
+            a non-zero exit code. Per user-direction, the job has been aborted.
+            --------------------------------------------------------------------------
+            --------------------------------------------------------------------------
+            mpirun noticed that process rank 2 with PID 0 on node vm exited on signal 9 (Killed).
+            --------------------------------------------------------------------------
+            """;
+
+    @Test
+    void namesRankExitCodeAndPlannedHostOfANonZeroExit() {
+        assertEquals(Optional.of(new FailedRank(1, "node2", 3)), parse(PLAN, NON_ZERO_EXIT));
+        assertEquals(Optional.of(new FailedRank(1, null, 3)), parse(null, NON_ZERO_EXIT));
+    }
+
+    @Test
+    void deathBySignalUsesTheReportedNodeAnd128PlusSignal() {
+        assertEquals(Optional.of(new FailedRank(2, "vm", 137)), parse(PLAN, SIGNALED));
+    }
+
+    @Test
+    void firstReportWins() {
+        assertEquals(Optional.of(new FailedRank(2, "vm", 137)), parse(PLAN, SIGNALED + NON_ZERO_EXIT));
+    }
+
+    @Test
+    void openMpi5WordingAndUnrelatedOutput() {
+        assertAll(
+                () -> assertEquals(Optional.of(new FailedRank(0, "node1", 5)),
+                        parse(PLAN, "  Process name: [prterun-vm-1234@1,0]\n  Exit code:    5\n")),
+                () -> assertEquals(Optional.of(new FailedRank(1, "n7", 139)), parse(PLAN,
+                        "prterun noticed that process rank 1 with PID 77 on node n7 exited on signal 11 (Segmentation fault).")),
+                () -> assertTrue(parse(PLAN, "[1,0]<stdout>:Exit code: 4\nPrimary job  terminated normally, but 1 process returned\n")
+                        .isEmpty()),
+                () -> assertTrue(parse(PLAN, "  Exit code:    3\n").isEmpty(), "an exit code without a process name"));
+    }
+
+    @Test
+    void summaryLine() {
+        assertEquals("troika: rank 1 on host node2 failed first with exit code 3", new FailedRank(1, "node2", 3).summary());
+        assertEquals("troika: rank 4 on host (unknown) failed first with exit code 137",
+                new FailedRank(4, null, 137).summary());
+    }
+}

@@ -1,0 +1,136 @@
+package org.troika.wire;
+
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Map;
+import org.troika.common.TroikaEnv;
+import org.troika.common.UsageException;
+
+/**
+ * The per-job secret that keys every frame's HMAC. It travels only in the environment variable
+ * {@link TroikaEnv#SECRET_KEY} (base64), never on a command line, and {@link #toString()} never shows it.
+ */
+public final class Secret {
+    /** Length of a generated secret. */
+    public static final int GENERATED_BYTES = 32;
+    /** Shortest secret accepted from the environment. */
+    public static final int MIN_BYTES = 16;
+
+    private final byte[] key;
+
+    private Secret(byte[] key) {
+        this.key = key.clone();
+    }
+
+    /** A fresh random secret for one job. */
+    public static Secret generate() {
+        byte[] b = new byte[GENERATED_BYTES];
+        new SecureRandom().nextBytes(b);
+        return new Secret(b);
+    }
+
+    /** Wraps raw key bytes (at least {@link #MIN_BYTES}). */
+    public static Secret of(byte[] key) {
+        if (key.length < MIN_BYTES) {
+            throw new IllegalArgumentException("a secret needs at least " + MIN_BYTES + " bytes");
+        }
+        return new Secret(key);
+    }
+
+    /** Decodes the base64 form. */
+    public static Secret decode(String base64) {
+        byte[] b;
+        try {
+            b = Base64.getDecoder().decode(base64.trim());
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(TroikaEnv.SECRET_KEY + " is not valid base64; unset it to let troika generate one");
+        }
+        if (b.length < MIN_BYTES) {
+            throw new UsageException(TroikaEnv.SECRET_KEY + " decodes to " + b.length + " bytes; use at least "
+                    + MIN_BYTES + " random bytes, base64-encoded (or unset it)");
+        }
+        return new Secret(b);
+    }
+
+    /** The secret from {@link TroikaEnv#SECRET_KEY} when set, else a fresh one. */
+    public static Secret fromEnvOrGenerate(Map<String, String> env) {
+        String v = env.get(TroikaEnv.SECRET_KEY);
+        return v == null || v.isBlank() ? generate() : decode(v);
+    }
+
+    /**
+     * The job's secret for an agent or service: {@link TroikaEnv#SECRET_KEY} when set, else the file named by
+     * {@link TroikaEnv#SECRET_FILE}; a usage error when neither is there.
+     */
+    public static Secret fromEnv(Map<String, String> env) {
+        String v = env.get(TroikaEnv.SECRET_KEY);
+        if (v != null && !v.isBlank()) {
+            return decode(v);
+        }
+        String file = env.get(TroikaEnv.SECRET_FILE);
+        if (file != null && !file.isBlank()) {
+            try {
+                return decode(java.nio.file.Files.readString(java.nio.file.Path.of(file)));
+            } catch (java.io.IOException e) {
+                throw new UsageException(TroikaEnv.SECRET_FILE + " " + file + " cannot be read (" + e.getMessage()
+                        + "); troika rsh runs under troika run, which creates it");
+            }
+        }
+        throw new UsageException("neither " + TroikaEnv.SECRET_KEY + " nor " + TroikaEnv.SECRET_FILE
+                + " is set; troika rsh and task services run under troika run, which sets them");
+    }
+
+    /**
+     * Writes the base64 secret to a new file {@code secret} (mode 0600) in a new private directory (0700) under
+     * {@code parent}, so children can be given the file's path instead of the secret.
+     */
+    public java.nio.file.Path writeToPrivateFile(java.nio.file.Path parent) throws java.io.IOException {
+        var dirPerms = java.nio.file.attribute.PosixFilePermissions.fromString("rwx------");
+        var filePerms = java.nio.file.attribute.PosixFilePermissions.fromString("rw-------");
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory(parent, "troika-",
+                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(dirPerms));
+        java.nio.file.Path f = java.nio.file.Files.createFile(dir.resolve("secret"),
+                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(filePerms));
+        java.nio.file.Files.writeString(f, encode());
+        return f;
+    }
+
+    /** The base64 form, for putting into a child's environment only. */
+    public String encode() {
+        return Base64.getEncoder().encodeToString(key);
+    }
+
+    /**
+     * A separate key for one purpose: HMAC-SHA256(this secret, {@code label}). Whoever holds the derived key cannot
+     * recover this secret, so it can be handed to processes (e.g. ranks) that must not hold the job's secret.
+     */
+    public Secret derive(String label) {
+        try {
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new javax.crypto.spec.SecretKeySpec(key, "HmacSHA256"));
+            return new Secret(mac.doFinal(label.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is not available", e);
+        }
+    }
+
+    byte[] bytes() {
+        return key.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Secret s && java.security.MessageDigest.isEqual(key, s.key);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(key);
+    }
+
+    @Override
+    public String toString() {
+        return "Secret[redacted]";
+    }
+}

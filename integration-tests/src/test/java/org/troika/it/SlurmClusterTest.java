@@ -25,6 +25,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.troika.testkit.Dist;
+import org.troika.testkit.MachineLock;
 import org.troika.testkit.Requires;
 
 /**
@@ -44,6 +45,8 @@ class SlurmClusterTest {
     /** The packaged troika, copied into the state directory: each slurmd has a private /tmp, so a checkout under
      *  /tmp (as CI's may be) would be invisible to the jobs. */
     private static Path troika;
+    /** The cluster's ports are fixed: one Slurm test cluster per machine at a time. */
+    private static MachineLock lock;
 
     @BeforeAll
     static void startCluster() throws Exception {
@@ -51,6 +54,7 @@ class SlurmClusterTest {
         for (String tool : List.of("munged", "slurmctld", "slurmd", "sbatch", "scontrol", "sinfo", "unshare", "mpirun")) {
             Requires.command(tool);
         }
+        lock = MachineLock.take("slurm-cluster");
         dir = Files.createTempDirectory(Path.of("/var/tmp"), "troika-it-slurm-");
         for (String script : List.of("slurm-up.sh", "slurm-down.sh")) {
             try (InputStream in = SlurmClusterTest.class.getResourceAsStream("/slurm/" + script)) {
@@ -66,14 +70,16 @@ class SlurmClusterTest {
 
     @AfterAll
     static void stopCluster() throws Exception {
-        if (dir == null) {
-            return;
-        }
-        try {
-            run(List.of("bash", dir.resolve("slurm-down.sh").toString()), Map.of());
-        } finally {
-            try (Stream<Path> files = Files.walk(dir)) {
-                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        try (MachineLock held = lock) {
+            if (dir == null) {
+                return;
+            }
+            try {
+                run(List.of("bash", dir.resolve("slurm-down.sh").toString()), Map.of());
+            } finally {
+                try (Stream<Path> files = Files.walk(dir)) {
+                    files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
             }
         }
     }

@@ -31,14 +31,17 @@ public final class NetnsCluster implements AutoCloseable {
     private final int subnet;
     private final List<Host> hosts;
     private final Path dir;
+    private final MachineLock lock;
     private boolean sshd;
 
-    private NetnsCluster(String tag, int subnet, List<Host> hosts, Path dir) {
+    private NetnsCluster(String tag, int subnet, List<Host> hosts, Path dir, MachineLock lock) {
         this.tag = tag;
         this.subnet = subnet;
         this.hosts = hosts;
         this.dir = dir;
+        this.lock = lock;
     }
+
 
     /**
      * Creates {@code n} hosts.
@@ -58,7 +61,8 @@ public final class NetnsCluster implements AutoCloseable {
             String address = "10." + subnet + ".0." + (i + 1);
             hosts.add(new Host(address, address, "nic" + i));
         }
-        NetnsCluster c = new NetnsCluster(tag, subnet, List.copyOf(hosts), Files.createTempDirectory("netns-" + tag));
+        NetnsCluster c = new NetnsCluster(tag, subnet, List.copyOf(hosts), Files.createTempDirectory("netns-" + tag),
+                MachineLock.take("netns-" + subnet));
         try {
             c.removeLeftovers();
             String br = tag + "br";
@@ -228,6 +232,7 @@ public final class NetnsCluster implements AutoCloseable {
         } catch (IOException ignored) {
             // best effort
         }
+        lock.close();
     }
 
     private static void ip(String... args) throws IOException {

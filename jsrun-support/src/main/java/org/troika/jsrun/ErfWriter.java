@@ -2,9 +2,9 @@ package org.troika.jsrun;
 
 import java.util.List;
 import org.troika.common.UsageException;
-import org.troika.launcher.hosts.HostPlan;
-import org.troika.launcher.hosts.HostSlots;
-import org.troika.launcher.hosts.SlotInfo;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.HostSlots;
+import org.troika.launcher.spi.SlotInfo;
 
 /**
  * Writes the text of a jsrun explicit resource file (ERF) for a rank table. Pure: the executor writes the file

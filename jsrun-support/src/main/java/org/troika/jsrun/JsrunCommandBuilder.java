@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 import org.troika.common.ShellQuote;
 import org.troika.common.exec.LaunchPlan;
-import org.troika.launcher.RunSettings;
-import org.troika.launcher.mpi.MpiFlavor;
-import org.troika.launcher.mpi.MpiInstall;
+import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.spi.MpiFlavor;
+import org.troika.launcher.spi.MpiInstall;
 
 /**
  * Builds the {@code jsrun} command. Pure.

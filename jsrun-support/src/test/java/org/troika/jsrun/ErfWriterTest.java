@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.troika.common.UsageException;
-import org.troika.launcher.hosts.HostPlan;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.HostSlots;
 
 class ErfWriterTest {
     private static final List<HostSlots> SUMMIT_2 = List.of(new HostSlots("a01n01", 6), new HostSlots("a01n02", 6));

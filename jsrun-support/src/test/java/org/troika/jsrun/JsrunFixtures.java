@@ -3,11 +3,11 @@ package org.troika.jsrun;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.troika.launcher.RunSettings;
-import org.troika.launcher.hosts.HostPlan;
-import org.troika.launcher.hosts.HostSlots;
-import org.troika.launcher.mpi.MpiFlavor;
-import org.troika.launcher.mpi.MpiInstall;
+import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.HostSlots;
+import org.troika.launcher.spi.MpiFlavor;
+import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.spi.Allocation;
 import org.troika.launcher.spi.LaunchContext;
 

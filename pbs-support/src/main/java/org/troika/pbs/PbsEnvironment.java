@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.hosts.SlotListParser;
 import org.troika.launcher.spi.Allocation;
 import org.troika.launcher.spi.FileSource;

@@ -11,11 +11,13 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 import org.troika.common.UsageException;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.Allocation;
 import org.troika.launcher.spi.FileSource;
+import org.troika.launcher.spi.JobEnvironment;
 
 class PbsEnvironmentTest {
     private final PbsEnvironment pbs = new PbsEnvironment();
@@ -64,5 +66,11 @@ class PbsEnvironmentTest {
         assertTrue(pbs.detect(Map.of("PBS_JOBID", "1")));
         assertTrue(pbs.detect(Map.of("PBS_NODEFILE", "/x")));
         assertFalse(pbs.detect(Map.of("SLURM_JOB_ID", "1")));
+    }
+
+    @Test
+    void isRegisteredAsService() {
+        List<String> names = ServiceLoader.load(JobEnvironment.class).stream().map(p -> p.get().name()).toList();
+        assertTrue(names.contains("pbs"), names.toString());
     }
 }

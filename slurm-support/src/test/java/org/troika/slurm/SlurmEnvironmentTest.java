@@ -12,7 +12,7 @@ import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.Allocation;
 import org.troika.launcher.spi.FileSource;
 import org.troika.launcher.spi.JobEnvironment;
@@ -104,6 +104,6 @@ class SlurmEnvironmentTest {
     @Test
     void isRegisteredAsService() {
         List<String> names = ServiceLoader.load(JobEnvironment.class).stream().map(p -> p.get().name()).toList();
-        assertTrue(names.containsAll(List.of("slurm", "pbs")), names.toString());
+        assertTrue(names.contains("slurm"), names.toString());
     }
 }

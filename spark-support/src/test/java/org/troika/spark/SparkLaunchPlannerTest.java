@@ -13,9 +13,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
-import org.troika.launcher.RunSettings;
-import org.troika.launcher.mpi.MpiFlavor;
-import org.troika.launcher.mpi.MpiInstall;
+import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.spi.MpiFlavor;
+import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.spi.BackendPlan;
 
 class SparkLaunchPlannerTest {

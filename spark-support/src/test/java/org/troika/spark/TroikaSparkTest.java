@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
-import org.troika.launcher.hosts.HostPlan;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.HostSlots;
 
 class TroikaSparkTest {
     private static final HostPlan HOSTS = HostPlan.assign("spark", List.of(new HostSlots("spark-a", 2),

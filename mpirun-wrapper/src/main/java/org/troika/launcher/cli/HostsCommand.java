@@ -2,10 +2,10 @@ package org.troika.launcher.cli;
 
 import java.util.List;
 import org.troika.common.exec.CommandRunner;
-import org.troika.launcher.RunSettings;
-import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.hosts.HostResolver;
-import org.troika.launcher.hosts.SlotInfo;
+import org.troika.launcher.spi.SlotInfo;
 import org.troika.launcher.spi.FileSource;
 import org.troika.launcher.spi.Subcommand;
 

@@ -19,7 +19,7 @@ import org.apache.commons.cli.Options;
 import org.apache.commons.cli.ParseException;
 import org.troika.common.ShellQuote;
 import org.troika.common.UsageException;
-import org.troika.launcher.RunSettings;
+import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.hosts.HostListParser;
 import org.troika.launcher.hosts.HostfileParser;
 import org.troika.launcher.spi.FileSource;

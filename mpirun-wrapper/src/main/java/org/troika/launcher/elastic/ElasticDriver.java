@@ -10,10 +10,10 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 import org.troika.common.exec.CommandRunner;
-import org.troika.launcher.RunSettings;
+import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.elastic.GenerationLauncher.RunningGeneration;
-import org.troika.launcher.hosts.HostPlan;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.HostSlots;
 
 /**
  * Runs an elastic job as a sequence of generations.

@@ -3,7 +3,7 @@ package org.troika.launcher.elastic;
 import java.time.Duration;
 import java.util.Objects;
 import org.troika.common.UsageException;
-import org.troika.launcher.RunSettings;
+import org.troika.launcher.spi.RunSettings;
 
 /**
  * The numbers that bound an elastic job, validated once.

@@ -4,7 +4,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostSlots;
 
 /**
  * What the elastic driver reports while it runs. Called on the driver's loop thread; keep implementations quick.

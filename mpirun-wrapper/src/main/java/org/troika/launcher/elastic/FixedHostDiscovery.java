@@ -4,7 +4,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.troika.common.UsageException;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostSlots;
 
 /**
  * A fixed host list ({@code -H} or a hostfile) in elastic mode: no scaling, but failed hosts are blacklisted and

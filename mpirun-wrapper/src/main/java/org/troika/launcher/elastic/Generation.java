@@ -2,7 +2,7 @@ package org.troika.launcher.elastic;
 
 import java.util.List;
 import java.util.Objects;
-import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.spi.HostPlan;
 
 /**
  * One generation of an elastic job: one launch of all ranks over one host set (a static plan).

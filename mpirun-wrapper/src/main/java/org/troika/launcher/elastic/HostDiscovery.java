@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
-import org.troika.launcher.RunSettings;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.spi.HostSlots;
 
 /**
  * Where an elastic job learns which hosts it may use. Called by the driver's single loop thread, once per

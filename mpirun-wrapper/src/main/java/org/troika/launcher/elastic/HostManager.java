@@ -10,7 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.DoubleSupplier;
 import org.troika.common.UsageException;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostSlots;
 
 /**
  * The usable hosts of an elastic job, in order, and the blacklist.

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.troika.common.exec.CommandRunner;
 import org.troika.common.exec.CommandRunner.ProbeResult;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostSlots;
 
 /**
  * Runs the user's {@code --host-discovery-script} (directly, no shell, stdin closed, bounded by a per-call

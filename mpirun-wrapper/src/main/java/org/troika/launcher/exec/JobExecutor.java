@@ -13,8 +13,8 @@ import java.util.Objects;
 import org.troika.common.exec.LineSink;
 import org.troika.common.exec.PosixSignal;
 import org.troika.common.exec.ProcessSupervisor;
-import org.troika.launcher.RunSettings;
-import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.BackendPlan;
 
 /**

@@ -23,14 +23,14 @@ import java.util.concurrent.TimeoutException;
 import org.troika.common.TroikaEnv;
 import org.troika.common.exec.LineSink;
 import org.troika.common.exec.ProcessSupervisor;
-import org.troika.launcher.RunSettings;
+import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.elastic.Generation;
 import org.troika.launcher.elastic.GenerationLauncher;
 import org.troika.launcher.elastic.GenerationResult;
 import org.troika.launcher.elastic.HostUpdate;
 import org.troika.launcher.elastic.RankExit;
-import org.troika.launcher.hosts.HostPlan;
-import org.troika.launcher.mpi.MpiInstall;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.spi.BackendPlan;
 import org.troika.wire.Secret;
 

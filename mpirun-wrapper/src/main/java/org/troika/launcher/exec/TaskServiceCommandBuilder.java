@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.troika.common.ShellQuote;
 import org.troika.common.UsageException;
-import org.troika.launcher.RunSettings;
+import org.troika.launcher.spi.RunSettings;
 import org.troika.wire.Endpoint;
 
 /**

@@ -1,11 +1,13 @@
 package org.troika.launcher.hosts;
 
+import org.troika.launcher.spi.HostSlots;
+import org.troika.launcher.spi.HostPlan;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
-import org.troika.launcher.RunSettings;
+import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.Allocation;
 import org.troika.launcher.spi.FileSource;
 import org.troika.launcher.spi.JobEnvironment;

@@ -1,5 +1,6 @@
 package org.troika.launcher.hosts;
 
+import org.troika.launcher.spi.HostSlots;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,5 +1,6 @@
 package org.troika.launcher.hosts;
 
+import org.troika.launcher.spi.HostSlots;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

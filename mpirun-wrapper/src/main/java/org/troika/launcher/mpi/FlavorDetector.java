@@ -1,5 +1,7 @@
 package org.troika.launcher.mpi;
 
+import org.troika.launcher.spi.MpiFlavor;
+import org.troika.launcher.spi.MpiInstall;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;

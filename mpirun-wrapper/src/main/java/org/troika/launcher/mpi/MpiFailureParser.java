@@ -4,7 +4,7 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.troika.common.exec.PosixSignal;
-import org.troika.launcher.hosts.HostPlan;
+import org.troika.launcher.spi.HostPlan;
 
 /**
  * Finds the first failed rank in the MPI launcher's output, fed line by line (stdout and stderr, in any order).

@@ -1,5 +1,7 @@
 package org.troika.launcher.mpi;
 
+import org.troika.launcher.spi.MpiFlavor;
+import org.troika.launcher.spi.MpiInstall;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,8 +13,8 @@ import java.util.regex.Pattern;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 import org.troika.common.exec.LaunchPlan;
-import org.troika.launcher.RunSettings;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.spi.LaunchContext;
 

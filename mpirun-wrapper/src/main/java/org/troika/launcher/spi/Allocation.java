@@ -1,7 +1,6 @@
 package org.troika.launcher.spi;
 
 import java.util.List;
-import org.troika.launcher.hosts.HostSlots;
 
 /**
  * What a batch system granted the current job.

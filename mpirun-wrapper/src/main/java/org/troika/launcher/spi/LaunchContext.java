@@ -2,9 +2,6 @@ package org.troika.launcher.spi;
 
 import java.nio.file.Path;
 import java.util.Map;
-import org.troika.launcher.RunSettings;
-import org.troika.launcher.hosts.HostPlan;
-import org.troika.launcher.mpi.MpiInstall;
 
 /**
  * Inputs of a launch backend's planning: all values, no I/O.

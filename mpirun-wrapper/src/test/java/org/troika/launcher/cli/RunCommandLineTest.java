@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.troika.common.UsageException;
-import org.troika.launcher.RunSettings;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.FileSource;
 
 class RunCommandLineTest {

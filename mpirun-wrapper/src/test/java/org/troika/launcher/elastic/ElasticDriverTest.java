@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.troika.launcher.elastic.Generation.Reason;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostSlots;
 
 /** Scenario tests of the elastic driver: fake discovery, fake launcher, fake clock; no processes. */
 class ElasticDriverTest {

@@ -11,8 +11,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner.ProbeResult;
-import org.troika.launcher.RunSettings;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.spi.HostSlots;
 
 class ElasticLimitsTest {
     private static RunSettings.Builder settings() {

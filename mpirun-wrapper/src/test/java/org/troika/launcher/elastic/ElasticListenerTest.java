@@ -11,8 +11,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
-import org.troika.launcher.hosts.HostPlan;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.HostSlots;
 
 class ElasticListenerTest {
     @Test
@@ -49,7 +49,7 @@ class ElasticListenerTest {
 
     @Test
     void forSettingsValidatesTheElasticSettingsBeforeAnythingRuns() {
-        var one = org.troika.launcher.RunSettings.builder().command(List.of("x"))
+        var one = org.troika.launcher.spi.RunSettings.builder().command(List.of("x"))
                 .hosts(List.of(new HostSlots("a", 1)), "-H").minNp(1).build();
         var ok = one.toBuilder().hosts(List.of(new HostSlots("a", 1), new HostSlots("b", 1)), "-H").build();
         CommandRunner runsNothing = (argv, t) -> {

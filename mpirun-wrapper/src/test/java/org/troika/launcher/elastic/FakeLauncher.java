@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.troika.common.ElasticExitCodes;
-import org.troika.launcher.hosts.SlotInfo;
+import org.troika.launcher.spi.SlotInfo;
 
 /**
  * A generation launcher without processes. Each generation follows a {@link Behaviour} (by generation id, else

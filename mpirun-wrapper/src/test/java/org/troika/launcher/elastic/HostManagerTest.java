@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.troika.common.UsageException;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostSlots;
 
 class HostManagerTest {
     private final FakeClock clock = new FakeClock();

@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.troika.common.exec.CommandRunner.ProbeResult;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostSlots;
 
 class ScriptHostDiscoveryTest {
     private static List<HostSlots> parse(String out, Integer defaultSlots) throws HostDiscoveryException {

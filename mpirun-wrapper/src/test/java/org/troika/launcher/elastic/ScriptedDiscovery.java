@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostSlots;
 
 /**
  * Discovery whose answer is a step function of the fake clock: {@code from(5_000, "a:2,b:2")} makes every call

@@ -21,9 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.troika.common.exec.LaunchPlan;
 import org.troika.common.exec.PosixSignal;
 import org.troika.common.exec.ProcessTable;
-import org.troika.launcher.RunSettings;
-import org.troika.launcher.hosts.HostPlan;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.BackendPlan;
 
 /** Component tests with {@code sh} standing in for mpirun (the real mpirun runs in troika-it's tests). */

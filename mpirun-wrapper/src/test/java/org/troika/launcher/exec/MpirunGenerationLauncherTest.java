@@ -12,12 +12,12 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.troika.common.ElasticExitCodes;
-import org.troika.launcher.RunSettings;
+import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.elastic.Generation;
 import org.troika.launcher.elastic.GenerationResult;
 import org.troika.launcher.elastic.RankExit;
-import org.troika.launcher.hosts.HostPlan;
-import org.troika.launcher.hosts.HostSlots;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.HostSlots;
 
 class MpirunGenerationLauncherTest {
     static final HostPlan PLAN = HostPlan.assign("test",

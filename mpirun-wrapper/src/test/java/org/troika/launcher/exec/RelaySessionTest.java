@@ -10,11 +10,11 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.troika.common.UsageException;
-import org.troika.launcher.RunSettings;
-import org.troika.launcher.hosts.HostPlan;
-import org.troika.launcher.hosts.HostSlots;
-import org.troika.launcher.mpi.MpiFlavor;
-import org.troika.launcher.mpi.MpiInstall;
+import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.HostSlots;
+import org.troika.launcher.spi.MpiFlavor;
+import org.troika.launcher.spi.MpiInstall;
 
 class RelaySessionTest {
     private static final MpiInstall OMPI4 = new MpiInstall(MpiFlavor.OPEN_MPI, 4, "");

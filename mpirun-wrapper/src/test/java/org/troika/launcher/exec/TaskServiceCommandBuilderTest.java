@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.troika.common.UsageException;
-import org.troika.launcher.RunSettings;
+import org.troika.launcher.spi.RunSettings;
 import org.troika.wire.Endpoint;
 
 class TaskServiceCommandBuilderTest {

@@ -1,5 +1,6 @@
 package org.troika.launcher.hosts;
 
+import org.troika.launcher.spi.HostSlots;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -11,7 +12,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
-import org.troika.launcher.RunSettings;
+import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.Allocation;
 import org.troika.launcher.spi.FileSource;
 import org.troika.launcher.spi.JobEnvironment;

@@ -1,5 +1,6 @@
 package org.troika.launcher.hosts;
 
+import org.troika.launcher.spi.HostSlots;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

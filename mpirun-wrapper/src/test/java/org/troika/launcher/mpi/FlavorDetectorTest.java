@@ -1,5 +1,7 @@
 package org.troika.launcher.mpi;
 
+import org.troika.launcher.spi.MpiFlavor;
+import org.troika.launcher.spi.MpiInstall;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -15,9 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.troika.launcher.hosts.HostPlan;
-import org.troika.launcher.hosts.HostSlots;
-import org.troika.launcher.hosts.SlotInfo;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.HostSlots;
+import org.troika.launcher.spi.SlotInfo;
 
 /** Runs {@code dist/src/bin/troika-rankenv} with {@code sh} and recorded MPI environments (no MPI involved). */
 class RankEnvScriptTest {

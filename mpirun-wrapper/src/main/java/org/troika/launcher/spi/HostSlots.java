@@ -1,4 +1,4 @@
-package org.troika.launcher.hosts;
+package org.troika.launcher.spi;
 
 import java.util.regex.Pattern;
 

@@ -1,11 +1,10 @@
-package org.troika.launcher;
+package org.troika.launcher.spi;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import org.troika.launcher.hosts.HostSlots;
 
 /**
  * Everything a launch needs, from the CLI (or a library API) down. Immutable; derived facts make a new record

@@ -1,4 +1,4 @@
-package org.troika.launcher.mpi;
+package org.troika.launcher.spi;
 
 /** The MPI implementations troika plans launches for. Open MPI's major version lives in {@link MpiInstall}. */
 public enum MpiFlavor {

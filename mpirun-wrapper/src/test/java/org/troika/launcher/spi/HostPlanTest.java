@@ -1,5 +1,8 @@
-package org.troika.launcher.hosts;
+package org.troika.launcher.spi;
 
+import org.troika.launcher.spi.HostSlots;
+import org.troika.launcher.spi.SlotInfo;
+import org.troika.launcher.spi.HostPlan;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 

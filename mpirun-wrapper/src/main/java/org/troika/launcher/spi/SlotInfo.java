@@ -1,4 +1,4 @@
-package org.troika.launcher.hosts;
+package org.troika.launcher.spi;
 
 /**
  * One rank's place in the job: the rank table row.

@@ -1,4 +1,4 @@
-package org.troika.launcher.mpi;
+package org.troika.launcher.spi;
 
 import java.util.Objects;
 

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.troika.common.RankTable;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 
@@ -21,7 +22,7 @@ import org.troika.common.UsageException;
  * </ol>
  * Cross rank and size (this rank's index among the ranks with the same local rank, one per host) come from
  * {@code TROIKA_CROSS_RANK}/{@code TROIKA_CROSS_SIZE}, else from {@code TROIKA_HOSTS} ({@code host:slots,...} in rank
- * order), else assume every host runs {@code localSize} ranks in rank order. The host name comes from
+ * order, by the rule of {@link RankTable}), else assume every host runs {@code localSize} ranks in rank order. The host name comes from
  * {@code TROIKA_HOSTNAME}, else {@code TROIKA_HOSTS}, else the machine's name.
  */
 public record RankEnv(int rank, int size, int localRank, int localSize, int crossRank, int crossSize, String hostname) {
@@ -50,17 +51,17 @@ public record RankEnv(int rank, int size, int localRank, int localSize, int cros
     public static RankEnv from(Map<String, String> env, Supplier<String> machineName) {
         int rank = intOf(env, 0, TroikaEnv.RANK, "OMPI_COMM_WORLD_RANK", "PMI_RANK");
         int size = intOf(env, 1, TroikaEnv.SIZE, "OMPI_COMM_WORLD_SIZE", "PMI_SIZE");
-        List<HostSlots> hosts = hosts(env.get(TroikaEnv.HOSTS));
-        Slot slot = hosts.isEmpty() ? null : locate(hosts, rank);
-        int localRank = intOf(env, slot == null ? 0 : slot.localRank, TroikaEnv.LOCAL_RANK,
+        List<RankTable.Host> hosts = hosts(env.get(TroikaEnv.HOSTS));
+        RankTable.Row slot = hosts.isEmpty() ? null : locate(hosts, rank);
+        int localRank = intOf(env, slot == null ? 0 : slot.localRank(), TroikaEnv.LOCAL_RANK,
                 "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID");
-        int localSize = intOf(env, slot == null ? 1 : slot.localSize, TroikaEnv.LOCAL_SIZE,
+        int localSize = intOf(env, slot == null ? 1 : slot.localSize(), TroikaEnv.LOCAL_SIZE,
                 "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS");
         int crossRank;
         int crossSize;
         if (slot != null) {
-            crossRank = slot.crossRank;
-            crossSize = slot.crossSize;
+            crossRank = slot.crossRank();
+            crossSize = slot.crossSize();
         } else {
             crossRank = rank / localSize;
             crossSize = Math.max(1, (size + localSize - 1) / localSize);
@@ -69,40 +70,24 @@ public record RankEnv(int rank, int size, int localRank, int localSize, int cros
         crossSize = intOf(env, crossSize, TroikaEnv.CROSS_SIZE);
         String host = env.get(TroikaEnv.HOSTNAME);
         if (host == null || host.isBlank()) {
-            host = slot != null ? slot.host : machineName.get();
+            host = slot != null ? slot.host() : machineName.get();
         }
         return new RankEnv(rank, size, localRank, localSize, crossRank, crossSize, host);
     }
 
-    private record HostSlots(String host, int slots) {}
-
-    private record Slot(String host, int localRank, int localSize, int crossRank, int crossSize) {}
-
-    /** Rank r's host in a by-slot placement, and its cross rank among hosts that have a slot at its local rank. */
-    private static Slot locate(List<HostSlots> hosts, int rank) {
-        int first = 0;
-        for (int h = 0; h < hosts.size(); h++) {
-            HostSlots hs = hosts.get(h);
-            if (rank < first + hs.slots) {
-                int local = rank - first;
-                int crossRank = 0;
-                int crossSize = 0;
-                for (int k = 0; k < hosts.size(); k++) {
-                    if (hosts.get(k).slots > local) {
-                        crossSize++;
-                        crossRank += k < h ? 1 : 0;
-                    }
-                }
-                return new Slot(hs.host, local, hs.slots, crossRank, crossSize);
-            }
-            first += hs.slots;
+    /** Rank r's row of the rank table of {@code hosts} (the one rule, {@link RankTable}). */
+    private static RankTable.Row locate(List<RankTable.Host> hosts, int rank) {
+        try {
+            return RankTable.row(hosts, rank);
+        } catch (IllegalArgumentException e) {
+            long total = hosts.stream().mapToLong(RankTable.Host::slots).sum();
+            throw new UsageException(TroikaEnv.HOSTS + " has " + total + " slots but this is rank " + rank
+                    + ": the host list must cover every rank");
         }
-        throw new UsageException(TroikaEnv.HOSTS + " has " + first + " slots but this is rank " + rank
-                + ": the host list must cover every rank");
     }
 
-    private static List<HostSlots> hosts(String value) {
-        List<HostSlots> hosts = new ArrayList<>();
+    private static List<RankTable.Host> hosts(String value) {
+        List<RankTable.Host> hosts = new ArrayList<>();
         if (value == null || value.isBlank()) {
             return hosts;
         }
@@ -113,7 +98,7 @@ public record RankEnv(int rank, int size, int localRank, int localSize, int cros
             if (host.isEmpty() || slots < 1) {
                 throw new UsageException(TroikaEnv.HOSTS + " entry '" + item + "' is not host:slots with slots >= 1");
             }
-            hosts.add(new HostSlots(host, slots));
+            hosts.add(new RankTable.Host(host, slots));
         }
         return hosts;
     }

@@ -1,5 +1,7 @@
 package org.troika.worker;
 
+import org.troika.common.RankTable;
+import org.troika.testkit.RankTableGolden;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -78,5 +80,18 @@ class RankEnvTest {
     private static void assertMessage(String part, Map<String, String> env) {
         UsageException e = assertThrows(UsageException.class, () -> of(env));
         assertTrue(e.getMessage().contains(part), e.getMessage());
+    }
+
+    /** Given only rank, size and TROIKA_HOSTS, every rank of every golden case finds its own row. */
+    @Test
+    void rankTableMatchesTheGoldenFixture() {
+        for (RankTableGolden.Case c : RankTableGolden.cases()) {
+            for (RankTable.Row r : c.rows()) {
+                RankEnv e = RankEnv.from(Map.of("OMPI_COMM_WORLD_RANK", "" + r.rank(), "OMPI_COMM_WORLD_SIZE",
+                        "" + r.size(), "TROIKA_HOSTS", c.troikaHosts()), () -> "not-asked");
+                assertEquals(new RankEnv(r.rank(), r.size(), r.localRank(), r.localSize(), r.crossRank(), r.crossSize(),
+                        r.host()), e, c.troikaHosts() + " rank " + r.rank());
+            }
+        }
     }
 }

@@ -1,12 +1,12 @@
 package org.troika.launcher.spi;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import org.troika.common.RankTable;
 
 /**
- * The hosts a launch uses, in rank order, each with the number of ranks it runs, and the rank table.
+ * The hosts a launch uses, in rank order, each with the number of ranks it runs, and the rank table (computed by
+ * {@link RankTable}, the one implementation of the rule).
  *
  * @param source where the hosts came from, for humans ({@code "-H"}, {@code "hostfile /x"}, {@code "slurm job 42"}, ...)
  * @param hosts hosts in order with the slots actually used (every entry has at least one rank)
@@ -61,21 +61,14 @@ public record HostPlan(String source, List<HostSlots> hosts, List<SlotInfo> slot
             used.add(h.slots() == n ? h : h.withSlots(n));
             left -= n;
         }
-        // cross ranks: for local rank L, the hosts with more than L slots, in host order
-        Map<Integer, Integer> crossSize = new LinkedHashMap<>();
+        List<RankTable.Host> tableHosts = new ArrayList<>(used.size());
         for (HostSlots h : used) {
-            for (int l = 0; l < h.slots(); l++) {
-                crossSize.merge(l, 1, Integer::sum);
-            }
+            tableHosts.add(new RankTable.Host(h.name(), h.slots()));
         }
         List<SlotInfo> table = new ArrayList<>(np);
-        Map<Integer, Integer> nextCross = new LinkedHashMap<>();
-        int rank = 0;
-        for (HostSlots h : used) {
-            for (int l = 0; l < h.slots(); l++) {
-                int cross = nextCross.merge(l, 1, Integer::sum) - 1;
-                table.add(new SlotInfo(h.name(), rank++, l, cross, np, h.slots(), crossSize.get(l)));
-            }
+        for (RankTable.Row r : RankTable.of(tableHosts)) {
+            table.add(new SlotInfo(r.host(), r.rank(), r.localRank(), r.crossRank(), r.size(), r.localSize(),
+                    r.crossSize()));
         }
         return new HostPlan(source, used, table);
     }

@@ -1,5 +1,7 @@
 package org.troika.launcher.mpi;
 
+import org.troika.common.RankTable;
+import org.troika.testkit.RankTableGolden;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -125,5 +127,24 @@ class RankEnvScriptTest {
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("OMPI_COMM_WORLD_RANK or PMI_RANK"), r.err());
         assertEquals("", r.out());
+    }
+
+    /** Given only the MPI's rank and size and TROIKA_HOSTS, the script computes every golden row itself. */
+    @Test
+    void rankTableMatchesTheGoldenFixture() throws Exception {
+        for (RankTableGolden.Case c : RankTableGolden.cases()) {
+            for (RankTable.Row row : c.rows()) {
+                Result r = run(Map.of("PMI_RANK", "" + row.rank(), "PMI_SIZE", "" + row.size(), "TROIKA_HOSTS",
+                        c.troikaHosts()), "env");
+                Map<String, String> v = r.vars();
+                String where = c.troikaHosts() + " rank " + row.rank();
+                assertEquals(0, r.exit(), where + ": " + r.err());
+                assertEquals(List.of("" + row.rank(), row.host(), "" + row.localRank(), "" + row.localSize(),
+                        "" + row.crossRank(), "" + row.crossSize(), "" + row.size()),
+                        List.of(v.get("TROIKA_RANK"), v.get("TROIKA_HOSTNAME"), v.get("TROIKA_LOCAL_RANK"),
+                                v.get("TROIKA_LOCAL_SIZE"), v.get("TROIKA_CROSS_RANK"), v.get("TROIKA_CROSS_SIZE"),
+                                v.get("TROIKA_SIZE")), where);
+            }
+        }
     }
 }

@@ -1,8 +1,6 @@
 package org.troika.launcher.spi;
 
-import org.troika.launcher.spi.HostSlots;
-import org.troika.launcher.spi.SlotInfo;
-import org.troika.launcher.spi.HostPlan;
+import org.troika.testkit.RankTableGolden;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -36,5 +34,18 @@ class HostPlanTest {
     void refusesMoreRanksThanSlots() {
         assertThrows(IllegalArgumentException.class, () -> HostPlan.assign("x", List.of(new HostSlots("a", 1)), 2));
         assertThrows(IllegalArgumentException.class, () -> HostPlan.assign("x", List.of(new HostSlots("a", 1)), 0));
+    }
+
+    /** The host plan's rank table is the golden one (shared with RankEnv and bin/troika-rankenv). */
+    @Test
+    void rankTableMatchesTheGoldenFixture() {
+        for (RankTableGolden.Case c : RankTableGolden.cases()) {
+            List<HostSlots> hosts = c.hosts().stream().map(h -> new HostSlots(h.name(), h.slots())).toList();
+            HostPlan plan = HostPlan.assign("golden", hosts, c.rows().size());
+            List<SlotInfo> expected = c.rows().stream().map(r -> new SlotInfo(r.host(), r.rank(), r.localRank(),
+                    r.crossRank(), r.size(), r.localSize(), r.crossSize())).toList();
+            assertEquals(expected, plan.slots(), c.troikaHosts());
+            assertEquals(c.troikaHosts(), plan.hostList());
+        }
     }
 }

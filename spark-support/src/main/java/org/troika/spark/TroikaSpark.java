@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.Serializable;
 import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -28,6 +27,7 @@ import org.apache.spark.api.java.JavaFutureAction;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
+import org.troika.common.PrivateFiles;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 import org.troika.common.exec.LineSink;
@@ -35,7 +35,6 @@ import org.troika.common.exec.ProcessSupervisor;
 import org.troika.common.exec.SystemCommandRunner;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.HostPlan;
-import org.troika.launcher.spi.SlotInfo;
 import org.troika.launcher.mpi.FlavorDetector;
 import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.spi.BackendPlan;
@@ -165,8 +164,7 @@ public final class TroikaSpark {
             Secret secret = Secret.generate();
             InetAddress bind = InetAddress.getByName(sc.getConf().get("spark.driver.host", "127.0.0.1"));
             String filter = Closures.filterFor(fn, options.allowedClasses());
-            Path work = Files.createTempDirectory("troika-spark-",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Path work = PrivateFiles.createTempDirectory("troika-spark-");
             Path secretFile = null;
             byte[] id = new byte[6];
             new SecureRandom().nextBytes(id);
@@ -195,7 +193,7 @@ public final class TroikaSpark {
                     throw e;
                 }
             } finally {
-                deleteTree(work);
+                PrivateFiles.deleteTreeQuietly(work);
             }
         }
 
@@ -309,7 +307,8 @@ public final class TroikaSpark {
         private int supervise(BackendPlan plan, MpiFailureParser parser, JobService jobs,
                 JavaFutureAction<List<Integer>> tasks) throws IOException, InterruptedException {
             try (ProcessSupervisor p = ProcessSupervisor.start(plan.launch(),
-                    ProcessSupervisor.Options.of(forward(out, parser), forward(err, parser)))) {
+                    ProcessSupervisor.Options.of(LineSink.copyTo(out, parser::accept),
+                            LineSink.copyTo(err, parser::accept)))) {
                 Integer code;
                 while ((code = p.waitFor(Duration.ofMillis(200))) == null) {
                     if (tasks.isDone() || !jobs.lostTasks().isEmpty()) {
@@ -340,16 +339,6 @@ public final class TroikaSpark {
             return results;
         }
 
-        private static LineSink forward(PrintStream to, MpiFailureParser parser) {
-            return segment -> {
-                byte[] b = segment.getBytes(StandardCharsets.UTF_8);
-                synchronized (to) {
-                    to.write(b, 0, b.length);
-                    to.flush();
-                }
-                parser.accept(segment);
-            };
-        }
 
         private static TroikaSparkException sparkEnded(JavaFutureAction<List<Integer>> tasks, String when) {
             try {
@@ -404,17 +393,5 @@ public final class TroikaSpark {
         return String.join(":", parts);
     }
 
-    private static void deleteTree(Path dir) {
-        try (var walk = Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException ignored) {
-                    // best effort
-                }
-            });
-        } catch (IOException ignored) {
-            // best effort
-        }
-    }
+
 }

@@ -5,10 +5,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
+import org.troika.common.PrivateFiles;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * N fake hosts for integration tests: network namespaces on a bridge, each with a decoy interface that must never be
@@ -227,11 +226,7 @@ public final class NetnsCluster implements AutoCloseable {
             exitCode(List.of("ip", "link", "del", tag + "v" + i));
         }
         exitCode(List.of("ip", "link", "del", tag + "br"));
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException ignored) {
-            // best effort
-        }
+        PrivateFiles.deleteTreeQuietly(dir);
         lock.close();
     }
 

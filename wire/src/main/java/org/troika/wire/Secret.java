@@ -86,13 +86,8 @@ public final class Secret {
      * {@code parent}, so children can be given the file's path instead of the secret.
      */
     public java.nio.file.Path writeToPrivateFile(java.nio.file.Path parent) throws java.io.IOException {
-        var dirPerms = java.nio.file.attribute.PosixFilePermissions.fromString("rwx------");
-        var filePerms = java.nio.file.attribute.PosixFilePermissions.fromString("rw-------");
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory(parent, "troika-",
-                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(dirPerms));
-        java.nio.file.Path f = java.nio.file.Files.createFile(dir.resolve("secret"),
-                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(filePerms));
-        java.nio.file.Files.writeString(f, encode());
+        java.nio.file.Path f = org.troika.common.PrivateFiles.createTempDirectory(parent, "troika-").resolve("secret");
+        org.troika.common.PrivateFiles.write(f, encode().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
         return f;
     }
 

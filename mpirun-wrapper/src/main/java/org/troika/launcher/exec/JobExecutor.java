@@ -7,7 +7,6 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import org.troika.common.exec.LineSink;
@@ -98,7 +97,8 @@ public final class JobExecutor {
                     return received.exitCode(); // interrupted before the start
                 }
                 sup = ProcessSupervisor.start(plan.launch(),
-                        ProcessSupervisor.Options.of(forward(out), forward(err)).withGuardGrace(grace));
+                        ProcessSupervisor.Options.of(LineSink.copyTo(out, failures::accept),
+                                LineSink.copyTo(err, failures::accept)).withGuardGrace(grace));
                 running = sup;
             }
             int code;
@@ -160,15 +160,4 @@ public final class JobExecutor {
         }
     }
 
-    /** Writes each segment through as UTF-8, flushes it, and shows it to the failure parser. */
-    private LineSink forward(PrintStream to) {
-        return segment -> {
-            byte[] b = segment.getBytes(StandardCharsets.UTF_8);
-            synchronized (to) {
-                to.write(b, 0, b.length);
-                to.flush();
-            }
-            failures.accept(segment);
-        };
-    }
 }

@@ -5,7 +5,6 @@ import org.troika.launcher.mpi.FailedRank;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -288,7 +287,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                             err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
                         }
                         ProcessSupervisor p = ProcessSupervisor.start(plan.launch(),
-                                ProcessSupervisor.Options.of(forward(out, failures), forward(err, failures)));
+                                ProcessSupervisor.Options.of(LineSink.copyTo(out, failures::accept),
+                                        LineSink.copyTo(err, failures::accept)));
                         sup = p;
                         if (!lost.isEmpty()) {
                             tearDown(); // lost while starting
@@ -365,14 +365,4 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         }
     }
 
-    private static LineSink forward(PrintStream to, MpiFailureParser failures) {
-        return segment -> {
-            byte[] b = segment.getBytes(StandardCharsets.UTF_8);
-            synchronized (to) {
-                to.write(b, 0, b.length);
-                to.flush();
-            }
-            failures.accept(segment);
-        };
-    }
 }

@@ -6,16 +6,10 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Stream;
+import org.troika.common.PrivateFiles;
 
 /**
  * A launch's files (hostfiles, rank files, agent configuration) written owner-only before the launch and removed
@@ -23,10 +17,6 @@ import java.util.stream.Stream;
  * and, recursively, the directories this instance created; directories that already existed are kept.
  */
 final class PlanFiles implements AutoCloseable {
-    private static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rw-------");
-    private static final FileAttribute<Set<PosixFilePermission>> DIR_MODE =
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
-
     private final List<Path> files = new ArrayList<>();
     private final List<Path> createdDirs = new ArrayList<>();
 
@@ -49,12 +39,7 @@ final class PlanFiles implements AutoCloseable {
     private void writeOne(Path file, String text) throws IOException {
         mkdirs(file.getParent());
         files.add(file);
-        Files.deleteIfExists(file); // a fresh inode: an existing file's mode and links must not leak into ours
-        try (var ch = Files.newByteChannel(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                PosixFilePermissions.asFileAttribute(FILE_MODE))) {
-            ch.write(java.nio.ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
-        }
-        Files.setPosixFilePermissions(file, FILE_MODE); // the umask may have narrowed more than asked; never widened
+        PrivateFiles.write(file, text.getBytes(StandardCharsets.UTF_8));
     }
 
     private void mkdirs(Path dir) throws IOException {
@@ -63,7 +48,7 @@ final class PlanFiles implements AutoCloseable {
         }
         mkdirs(dir.getParent());
         try {
-            Files.createDirectory(dir, DIR_MODE);
+            Files.createDirectory(dir, PrivateFiles.dirMode());
             createdDirs.add(dir);
         } catch (FileAlreadyExistsException e) {
             if (!Files.isDirectory(dir)) {
@@ -83,20 +68,7 @@ final class PlanFiles implements AutoCloseable {
             }
         }
         for (int i = createdDirs.size() - 1; i >= 0; i--) {
-            deleteTree(createdDirs.get(i));
-        }
-    }
-
-    private static void deleteTree(Path dir) {
-        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException | java.io.UncheckedIOException e) {
-            // best effort
+            PrivateFiles.deleteTreeQuietly(createdDirs.get(i));
         }
     }
 }

@@ -23,6 +23,7 @@ import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.spi.BackendPlan;
+import org.troika.rsh.Liveness;
 import org.troika.rsh.driver.DriverService;
 import org.troika.rsh.driver.HostsNotReadyException;
 import org.troika.rsh.driver.NicSelector;
@@ -51,10 +52,10 @@ import org.troika.wire.Secret;
  * {@code onHostLost} and prints it; the agents of that host exit 255, which makes mpirun end the job.
  */
 public final class RelaySession implements AutoCloseable {
-    /** Heartbeat interval of services and driver. */
-    public static final Duration HEARTBEAT = Duration.ofSeconds(1);
-    /** Silence after which a host counts as lost. */
-    public static final Duration LIVENESS_TIMEOUT = Duration.ofSeconds(6);
+    /** Heartbeat interval of services and driver ({@link Liveness#HEARTBEAT}). */
+    public static final Duration HEARTBEAT = Liveness.HEARTBEAT;
+    /** Silence after which a host counts as lost ({@link Liveness#TIMEOUT}). */
+    public static final Duration LIVENESS_TIMEOUT = Liveness.TIMEOUT;
 
     private final RunSettings settings;
     private final boolean relay;

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.troika.rsh.Liveness;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 import org.troika.wire.Endpoint;
@@ -27,8 +28,8 @@ public final class TaskServiceMain {
         String host = null;
         String driver = env.get(TroikaEnv.DRIVER_ADDR);
         boolean secretStdin = false;
-        long heartbeat = 1000;
-        long liveness = 6000;
+        long heartbeat = Liveness.HEARTBEAT.toMillis();
+        long liveness = Liveness.TIMEOUT.toMillis();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             switch (a) {

@@ -3,7 +3,7 @@
 # authenticated Exec on the host's task service, /bin/sh runs `true`, exit code back), compared with a bare JVM start
 # (`java -version` with the same flags) measured in the same run; with and without the AppCDS archive; then a burst
 # of 128 concurrent agents (Open MPI's default plm_rsh_num_concurrent) that must all succeed.
-# Driver and task services: org.troika.rsh.driver.LocalRelayMain on loopback (4 fake hosts, one JVM).
+# Driver and task services: org.troika.rsh.driver.LocalRelayMain (rsh-agent test classes) on loopback (4 fake hosts, one JVM).
 #
 #   bench/agent.sh [REPS]     (default 15; uses dist/target/troika if built, else rsh-agent/common target jars)
 # Numbers on a shared, loaded machine are noisy: read the medians and ratios.
@@ -32,7 +32,8 @@ cp="$work/troika/lib/troika-rsh.jar:$work/troika/lib/troika-wire.jar:$work/troik
 
 # driver + 4 task services; their env lines arrive on stdout; fifo 3 keeps its stdin open until we exit
 mkfifo "$work/in"
-java -XX:+UseSerialGC -cp "$cp" org.troika.rsh.driver.LocalRelayMain h1 h2 h3 h4 <"$work/in" >"$work/env" 2>"$work/relay.err" &
+# LocalRelayMain is a test class of rsh-agent (not shipped in the jar)
+java -XX:+UseSerialGC -cp "$cp:$root/rsh-agent/target/test-classes" org.troika.rsh.driver.LocalRelayMain h1 h2 h3 h4 <"$work/in" >"$work/env" 2>"$work/relay.err" &
 relay_pid=$!
 exec 3>"$work/in"
 for _ in $(seq 1 600); do grep -q TROIKA_SECRET_FILE "$work/env" 2>/dev/null && break; sleep 0.1; done

@@ -14,7 +14,7 @@ public final class RshSubcommands {
     private RshSubcommands() {}
 
     /** {@code troika rsh}. */
-    public static final class Rsh implements Subcommand {
+    public static final class AgentCommand implements Subcommand {
         @Override
         public String name() {
             return "rsh";
@@ -32,7 +32,7 @@ public final class RshSubcommands {
     }
 
     /** {@code troika task-service}. */
-    public static final class TaskService implements Subcommand {
+    public static final class TaskServiceCommand implements Subcommand {
         @Override
         public String name() {
             return "task-service";

@@ -1,4 +1,4 @@
-package org.troika.spark.examples;
+package org.troika.examples.spark;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,10 +16,24 @@ import org.troika.spark.TroikaSpark;
  * rank trains on its shard with MPI allreduce, returns its model checksum, and the driver prints one line per rank in
  * rank order, {@code rank <r> model-checksum <hex>} (identical checksums: the ranks agree on the model).
  *
- * <pre>java -cp ... org.troika.spark.examples.SparkTraining [--master local[4]] [--np 4] [Training options...]</pre>
+ * <pre>java -cp ... org.troika.examples.spark.SparkTraining [--master local[4]] [--np 4] [Training options...]</pre>
  */
 public final class SparkTraining {
     private SparkTraining() {}
+
+    /** Trains with {@code trainingArgs} ({@link Training.Options}) in {@code spark}'s executors; the checksums by rank. */
+    public static List<String> checksums(SparkSession spark, String[] trainingArgs, RunOptions options) {
+        String[] args = trainingArgs.clone();
+        return TroikaSpark.run(spark, env -> {
+            Mpi mpi = Mpi.init();
+            try {
+                return Training.train(Training.Options.parse(args), Mpi.world().rank(), Allreducer.of(Mpi.world()))
+                        .checksum();
+            } finally {
+                mpi.close();
+            }
+        }, options);
+    }
 
     public static void main(String[] args) {
         String master = "local[4]";
@@ -51,15 +65,7 @@ public final class SparkTraining {
             if (np != null) {
                 options.np(np);
             }
-            List<String> checksums = TroikaSpark.run(spark, env -> {
-                Mpi mpi = Mpi.init();
-                try {
-                    return Training.train(Training.Options.parse(trainingArgs), Mpi.world().rank(),
-                            Allreducer.of(Mpi.world())).checksum();
-                } finally {
-                    mpi.close();
-                }
-            }, options.build());
+            List<String> checksums = checksums(spark, trainingArgs, options.build());
             for (int r = 0; r < checksums.size(); r++) {
                 System.out.println("rank " + r + " model-checksum " + checksums.get(r));
             }

@@ -1,4 +1,4 @@
-package org.troika.spark.examples;
+package org.troika.examples.spark;
 
 import java.nio.file.Path;
 import java.time.Duration;

@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.commons.cli.CommandLine;
@@ -14,7 +15,9 @@ import org.apache.commons.cli.Options;
 import org.apache.commons.cli.ParseException;
 import org.troika.common.ShellQuote;
 import org.troika.common.UsageException;
+import org.troika.launcher.cli.RunCommandLine;
 import org.troika.launcher.spi.Subcommand;
+import org.troika.launcher.spi.UserText;
 
 /**
  * {@code troika template slurm|lsf|pbs [options] -- [run options] command...}: prints a batch script whose body
@@ -67,13 +70,17 @@ public final class TemplateCommand implements Subcommand {
 
     @Override
     public int run(List<String> args, Io io) {
-        if (args.isEmpty() || args.get(0).equals("-h") || args.get(0).equals("--help")) {
+        if (args.isEmpty()) {
+            throw new UsageException("troika template needs a batch system, one of " + String.join(", ", SYSTEMS)
+                    + " (troika template slurm -N 2 -n 4 -- java -cp app.jar Main; see troika template --help)");
+        }
+        if (args.get(0).equals("-h") || args.get(0).equals("--help")) {
             printHelp(io);
-            return args.isEmpty() ? UsageException.EXIT_CODE : 0;
+            return 0;
         }
         String system = args.get(0);
         if (!SYSTEMS.contains(system)) {
-            throw new UsageException("unknown batch system '" + system + "'; expected one of "
+            throw new UsageException("unknown batch system " + UserText.quote(system) + "; expected one of "
                     + String.join(", ", SYSTEMS) + " (troika template slurm -N 2 -n 4 -- java -cp app.jar Main)");
         }
         List<String> rest = args.subList(1, args.size());
@@ -97,12 +104,20 @@ public final class TemplateCommand implements Subcommand {
             printHelp(io);
             return 0;
         }
+        RunCommandLine.rejectRepeats(cl, Set.of());
         List<String> command = dashes >= 0 ? rest.subList(dashes + 1, rest.size()) : cl.getArgList();
         if (dashes < 0 && !command.isEmpty() && command.get(0).startsWith("-")) {
-            throw new UsageException("unknown option " + command.get(0) + " (see troika template --help; put the "
-                    + "command, and any troika run options, after --)");
+            throw new UsageException("unknown option " + UserText.quote(command.get(0)) + " (see troika template --help;"
+                    + " put the command, and any troika run options, after --)");
         }
-        io.out().print(render(system, values(cl, command)));
+        Map<String, String> values = values(cl, command);
+        // the body runs troika run with these words: what it would refuse must fail now, not in the batch queue
+        try {
+            RunCommandLine.check(command);
+        } catch (UsageException e) {
+            throw new UsageException("the troika run options after -- are not valid: " + e.getMessage());
+        }
+        io.out().print(render(system, values));
         return 0;
     }
 

@@ -134,8 +134,18 @@ class TemplateCommandTest {
         "slurm -A x\"y -- x          | --account",
         "slurm -p a -q b -- x        | only one",
         "slurm --bogus -- x          | Unrecognized option: --bogus",
-        "slurm --bogus x             | unknown option --bogus",
+        "slurm --bogus x             | unknown option '--bogus'",
         "slurm -N 2 x -- y           | unexpected 'x' before --",
+        "slurm -N 2 -N 3 -- y        | -N is given twice ('2' and '3')",
+        "lsf -t 10 --time 20 -- y    | -t is given twice",
+        "slurm -- -np x y            | the troika run options after -- are not valid: -np needs a whole number",
+        "slurm -- -np 0 y            | -np must be at least 1",
+        "slurm -- -np 2 -np 3 y      | -np is given twice",
+        "slurm -- --bogus y          | unknown option '--bogus'",
+        "pbs -- -H -np:1 y           | host name '-np' starts with '-'",
+        "pbs -- --mpi --jsrun y      | cannot be combined",
+        "pbs -- -np 2                | no command given",
+        "pbs -- --help y             | --help is not a troika run option",
     })
     void badInputIsAOneLineUsageError(String args, String fragment) {
         List<String> argv = new ArrayList<>(List.of(args.split(" ")));
@@ -143,6 +153,27 @@ class TemplateCommandTest {
                 new Subcommand.Io(System.out, System.err, Map.of())));
         assertTrue(e.getMessage().contains(fragment), e.getMessage());
         assertFalse(e.getMessage().contains("\n"), e.getMessage());
+    }
+
+    @Test
+    void noArgumentsIsAnErrorLineNotHelpOnStdout() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc = Main.run(List.of("template"), new Subcommand.Io(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), Map.of()));
+        assertEquals(2, rc);
+        assertEquals("", out.toString(StandardCharsets.UTF_8));
+        List<String> lines = err.toString(StandardCharsets.UTF_8).lines().toList();
+        assertEquals(1, lines.size(), lines::toString);
+        assertTrue(lines.get(0).startsWith("troika: error: troika template needs a batch system"), lines::toString);
+    }
+
+    @Test
+    void runOptionsAfterDashesAreCheckedWithoutTouchingFiles() {
+        // the hostfile and the key exist only on the cluster: checked syntax, not presence
+        List<String> l = lines(template("pbs", "--", "--hostfile", "/cluster/only/hosts", "-i", "/cluster/key", "-np",
+                "4", "a.out"));
+        assertEquals("exec troika run --hostfile /cluster/only/hosts -i /cluster/key -np 4 a.out", l.get(l.size() - 1));
     }
 
     @Test

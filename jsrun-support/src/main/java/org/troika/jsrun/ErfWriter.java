@@ -20,6 +20,9 @@ import org.troika.launcher.spi.SlotInfo;
  * </ul>
  */
 public final class ErfWriter {
+    /** Most CPUs per host an ERF can describe (cores x threads per core; far beyond any node built). */
+    static final int MAX_CPUS_PER_HOST = 1 << 16;
+
     private ErfWriter() {}
 
     /**
@@ -32,7 +35,12 @@ public final class ErfWriter {
      */
     public static String render(HostPlan plan, List<String> allocatedHosts, int gpusPerHost, int coresPerHost,
             JsrunOptions opts) {
-        int cpusPerHost = coresPerHost * opts.threadsPerCore();
+        long cpus = (long) coresPerHost * opts.threadsPerCore();
+        if (cpus > MAX_CPUS_PER_HOST) {
+            throw new UsageException(JsrunOptions.CORES + " x " + JsrunOptions.THREADS + " gives " + cpus
+                    + " CPUs per host, more than " + MAX_CPUS_PER_HOST + "; check both values");
+        }
+        int cpusPerHost = (int) cpus;
         StringBuilder sb = new StringBuilder();
         sb.append("cpu_index_using: ").append(opts.cpuIndex()).append('\n');
         sb.append("overlapping_rs: allow\n");

@@ -7,6 +7,8 @@ import java.util.Map;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
 import org.troika.common.exec.CommandRunner.ProbeResult;
+import org.troika.launcher.spi.HostCheck;
+import org.troika.launcher.spi.UserText;
 
 /**
  * An IBM CSM allocation (Summit-style LSF), read with CSM's query tools.
@@ -42,12 +44,19 @@ record CsmAllocation(String allocationId, List<String> computeNodes, int usableC
 
     static CsmAllocation query(Map<String, String> env, CommandRunner probes) {
         String id = env.get(ALLOCATION_ID).strip();
+        if (!id.matches("[0-9]{1,19}")) {
+            throw new UsageException(ALLOCATION_ID + "=" + UserText.quote(id) + " is not an allocation id (a number);"
+                    + " unset it to use LSB_MCPU_HOSTS instead");
+        }
         String bin = env.getOrDefault(BIN_ENV, DEFAULT_BIN);
         SimpleYaml alloc = run(probes, List.of(bin + "/csm_allocation_query", "-a", id));
         List<String> nodes = alloc.list("compute_nodes");
         if (nodes == null || nodes.isEmpty()) {
             throw new UsageException("csm_allocation_query -a " + id + " lists no compute_nodes; check "
                     + ALLOCATION_ID + " or pass -H/--hostfile");
+        }
+        for (String n : nodes) { // before the first one becomes an argument of the next query
+            HostCheck.name("csm_allocation_query -a " + id + " compute_nodes", n);
         }
         int isolated = number(alloc.scalar(null, "isolated_cores"), "isolated_cores", "csm_allocation_query", 0);
         SimpleYaml attrs = run(probes, List.of(bin + "/csm_node_attributes_query", "-n", nodes.get(0)));

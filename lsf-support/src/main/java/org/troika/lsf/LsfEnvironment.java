@@ -1,6 +1,5 @@
 package org.troika.lsf;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -9,7 +8,9 @@ import java.util.Locale;
 import java.util.Map;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
+import org.troika.launcher.spi.HostCheck;
 import org.troika.launcher.spi.HostSlots;
+import org.troika.launcher.spi.UserText;
 import org.troika.launcher.hosts.SlotListParser;
 import org.troika.launcher.spi.Allocation;
 import org.troika.launcher.spi.FileSource;
@@ -83,7 +84,8 @@ public final class LsfEnvironment implements JobEnvironment {
             source = MCPU_HOSTS + "=" + env.get(MCPU_HOSTS).strip();
         } else if (present(env, DJOB_HOSTFILE)) {
             Path file = Path.of(env.get(DJOB_HOSTFILE).strip());
-            listed = countSlots(readHostfile(files, file), DJOB_HOSTFILE + "=" + file);
+            listed = countSlots(files.readHostLines(DJOB_HOSTFILE + "=" + file, file, "pass -H/--hostfile instead"),
+                    DJOB_HOSTFILE + "=" + file);
             source = DJOB_HOSTFILE + "=" + file;
         } else if (present(env, HOSTS)) {
             listed = countSlots(List.of(env.get(HOSTS).strip().split("\\s+")), HOSTS);
@@ -103,22 +105,18 @@ public final class LsfEnvironment implements JobEnvironment {
     static List<HostSlots> parsePairs(String value) {
         String[] words = value.strip().split("\\s+");
         if (words.length % 2 != 0) {
-            throw new UsageException(MCPU_HOSTS + "='" + value.strip() + "' has " + words.length
+            throw new UsageException(MCPU_HOSTS + "=" + UserText.quote(value.strip()) + " has " + words.length
                     + " words, expected 'host count' pairs (e.g. 'h1 4 h2 4')");
         }
-        Map<String, Integer> slots = new LinkedHashMap<>();
+        Map<String, Long> slots = new LinkedHashMap<>();
         for (int i = 0; i < words.length; i += 2) {
-            String count = words[i + 1];
-            if (!count.matches("[0-9]{1,6}") || Integer.parseInt(count) == 0) {
-                throw new UsageException(MCPU_HOSTS + "='" + value.strip() + "': '" + count + "' after host '"
-                        + words[i] + "' is not a positive slot count (expected 'host count' pairs)");
-            }
-            host(words[i], 1, MCPU_HOSTS);
-            slots.merge(words[i], Integer.parseInt(count), Integer::sum);
+            String where = MCPU_HOSTS + " pair " + (i / 2 + 1) + " ('host count')";
+            String name = HostCheck.name(where, words[i]);
+            slots.merge(name, (long) HostCheck.slots(where, words[i + 1]), Long::sum);
         }
         List<HostSlots> out = new ArrayList<>();
-        slots.forEach((h, n) -> out.add(new HostSlots(h, n)));
-        return out;
+        slots.forEach((h, n) -> out.add(new HostSlots(h, HostCheck.slots(MCPU_HOSTS + " host '" + h + "'", n))));
+        return HostCheck.total(MCPU_HOSTS, out);
     }
 
     /** One entry per slot → hosts in first-seen order with their counts. */
@@ -158,20 +156,8 @@ public final class LsfEnvironment implements JobEnvironment {
         return Integer.parseInt(v);
     }
 
-    private static List<String> readHostfile(FileSource files, Path file) {
-        try {
-            return files.readLines(file);
-        } catch (IOException e) {
-            throw new UsageException(DJOB_HOSTFILE + "=" + file + " cannot be read (" + e.getMessage()
-                    + "); pass -H/--hostfile instead");
-        }
-    }
-
     private static HostSlots host(String name, int slots, String source) {
-        if (!HostSlots.isValidName(name)) {
-            throw new UsageException(source + ": '" + name + "' is not a host name (letters, digits, '_', '.', '-')");
-        }
-        return new HostSlots(name, slots);
+        return new HostSlots(HostCheck.name(source, name), HostCheck.slots(source, slots));
     }
 
     private static String names(List<HostSlots> hosts) {

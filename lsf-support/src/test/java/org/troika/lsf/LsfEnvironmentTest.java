@@ -113,13 +113,17 @@ class LsfEnvironmentTest {
     @ParameterizedTest(name = "[{index}] {0}={1}")
     @CsvSource(delimiter = '|', value = {
         "LSB_MCPU_HOSTS | 'h1 4 h2'            | pairs",
-        "LSB_MCPU_HOSTS | 'h1 four'            | not a positive slot count",
-        "LSB_MCPU_HOSTS | 'h1 0'               | not a positive slot count",
-        "LSB_MCPU_HOSTS | 'h1 -1'              | not a positive slot count",
-        "LSB_MCPU_HOSTS | 'h$1 2'              | not a host name",
+        "LSB_MCPU_HOSTS | 'h1 four'            | slot count 'four' is not a whole number",
+        "LSB_MCPU_HOSTS | 'h1 0'               | has 0 slots",
+        "LSB_MCPU_HOSTS | 'h1 -1'              | slot count '-1' is not a whole number",
+        "LSB_MCPU_HOSTS | 'h$1 2'              | host name 'h$1' contains '$'",
+        "LSB_MCPU_HOSTS | '-np 1'              | host name '-np' starts with '-'",
+        "LSB_MCPU_HOSTS | 'a 1048576 a 1'      | more than troika's limit",
+        "LSB_MCPU_HOSTS | 'a 1048576 b 1'      | 1048577 slots in all",
+        "LSB_HOSTS      | 'a --mca'            | host name '--mca' starts with '-'",
         "LSB_MCPU_HOSTS | 'batch1 1 login2 1'  | only launch nodes",
         "LSB_HOSTS      | 'batch1'             | only launch nodes",
-        "LSB_DJOB_HOSTFILE | /missing          | cannot be read",
+        "LSB_DJOB_HOSTFILE | /missing          | LSB_DJOB_HOSTFILE=/missing does not exist; pass -H/--hostfile",
         "LSB_JOBNAME    | train                | none of",
     })
     void malformedValuesGiveOneLineUsageErrors(String var, String value, String fragment) {
@@ -211,6 +215,23 @@ class LsfEnvironmentTest {
         UsageException e = assertThrows(UsageException.class,
                 () -> lsf.allocation(env("CSM_ALLOCATION_ID", "5"), NO_FILES, noCores));
         assertTrue(e.getMessage().contains("discovered_cores"), e.getMessage());
+    }
+
+    @Test
+    void csmNodeNamesAndIdAreCheckedBeforeTheyBecomeArguments() {
+        List<List<String>> calls = new ArrayList<>();
+        CommandRunner dashNode = (argv, t) -> {
+            calls.add(argv);
+            return new ProbeResult(0, "compute_nodes:\n - --help\n - c1\n");
+        };
+        UsageException e = assertThrows(UsageException.class,
+                () -> lsf.allocation(env("CSM_ALLOCATION_ID", "5"), NO_FILES, dashNode));
+        assertTrue(e.getMessage().contains("host name '--help' starts with '-'"), e.getMessage());
+        assertEquals(1, calls.size(), "csm_node_attributes_query must not get '-n --help'");
+        UsageException id = assertThrows(UsageException.class,
+                () -> lsf.allocation(env("CSM_ALLOCATION_ID", "--all"), NO_FILES, dashNode));
+        assertTrue(id.getMessage().contains("is not an allocation id"), id.getMessage());
+        assertEquals(1, calls.size(), "no query with a bad id");
     }
 
     @Test

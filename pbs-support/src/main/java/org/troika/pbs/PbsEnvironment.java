@@ -1,6 +1,5 @@
 package org.troika.pbs;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -49,13 +48,7 @@ public final class PbsEnvironment implements JobEnvironment {
                     + "; run troika inside the job's shell, or pass -H/--hostfile");
         }
         Path file = Path.of(env.get(NODEFILE).strip());
-        List<String> lines;
-        try {
-            lines = files.readLines(file);
-        } catch (IOException e) {
-            throw new UsageException(NODEFILE + "=" + file + " cannot be read (" + e.getMessage()
-                    + "); pass -H/--hostfile instead");
-        }
+        List<String> lines = files.readHostLines(NODEFILE + "=" + file, file, "pass -H/--hostfile instead");
         List<HostSlots> hosts = SlotListParser.countPerEntry(NODEFILE + "=" + file, "line", lines);
         return new Allocation(name(), "pbs job " + jobId + " (" + NODEFILE + "=" + file + ")", hosts, 0, null, false);
     }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
+import org.troika.launcher.spi.HostCheck;
 import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.Allocation;
 import org.troika.launcher.spi.FileSource;
@@ -67,7 +68,8 @@ public final class SlurmEnvironment implements JobEnvironment {
         List<Integer> counts = TasksPerNode.expand(env.get(countVar), countVar, names.size(), listVar);
         List<HostSlots> hosts = new ArrayList<>(names.size());
         for (int i = 0; i < names.size(); i++) {
-            hosts.add(new HostSlots(names.get(i), counts.get(i)));
+            String where = listVar + " host " + (i + 1);
+            hosts.add(new HostSlots(HostCheck.name(where, names.get(i)), HostCheck.slots(where, counts.get(i))));
         }
         String description = "slurm job " + jobId + " (" + listVar + "=" + env.get(listVar).strip() + ", " + countVar
                 + "=" + env.get(countVar).strip() + ")";

@@ -14,7 +14,9 @@ import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
 import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.Allocation;
+import org.troika.launcher.hosts.HostResolver;
 import org.troika.launcher.spi.FileSource;
+import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.JobEnvironment;
 
 class SlurmEnvironmentTest {
@@ -99,6 +101,27 @@ class SlurmEnvironmentTest {
             UsageException e = assertThrows(UsageException.class, () -> read(env), env.toString());
             assertFalse(e.getMessage().contains("\n"), e.getMessage());
         }
+    }
+
+    @Test
+    void hostNamesAndCountsGoThroughTheOneHostCheck() {
+        Map<Map<String, String>, String> bad = Map.of(
+                Map.of("SLURM_JOB_ID", "1", "SLURM_JOB_NODELIST", "-np", "SLURM_TASKS_PER_NODE", "1"),
+                "SLURM_JOB_NODELIST host 1: host name '-np' starts with '-'",
+                Map.of("SLURM_JOB_ID", "1", "SLURM_JOB_NODELIST", "n1,--mca", "SLURM_TASKS_PER_NODE", "1(x2)"),
+                "SLURM_JOB_NODELIST host 2: host name '--mca' starts with '-'",
+                Map.of("SLURM_JOB_ID", "1", "SLURM_NODELIST", "a" + "b".repeat(300), "SLURM_TASKS_PER_NODE", "1"),
+                "is 301 characters long, more than 253",
+                Map.of("SLURM_JOB_ID", "1", "SLURM_JOB_NODELIST", "n1", "SLURM_TASKS_PER_NODE", "999999999"),
+                "slot count 999999999 is more than troika's limit of 1048576",
+                Map.of("SLURM_JOB_ID", "1", "SLURM_JOB_NODELIST", "n[1-3]", "SLURM_TASKS_PER_NODE", "1048576(x3)"),
+                "3145728 slots in all, more than troika's limit");
+        bad.forEach((env, fragment) -> {
+            UsageException e = assertThrows(UsageException.class, () -> HostResolver.resolve(
+                    RunSettings.builder().command(List.of("true")).build(), env, List.of(slurm), NO_FILES, null),
+                    env.toString());
+            assertTrue(e.getMessage().contains(fragment), e.getMessage());
+        });
     }
 
     @Test

@@ -7,7 +7,8 @@ import java.nio.charset.StandardCharsets;
  * Receives a child's output one segment at a time, as {@link LineSplitter} cuts it.
  *
  * <p>A segment is a line with its terminator: it ends in {@code "\n"}, {@code "\r\n"} or a lone {@code "\r"} (a
- * progress-bar redraw), or, for the last piece before end of stream, in no terminator at all. Writing the segments
+ * progress-bar redraw), or, for the last piece before end of stream and for the pieces of a line longer than
+ * {@link LineSplitter#MAX_SEGMENT}, in no terminator at all. Writing the segments
  * back to back reproduces the decoded stream exactly.
  *
  * <p>Threading: a {@link ProcessSupervisor} calls each stream's sink from that stream's own reader thread, never

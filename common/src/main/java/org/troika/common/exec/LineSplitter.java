@@ -11,11 +11,16 @@ import java.util.Objects;
  * Cuts a byte stream into {@link LineSink} segments: decodes UTF-8 incrementally (a multi-byte character split across
  * two reads is carried over, malformed bytes become U+FFFD), splits after {@code \n}, {@code \r\n} and a lone
  * {@code \r}, and hands each finished segment to the sink immediately. Text without a terminator is held until the
- * terminator arrives or {@link #finish()} flushes it.
+ * terminator arrives or {@link #finish()} flushes it, but never more than {@value #MAX_SEGMENT} characters: a longer
+ * line is handed over in pieces of that size (never splitting a surrogate pair), so a child that prints endless
+ * text without a newline cannot fill the heap.
  *
  * <p>Not thread-safe: one splitter per stream, fed by one thread.
  */
 public final class LineSplitter {
+    /** Most characters held for one segment; a longer line is emitted in pieces. */
+    public static final int MAX_SEGMENT = 64 * 1024;
+
     private final LineSink sink;
     private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
             .onMalformedInput(CodingErrorAction.REPLACE)
@@ -83,6 +88,8 @@ public final class LineSplitter {
                 emit();
             } else if (c == '\r') {
                 pendingCr = true;
+            } else if (pending.length() >= MAX_SEGMENT && !Character.isHighSurrogate(c)) {
+                emit();
             }
         }
     }

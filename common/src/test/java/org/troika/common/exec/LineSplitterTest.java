@@ -39,6 +39,28 @@ class LineSplitterTest {
     }
 
     @Test
+    void handsOverAnEndlessLineInBoundedPiecesThatAddUpToIt() {
+        int max = LineSplitter.MAX_SEGMENT;
+        String endless = "x".repeat(3 * max + 5);
+        for (int i = 0; i < endless.length(); i += 1000) {
+            feed(endless.substring(i, Math.min(endless.length(), i + 1000)));
+        }
+        assertEquals(3, segments.size(), "held back until the bound, then handed over");
+        segments.forEach(s -> assertEquals(max, s.length()));
+        feed("y\n");
+        splitter.finish();
+        assertEquals(endless + "y\n", String.join("", segments));
+    }
+
+    @Test
+    void neverCutsASurrogatePairAtTheBound() {
+        String text = "a".repeat(LineSplitter.MAX_SEGMENT - 1) + "\uD834\uDD1E" + "b\n";
+        feed(text);
+        assertEquals(text, String.join("", segments));
+        segments.forEach(s -> assertEquals(false, Character.isHighSurrogate(s.charAt(s.length() - 1)), s));
+    }
+
+    @Test
     void carriesMultiByteCharactersSplitAcrossReads() {
         byte[] b = "h\u00e9 \u20ac \uD834\uDD1E\n".getBytes(StandardCharsets.UTF_8);
         for (int i = 0; i < b.length; i++) {

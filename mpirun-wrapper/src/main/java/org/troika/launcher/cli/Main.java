@@ -8,12 +8,18 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import org.troika.common.UsageException;
 import org.troika.launcher.spi.Subcommand;
+import org.troika.launcher.spi.UserText;
 
 /**
  * {@code troika} entry point: dispatches to a subcommand and maps errors to exit codes.
  * Bad input ({@link UsageException}) prints one line and exits 2; stack traces only with {@code --verbose}.
+ * Every error line is printed by {@link #errorLine}: control characters from the input are escaped
+ * ({@link UserText#escape}) and the line is cut at {@value #MAX_ERROR_LINE} characters, so it stays one line.
  */
 public final class Main {
+    /** Longest error line printed; the rest is summarised. */
+    static final int MAX_ERROR_LINE = 1000;
+
     private Main() {}
 
     public static void main(String[] args) {
@@ -34,9 +40,13 @@ public final class Main {
                 return 0;
             }
             Map<String, Subcommand> commands = subcommands();
-            if (args.isEmpty() || args.get(0).equals("-h") || args.get(0).equals("--help") || args.get(0).equals("help")) {
+            if (args.isEmpty()) {
+                throw new UsageException("no command given; expected one of " + String.join(", ", commands.keySet())
+                        + " (see troika --help)");
+            }
+            if (args.get(0).equals("-h") || args.get(0).equals("--help") || args.get(0).equals("help")) {
                 printHelp(io, commands);
-                return args.isEmpty() ? UsageException.EXIT_CODE : 0;
+                return 0;
             }
             Subcommand cmd = commands.get(args.get(0));
             if (cmd == null) {
@@ -45,13 +55,13 @@ public final class Main {
             }
             return cmd.run(new ArrayList<>(args.subList(1, args.size())), io);
         } catch (UsageException e) {
-            io.err().println("troika: error: " + e.getMessage());
+            io.err().println(errorLine("troika: error: ", e.getMessage()));
             if (verbose) {
                 e.printStackTrace(io.err());
             }
             return UsageException.EXIT_CODE;
         } catch (Exception e) {
-            io.err().println("troika: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            io.err().println(errorLine("troika: ", e.getMessage() == null ? e.toString() : e.getMessage()));
             if (verbose) {
                 e.printStackTrace(io.err());
             } else {
@@ -59,6 +69,11 @@ public final class Main {
             }
             return 1;
         }
+    }
+
+    /** {@code prefix + message} as one printable line: control characters escaped, at most {@link #MAX_ERROR_LINE}. */
+    static String errorLine(String prefix, String message) {
+        return UserText.truncate(prefix + UserText.escape(message), MAX_ERROR_LINE);
     }
 
     /** Built-in subcommands, then those found on the class path, by name. */

@@ -13,6 +13,9 @@ import org.troika.common.exec.SystemCommandRunner;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.elastic.ElasticDriver;
 import org.troika.launcher.elastic.ElasticLimits;
+import org.troika.launcher.elastic.HostDiscovery;
+import org.troika.launcher.elastic.HostDiscoveryException;
+import org.troika.launcher.elastic.ScriptHostDiscovery;
 import org.troika.launcher.exec.ElasticExecutor;
 import org.troika.launcher.exec.JobExecutor;
 import org.troika.launcher.exec.MpirunGenerationLauncher;
@@ -24,6 +27,7 @@ import org.troika.launcher.mpi.MpirunBackend;
 import org.troika.launcher.mpi.VersionProbeCache;
 import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.spi.FileSource;
+import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.JobEnvironment;
 import org.troika.launcher.spi.LaunchBackend;
 import org.troika.launcher.spi.LaunchContext;
@@ -103,14 +107,37 @@ final class RunCommand implements Subcommand {
                     + "starts, from the hosts of that moment); drop --dry-run or the elastic flags");
         }
         ElasticLimits.from(s); // bad limits fail before anything is created
+        HostDiscovery discovery = firstDiscoveryChecked(HostDiscovery.forSettings(s,
+                probes != null ? probes : ScriptHostDiscovery.systemRunner(io.env())));
         try (MpirunGenerationLauncher launcher = new MpirunGenerationLauncher(s, io.env(), troikaHome(), io.out(),
                 io.err(), (gs, env) -> {
                     Planned p = plan(gs, env);
                     return new MpirunGenerationLauncher.Planned(p.plan(), p.mpi(), p.resolved().plan());
                 })) {
-            return ElasticExecutor.run(ElasticDriver.forSettings(s, probes(probes, io.env()), launcher, io.err()),
-                    io.err());
+            return ElasticExecutor.run(ElasticDriver.forSettings(s, discovery, launcher, io.err()), io.err());
         }
+    }
+
+    /**
+     * Runs {@code discovery} once now, before anything is started: a script that fails, times out or prints
+     * something malformed at the start is bad input (exit 2, one line, nothing launched). The driver's first call
+     * gets this result; later calls go to {@code discovery}, where a failure is reported and the job goes on.
+     */
+    private static HostDiscovery firstDiscoveryChecked(HostDiscovery discovery) {
+        List<HostSlots> first;
+        try {
+            first = discovery.discover();
+        } catch (HostDiscoveryException e) {
+            throw new UsageException(e.getMessage());
+        }
+        boolean[] used = {false};
+        return () -> {
+            if (!used[0]) {
+                used[0] = true;
+                return first;
+            }
+            return discovery.discover();
+        };
     }
 
     /** The outcome of planning: everything {@code --dry-run} prints and the executor runs. */

@@ -1,16 +1,17 @@
 package org.troika.launcher.cli;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.DefaultParser;
 import org.apache.commons.cli.HelpFormatter;
@@ -23,17 +24,22 @@ import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.hosts.HostListParser;
 import org.troika.launcher.hosts.HostfileParser;
 import org.troika.launcher.spi.FileSource;
+import org.troika.launcher.spi.HostCheck;
+import org.troika.launcher.spi.UserText;
 
 /**
  * The options of {@code troika run} (and {@code troika hosts}, which shares the host options) and their parsing into
  * {@link RunSettings}. Flag names follow horovodrun so existing scripts carry over. Everything after the first word
  * that is not an option is the user's command, untouched.
  */
-final class RunCommandLine {
+public final class RunCommandLine {
     private RunCommandLine() {}
 
     /** Parsed command line: the settings, or a request for help. */
     record Parsed(RunSettings settings, boolean help) {}
+
+    /** Options that may be given more than once (their values add up); every other option with a value may not. */
+    private static final Set<String> REPEATABLE = Set.of("network-interface");
 
     static Options options() {
         Options o = new Options();
@@ -97,8 +103,22 @@ final class RunCommandLine {
     }
 
     /**
+     * Checks {@code troika run} arguments that another command passes on (the body of {@code troika template}):
+     * everything {@link #parse} checks except what needs a file, since the files (hostfile, ssh key, discovery
+     * script) may exist only where the job runs. A command must follow the options.
+     *
+     * @throws UsageException for any bad input, naming the problem and the fix
+     */
+    public static void check(List<String> args) {
+        if (parse(args, null, true).help()) {
+            throw new UsageException("--help is not a troika run option to pass on; drop it");
+        }
+    }
+
+    /**
      * Parses {@code troika run} arguments.
      *
+     * @param files reads the hostfile; {@code null} to check the syntax only and touch no file (see {@link #check})
      * @param requireCommand whether a command must follow the options ({@code run}: yes; {@code hosts}: no)
      * @throws UsageException for any bad input, naming the problem and the fix
      */
@@ -112,9 +132,10 @@ final class RunCommandLine {
         if (cl.hasOption("help")) {
             return new Parsed(null, true);
         }
+        rejectRepeats(cl, REPEATABLE);
         List<String> command = Arrays.asList(cl.getArgs());
         if (!command.isEmpty() && command.get(0).startsWith("-")) {
-            throw new UsageException("unknown option '" + command.get(0) + "' (see troika run --help)");
+            throw new UsageException("unknown option " + UserText.quote(command.get(0)) + " (see troika run --help)");
         }
         if (requireCommand && command.isEmpty()) {
             throw new UsageException("no command given; write e.g. troika run -np 2 java -cp app.jar my.Main");
@@ -123,12 +144,13 @@ final class RunCommandLine {
 
         exclusive(cl, "hosts", "hostfile", "host-discovery-script");
         exclusive(cl, "mpi", "jsrun");
-        b.np(positive(cl, "num-proc", "-np"));
+        b.np(ranks(cl, "num-proc", "-np"));
         if (cl.hasOption("hosts")) {
             b.hosts(HostListParser.parse(cl.getOptionValue("hosts")), "-H");
-        } else if (cl.hasOption("hostfile")) {
+        } else if (cl.hasOption("hostfile") && files != null) {
             Path p = Path.of(cl.getOptionValue("hostfile"));
-            b.hosts(HostfileParser.parse(p.toString(), readHostfile(p, files)), "hostfile " + p);
+            List<String> lines = files.readHostLines("hostfile " + p, p, "give a readable hostfile to --hostfile");
+            b.hosts(HostfileParser.parse(p.toString(), lines), "hostfile " + p);
         }
 
         List<String> nics = new ArrayList<>();
@@ -152,7 +174,7 @@ final class RunCommandLine {
         b.sshPort(port);
         if (cl.hasOption("ssh-identity-file")) {
             Path id = Path.of(cl.getOptionValue("ssh-identity-file"));
-            if (!Files.isReadable(id)) {
+            if (files != null && !Files.isReadable(id)) {
                 throw new UsageException("--ssh-identity-file " + id + " does not exist or is not readable; give the private key path");
             }
             b.sshIdentityFile(id);
@@ -204,18 +226,18 @@ final class RunCommandLine {
         // elastic
         if (cl.hasOption("host-discovery-script")) {
             Path script = Path.of(cl.getOptionValue("host-discovery-script"));
-            if (!Files.isRegularFile(script) || !Files.isExecutable(script)) {
+            if (files != null && (!Files.isRegularFile(script) || !Files.isExecutable(script))) {
                 throw new UsageException("--host-discovery-script " + script + " is not an executable file; chmod +x it or fix the path");
             }
             b.hostDiscoveryScript(script);
         }
-        Integer minNp = positive(cl, "min-np", "--min-np");
-        Integer maxNp = positive(cl, "max-np", "--max-np");
+        Integer minNp = ranks(cl, "min-np", "--min-np");
+        Integer maxNp = ranks(cl, "max-np", "--max-np");
         if (minNp != null && maxNp != null && minNp > maxNp) {
             throw new UsageException("--min-np " + minNp + " is above --max-np " + maxNp + "; make min-np <= max-np");
         }
         b.minNp(minNp).maxNp(maxNp);
-        b.slotsPerHost(positive(cl, "slots-per-host", "--slots-per-host"));
+        b.slotsPerHost(ranks(cl, "slots-per-host", "--slots-per-host"));
         Integer et = positive(cl, "elastic-timeout", "--elastic-timeout");
         if (et != null) {
             b.elasticTimeout(Duration.ofSeconds(et));
@@ -245,7 +267,7 @@ final class RunCommandLine {
             throw new UsageException("-np " + s.np() + " is above --max-np " + s.maxNp() + "; lower -np or raise --max-np");
         }
         if (s.np() != null && !s.hosts().isEmpty()) {
-            int slots = s.hosts().stream().mapToInt(h -> h.slots()).sum();
+            long slots = s.hosts().stream().mapToLong(h -> h.slots()).sum();
             if (s.np() > slots) {
                 throw new UsageException("-np " + s.np() + " is more than the " + slots + " slots of " + s.hostSource()
                         + "; lower -np or add hosts/slots");
@@ -254,14 +276,37 @@ final class RunCommandLine {
         return new Parsed(s, false);
     }
 
-    private static List<String> readHostfile(Path p, FileSource files) {
-        try {
-            return files.readLines(p);
-        } catch (NoSuchFileException e) {
-            throw new UsageException("hostfile " + p + " does not exist; check the path given to --hostfile");
-        } catch (IOException e) {
-            throw new UsageException("hostfile " + p + " cannot be read (" + e.getMessage() + "); check its permissions");
+    /**
+     * Every option with a value, except the {@code repeatable} ones (long names), at most once: a second value is an
+     * error rather than silently ignored. Shared with {@code troika template}'s own options.
+     *
+     * @throws UsageException naming the option and both values
+     */
+    public static void rejectRepeats(CommandLine cl, Set<String> repeatable) {
+        Map<String, String> first = new HashMap<>();
+        for (Option o : cl.getOptions()) {
+            String key = o.getLongOpt() != null ? o.getLongOpt() : o.getOpt();
+            if (!o.hasArg() || repeatable.contains(key)) {
+                continue;
+            }
+            String value = String.join(" ", o.getValuesList());
+            String before = first.putIfAbsent(key, value);
+            if (before != null) {
+                String shown = o.getOpt() != null ? "-" + o.getOpt() : "--" + o.getLongOpt();
+                throw new UsageException(shown + " is given twice (" + UserText.quote(before) + " and "
+                        + UserText.quote(value) + "); give it once");
+            }
         }
+    }
+
+    /** A count of ranks or slots: 1 to {@link HostCheck#MAX_RANKS}. */
+    private static Integer ranks(CommandLine cl, String name, String shown) {
+        Integer v = positive(cl, name, shown);
+        if (v != null && v > HostCheck.MAX_RANKS) {
+            throw new UsageException(shown + " " + v + " is more than troika's limit of " + HostCheck.MAX_RANKS
+                    + " ranks");
+        }
+        return v;
     }
 
     private static void exclusive(CommandLine cl, String... longNames) {
@@ -289,7 +334,7 @@ final class RunCommandLine {
     private static int parseInt(String raw, String shown) {
         String v = raw.trim();
         if (!v.matches("[0-9]{1,9}")) {
-            throw new UsageException(shown + " needs a whole number, got '" + raw + "'");
+            throw new UsageException(shown + " needs a whole number (at most 9 digits), got " + UserText.quote(raw));
         }
         return Integer.parseInt(v);
     }
@@ -299,7 +344,8 @@ final class RunCommandLine {
         for (String part : v.split(",", -1)) {
             String t = part.trim();
             if (t.isEmpty() || !t.matches("[A-Za-z0-9_.:/@-]+")) {
-                throw new UsageException(shown + " '" + v + "' has an empty or malformed entry; write e.g. eth0,ib0 or 10.1.0.0/16");
+                throw new UsageException(shown + " " + UserText.quote(v)
+                        + " has an empty or malformed entry; write e.g. eth0,ib0 or 10.1.0.0/16");
             }
             out.add(t);
         }

@@ -69,11 +69,16 @@ public final class ElasticDriver {
      */
     public static ElasticDriver forSettings(RunSettings settings, CommandRunner runner, GenerationLauncher launcher,
             PrintStream out) {
+        return forSettings(settings, HostDiscovery.forSettings(settings, runner), launcher, out);
+    }
+
+    /** Like {@link #forSettings(RunSettings, CommandRunner, GenerationLauncher, PrintStream)} with a given discovery. */
+    public static ElasticDriver forSettings(RunSettings settings, HostDiscovery discovery, GenerationLauncher launcher,
+            PrintStream out) {
         ElasticLimits limits = ElasticLimits.from(settings);
         Clock clock = Clock.system();
         HostManager hosts = new HostManager(clock, limits.cooldown(), () -> ThreadLocalRandom.current().nextDouble());
-        return new ElasticDriver(limits, HostDiscovery.forSettings(settings, runner), hosts, launcher, clock,
-                ElasticListener.printing(out));
+        return new ElasticDriver(limits, discovery, hosts, launcher, clock, ElasticListener.printing(out));
     }
 
     /** Thrown inside the loop to end the job with a result. */

@@ -1,5 +1,6 @@
 package org.troika.launcher.hosts;
 
+import org.troika.launcher.spi.HostCheck;
 import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.HostPlan;
 import java.util.Comparator;
@@ -59,7 +60,7 @@ public final class HostResolver {
     }
 
     private static HostPlan assign(String source, List<HostSlots> hosts, Integer np) {
-        int total = hosts.stream().mapToInt(HostSlots::slots).sum();
+        int total = (int) HostCheck.total(source, hosts).stream().mapToLong(HostSlots::slots).sum();
         int n = np == null ? total : np;
         if (n > total) {
             throw new UsageException("-np " + n + " is more than the " + total + " slots of " + source

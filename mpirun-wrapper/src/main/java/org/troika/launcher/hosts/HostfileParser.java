@@ -1,6 +1,5 @@
 package org.troika.launcher.hosts;
 
-import org.troika.launcher.spi.HostSlots;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -8,13 +7,17 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.troika.common.UsageException;
+import org.troika.launcher.spi.HostCheck;
+import org.troika.launcher.spi.HostSlots;
+import org.troika.launcher.spi.UserText;
 
 /**
  * Parses a hostfile: one host per line, {@code host [slots=N] [max_slots=M]}; {@code #} starts a comment (whole line or
- * trailing); blank lines are ignored; a host without {@code slots=} has 1 slot; a host listed twice is an error. Pure.
+ * trailing); blank lines are ignored; a host without {@code slots=} has 1 slot; a host listed twice, or a key given
+ * twice on one line, is an error. Names and counts are checked by {@link HostCheck}. Pure.
  */
 public final class HostfileParser {
-    private static final Pattern KV = Pattern.compile("(slots|max_slots|max-slots)=([0-9]+)");
+    private static final Pattern KV = Pattern.compile("(slots|max_slots|max-slots)=(.*)");
 
     private HostfileParser() {}
 
@@ -39,36 +42,40 @@ public final class HostfileParser {
                 continue;
             }
             String[] words = line.split("\\s+");
-            String host = words[0];
-            if (!HostSlots.isValidName(host)) {
-                throw new UsageException(where + ": '" + host + "' is not a host name; write 'host slots=N'");
-            }
-            int slots = 1;
-            int maxSlots = 0;
+            String host = HostCheck.name(where, words[0]);
+            Integer slots = null;
+            Integer maxSlots = null;
             for (int w = 1; w < words.length; w++) {
                 Matcher m = KV.matcher(words[w]);
                 if (!m.matches()) {
-                    throw new UsageException(where + ": unexpected '" + words[w] + "'; write 'host slots=N [max_slots=M]'");
+                    throw new UsageException(where + ": unexpected " + UserText.quote(words[w])
+                            + "; write 'host slots=N [max_slots=M]'");
                 }
-                int v = HostListParser.parseSlots(m.group(2), words[w]);
-                if (m.group(1).equals("slots")) {
+                boolean isSlots = m.group(1).equals("slots");
+                if (isSlots ? slots != null : maxSlots != null) {
+                    throw new UsageException(where + ": " + (isSlots ? "slots" : "max_slots")
+                            + " is given twice; give it once");
+                }
+                int v = HostCheck.slots(where, m.group(2));
+                if (isSlots) {
                     slots = v;
                 } else {
                     maxSlots = v;
                 }
             }
-            if (maxSlots != 0 && maxSlots < slots) {
-                throw new UsageException(where + ": max_slots=" + maxSlots + " is below slots=" + slots
+            int s = slots == null ? 1 : slots;
+            if (maxSlots != null && maxSlots < s) {
+                throw new UsageException(where + ": max_slots=" + maxSlots + " is below slots=" + s
                         + "; raise max_slots or lower slots");
             }
             if (!seen.add(host)) {
                 throw new UsageException(where + ": host '" + host + "' is listed twice; list each host once");
             }
-            hosts.add(new HostSlots(host, slots, maxSlots));
+            hosts.add(new HostSlots(host, s, maxSlots == null ? 0 : maxSlots));
         }
         if (hosts.isEmpty()) {
             throw new UsageException("hostfile " + name + " lists no hosts; add lines like 'node1 slots=4'");
         }
-        return hosts;
+        return HostCheck.total("hostfile " + name, hosts);
     }
 }

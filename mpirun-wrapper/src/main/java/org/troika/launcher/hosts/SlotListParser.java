@@ -1,15 +1,17 @@
 package org.troika.launcher.hosts;
 
-import org.troika.launcher.spi.HostSlots;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.troika.common.UsageException;
+import org.troika.launcher.spi.HostCheck;
+import org.troika.launcher.spi.HostSlots;
 
 /**
  * Reads "one host name per slot" lists ({@code PBS_NODEFILE}, {@code LSB_DJOB_HOSTFILE}, {@code LSB_HOSTS}) into hosts
- * with slot counts, in order of first appearance. Blank entries and {@code #} comment lines are skipped. Pure.
+ * with slot counts, in order of first appearance. Blank entries and {@code #} comment lines are skipped. Names are
+ * checked by {@link HostCheck}; more than {@link HostCheck#MAX_RANKS} entries in all is an error. Pure.
  */
 public final class SlotListParser {
     private SlotListParser() {}
@@ -24,15 +26,17 @@ public final class SlotListParser {
     public static List<HostSlots> countPerEntry(String source, String unit, List<String> entries) {
         Map<String, Integer> slots = new LinkedHashMap<>();
         int n = 0;
+        long total = 0;
         for (String raw : entries) {
             n++;
             String h = raw.strip();
             if (h.isEmpty() || h.startsWith("#")) {
                 continue;
             }
-            if (!HostSlots.isValidName(h)) {
-                throw new UsageException(source + " " + unit + " " + n + ": '" + h
-                        + "' is not a host name (expected one host name per slot: letters, digits, '_', '.', '-')");
+            HostCheck.name(source + " " + unit + " " + n + " (one host name per slot)", h);
+            if (++total > HostCheck.MAX_RANKS) {
+                throw new UsageException(source + " lists more than " + HostCheck.MAX_RANKS
+                        + " slots, troika's limit; check the file, or pass -H/--hostfile");
             }
             slots.merge(h, 1, Integer::sum);
         }

@@ -1,19 +1,66 @@
 package org.troika.launcher.spi;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import org.troika.common.UsageException;
 
-/** Reads text files for detectors, so tests can hand in recorded files. */
+/**
+ * Reads the text files hosts come from (a {@code --hostfile}, {@code LSB_DJOB_HOSTFILE}, {@code PBS_NODEFILE}), so
+ * tests can hand in recorded files. {@link #system()} is the one real reader: regular files only, at most
+ * {@value #MAX_BYTES} bytes, within {@link #TIMEOUT}.
+ */
 @FunctionalInterface
 public interface FileSource {
-    /** The file's lines. */
+    /** Largest host file the real reader accepts (a 1,000,000-slot nodefile of 30-character names is ~31 MB). */
+    long MAX_BYTES = 64L << 20;
+    /** How long the real reader waits for a file (a hung network file system must not hang troika). */
+    Duration TIMEOUT = Duration.ofSeconds(10);
+
+    /**
+     * The file's lines.
+     *
+     * @throws Unusable when the file is of the wrong type, too large, not UTF-8 or too slow
+     * @throws NoSuchFileException when it does not exist
+     */
     List<String> readLines(Path path) throws IOException;
 
-    /** The real file system. */
+    /** The real file system: regular files only, size-capped, with a timeout (see {@link BoundedFileSource}). */
     static FileSource system() {
-        return p -> Files.readAllLines(p, StandardCharsets.UTF_8);
+        return new BoundedFileSource(MAX_BYTES, TIMEOUT, true);
+    }
+
+    /**
+     * Reads a host file and turns every failure into one usage error: {@code "<what> <problem>; <fix>"}.
+     *
+     * @param what names the file for the message, e.g. {@code "hostfile /x"} or {@code "PBS_NODEFILE=/x"}
+     * @param fix what the user can do, e.g. {@code "pass -H/--hostfile instead"}
+     */
+    default List<String> readHostLines(String what, Path path, String fix) {
+        String problem;
+        try {
+            return readLines(path);
+        } catch (NoSuchFileException e) {
+            problem = "does not exist";
+        } catch (AccessDeniedException e) {
+            problem = "is not readable (permission denied)";
+        } catch (Unusable e) {
+            problem = e.getMessage();
+        } catch (IOException e) {
+            problem = "cannot be read (" + UserText.escape(String.valueOf(e.getMessage())) + ")";
+        }
+        throw new UsageException(what + " " + problem + "; " + fix);
+    }
+
+    /** A file that exists but cannot serve as a host file; the message is a phrase ("is a FIFO, not a regular file"). */
+    final class Unusable extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public Unusable(String phrase) {
+            super(phrase);
+        }
     }
 }

@@ -44,7 +44,7 @@ public record HostPlan(String source, List<HostSlots> hosts, List<SlotInfo> slot
      * @throws IllegalArgumentException if {@code np} exceeds the available slots or is below 1
      */
     public static HostPlan assign(String source, List<HostSlots> available, int np) {
-        int total = available.stream().mapToInt(HostSlots::slots).sum();
+        long total = available.stream().mapToLong(HostSlots::slots).sum();
         if (np < 1) {
             throw new IllegalArgumentException("the number of processes must be at least 1, got " + np);
         }

@@ -110,11 +110,16 @@ class RunCommandLineTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "-H a hostname|is not host:slots",
-        "-H a:b hostname|is not host:slots",
+        "-H a hostname|has no slot count",
+        "-H a:b hostname|is not a whole number",
         "-H a:0 hostname|0 slots",
         "-H a:1,,b:1 hostname|empty entry",
-        "-H host:1:2 hostname|is not host:slots",
+        "-H host:1:2 hostname|contains ':'",
+        "-np 2 -np 3 hostname|-np is given twice ('2' and '3')",
+        "-np 2 --num-proc 2 hostname|-np is given twice",
+        "-H a:1 -H b:1 hostname|-H is given twice",
+        "--mpi-args -x --mpi-args -y hostname|--mpi-args is given twice",
+        "-np 1048577 hostname|more than troika's limit",
         "--hostfile missing hostname|does not exist",
         "--hostfile empty hostname|lists no hosts",
         "-np 5 -H a:2,b:2 hostname|more than the 4 slots",

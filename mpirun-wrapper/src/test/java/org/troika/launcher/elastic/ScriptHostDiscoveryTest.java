@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.troika.common.exec.CommandRunner.ProbeResult;
+import org.troika.launcher.spi.HostCheck;
 import org.troika.launcher.spi.HostSlots;
 
 class ScriptHostDiscoveryTest {
@@ -40,14 +41,20 @@ class ScriptHostDiscoveryTest {
                         error("a:1:2", 1)),
                 () -> assertEquals("host discovery line 'a' has no slot count; print host:slots or pass"
                         + " --slots-per-host N", error("b:1\na", null)),
-                () -> assertEquals("host discovery line 'a:0' needs a slot count of at least 1 after ':', like a:4",
+                () -> assertEquals("host discovery line 'a:0': a host has 0 slots; give each host at least 1 slot",
                         error("a:0", null)),
-                () -> assertEquals("host discovery line 'a:x' needs a slot count of at least 1 after ':', like a:4",
+                () -> assertEquals("host discovery line 'a:x': slot count 'x' is not a whole number; give 1 to 1048576",
                         error("a:x", null)),
-                () -> assertEquals("host discovery line 'a:' needs a slot count of at least 1 after ':', like a:4",
+                () -> assertEquals("host discovery line 'a:': slot count '' is not a whole number; give 1 to 1048576",
                         error("a:", 2)),
-                () -> assertEquals("host discovery line 'a b:1' has a bad host name; use letters, digits, '_', '.'"
-                        + " and '-'", error("a b:1", null)),
+                () -> assertEquals("host discovery line 'a b:1': host name 'a b' contains a space; " + HostCheck.NAME_RULE,
+                        error("a b:1", null)),
+                () -> assertEquals("host discovery line '-np:1': host name '-np' starts with '-' (the MPI launcher would"
+                        + " take it for an option); " + HostCheck.NAME_RULE, error("-np:1", null)),
+                () -> assertEquals("host discovery line 'a:1048577': slot count 1048577 is more than troika's limit of"
+                        + " 1048576 ranks; give 1 to 1048576", error("a:1048577", null)),
+                () -> assertEquals("host discovery printed more than 1048576 slots in all, troika's limit of ranks;"
+                        + " print fewer hosts or slots", error("a:1048576\nb:1", null)),
                 () -> assertEquals("host discovery printed host 'a' with 2 and with 3 slots; print each host once",
                         error("a:2\na:3", null)));
     }

@@ -26,16 +26,22 @@ class HostListParserTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "a|is not host:slots",
-        "a:b|is not host:slots",
+        "a|has no slot count",
+        "a:b|slot count 'b' is not a whole number",
         "a:0|has 0 slots",
         "a:1,,b:1|empty entry",
-        "host:1:2|is not host:slots",
-        "a:-1|is not host:slots",
-        "[::1]:2|is not host:slots",
+        "host:1:2|host name 'host:1' contains ':'",
+        "a:-1|slot count '-1' is not a whole number",
+        "[::1]:2|host name '[::1]' contains '['",
+        "fe80::1:2|looks like an IPv6 address",
         "a:1,a:2|twice",
         "a:1,|empty entry",
-        "a:99999999999|too large"})
+        "-np:1|starts with '-'",
+        "--mca:1|starts with '-'",
+        "a:99999999999|more than troika's limit of 1048576",
+        "a:1048577|more than troika's limit of 1048576",
+        "a:2147483647,b:2147483647|more than troika's limit",
+        "a:1048576,b:1|1048577 slots in all"})
     void rejectsMalformedEntriesWithOneLine(String input, String expected) {
         UsageException e = assertThrows(UsageException.class, () -> HostListParser.parse(input));
         assertTrue(e.getMessage().contains(expected), e.getMessage());

@@ -27,11 +27,15 @@ class HostfileParserTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "node1 slots=x|line 1: unexpected 'slots=x'",
+        "node1 slots=x|line 1: slot count 'x' is not a whole number",
         "node1 slots=0|0 slots",
         "node1 slots=4 max_slots=2|max_slots=2 is below slots=4",
         "node1 cores=4|unexpected 'cores=4'",
-        "node:1 slots=2|is not a host name"})
+        "node:1 slots=2|host name 'node:1' contains ':'",
+        "-np slots=1|host name '-np' starts with '-'",
+        "a slots=1 slots=2|slots is given twice",
+        "a max_slots=2 max-slots=3|max_slots is given twice",
+        "a slots=2147483647|more than troika's limit"})
     void rejectsMalformedLinesNamingTheLine(String line, String expected) {
         UsageException e = assertThrows(UsageException.class, () -> HostfileParser.parse("hf", List.of(line)));
         assertTrue(e.getMessage().contains(expected), e.getMessage());

@@ -1,0 +1,162 @@
+package org.troika.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.troika.testkit.Dist;
+
+/**
+ * The red team's malformed invocations through the packaged {@code bin/troika} (a real JVM per case, as a user runs
+ * it), with a fake {@code mpirun} first on PATH that records every start: exit 2, one escaped {@code troika: error:}
+ * line, no stack trace, no mpirun, and no hang. {@link MalformedInputTest} covers hundreds more in-process.
+ */
+@Tag("integration")
+class MalformedInputDistTest {
+    /** Far above what a refusal takes (well under a second), far below the red team's hangs (forever, 30-57 s). */
+    private static final long BOUND_S = 25;
+
+    @TempDir
+    Path dir;
+    private Path log;
+
+    private record Result(int code, String out, String err, long millis) {}
+
+    @BeforeEach
+    void fakeMpirun() throws IOException {
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        log = dir.resolve("mpirun.log");
+        script(bin.resolve("mpirun"), "printf '%s\\n' \"$*\" >> '" + log + "'\n"
+                + "case \"$1\" in --version) echo 'mpirun (Open MPI) 4.1.4';; esac\nexit 0");
+    }
+
+    private static Path script(Path p, String body) throws IOException {
+        Files.writeString(p, "#!/bin/sh\n" + body + "\n");
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwx------"));
+        return p;
+    }
+
+    private Result troika(Map<String, String> env, String... args) throws Exception {
+        List<String> argv = new ArrayList<>(List.of(Dist.troika().toString()));
+        argv.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(new java.io.File(
+                "/dev/null")));
+        Map<String, String> e = new HashMap<>(System.getenv());
+        e.keySet().removeIf(k -> k.startsWith("SLURM_") || k.startsWith("LSB_") || k.startsWith("PBS_"));
+        e.put("PATH", dir.resolve("bin") + ":" + e.getOrDefault("PATH", "/usr/bin:/bin"));
+        e.put("HOME", dir.toString());
+        e.put("TMPDIR", dir.toString());
+        e.putAll(env);
+        pb.environment().clear();
+        pb.environment().putAll(e);
+        Path out = dir.resolve("out");
+        Path err = dir.resolve("err");
+        pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+        long start = System.nanoTime();
+        Process p = pb.start();
+        if (!p.waitFor(BOUND_S, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("troika " + String.join(" ", args) + " still runs after " + BOUND_S + " s");
+        }
+        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+    }
+
+    /** Exit 2, stdout empty, one escaped error line, no mpirun; returns the line. */
+    private String assertRefused(Result r) throws IOException {
+        String why = "exit " + r.code() + "\n--- stderr\n" + r.err() + "--- stdout\n" + r.out();
+        assertEquals(2, r.code(), why);
+        assertEquals("", r.out(), why);
+        List<String> lines = r.err().lines().toList();
+        assertEquals(1, lines.size(), why);
+        String line = lines.get(0);
+        assertTrue(line.startsWith("troika: error: "), why);
+        assertTrue(line.chars().noneMatch(c -> c < 0x20 || c == 0x7f), why);
+        assertFalse(line.contains("Exception") || line.contains("Error:"), why);
+        assertFalse(Files.exists(log) && Files.readAllLines(log).stream().anyMatch(l -> !l.equals("--version")),
+                "mpirun was started: " + why);
+        return line;
+    }
+
+    @Test
+    void hostNamesThatLookLikeOptionsNeverReachMpirun() throws Exception {
+        assertTrue(assertRefused(troika(Map.of(), "run", "-H", "-np:1", "true")).contains("starts with '-'"));
+        assertTrue(assertRefused(troika(Map.of(), "run", "-H", "--mca:1", "true")).contains("starts with '-'"));
+        Path hf = Files.writeString(dir.resolve("hf"), "-np slots=1\n");
+        assertTrue(assertRefused(troika(Map.of(), "run", "--hostfile", hf.toString(), "true"))
+                .contains("host name '-np' starts with '-'"));
+        assertTrue(assertRefused(troika(Map.of("LSB_JOBID", "1", "LSB_MCPU_HOSTS", "-np 1"), "run", "true"))
+                .contains("host name '-np' starts with '-'"));
+    }
+
+    @Test
+    void fifosAndDevicesAsHostFilesFailAtOnce() throws Exception {
+        Path fifo = dir.resolve("fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor());
+        assertTrue(assertRefused(troika(Map.of(), "run", "--hostfile", fifo.toString(), "true")).contains("is a FIFO"));
+        assertTrue(assertRefused(troika(Map.of("PBS_NODEFILE", fifo.toString()), "run", "true")).contains("is a FIFO"));
+        assertTrue(assertRefused(troika(Map.of("LSB_JOBID", "1", "LSB_DJOB_HOSTFILE", fifo.toString()), "run",
+                "true")).contains("is a FIFO"));
+        Result zero = troika(Map.of("PBS_NODEFILE", "/dev/zero"), "run", "true");
+        assertTrue(assertRefused(zero).contains("/dev/zero is a character device, not a regular file"));
+        assertTrue(assertRefused(troika(Map.of(), "hosts", "--hostfile", "/dev/zero")).contains("character device"));
+    }
+
+    @Test
+    void overflowingSlotsRepeatedFlagsAndEscapesAreOneLine() throws Exception {
+        assertTrue(assertRefused(troika(Map.of(), "run", "-H", "a:2147483647,b:2147483647", "true"))
+                .contains("more than troika's limit of 1048576 ranks"));
+        assertTrue(assertRefused(troika(Map.of(), "hosts", "-H", "a:2147483647")).contains("limit"));
+        assertTrue(assertRefused(troika(Map.of(), "run", "-np", "2", "-np", "3", "true"))
+                .contains("-np is given twice ('2' and '3')"));
+        String escaped = assertRefused(troika(Map.of(), "run", "-H", "a\u001b[31m\nb:1", "true"));
+        assertTrue(escaped.contains("'a\\x1b[31m\\nb:1'"), escaped);
+        assertTrue(assertRefused(troika(Map.of(), "run", "-H", "x".repeat(100_000) + ":1", "true"))
+                .contains("(100000 characters)"));
+        assertTrue(assertRefused(troika(Map.of(), "template")).contains("needs a batch system"));
+        assertTrue(assertRefused(troika(Map.of(), "template", "slurm", "--", "-np", "x", "true"))
+                .contains("after -- are not valid"));
+    }
+
+    @Test
+    void aDiscoveryScriptsHugeLineAndBackgroundChildEndWithIt() throws Exception {
+        Path big = script(dir.resolve("big.sh"), "head -c 20000000 /dev/zero | tr '\\000' a; echo");
+        assertTrue(assertRefused(troika(Map.of(), "run", "--host-discovery-script", big.toString(), "--min-np", "1",
+                "true")).contains("printed a line longer than 1024 characters"));
+        Path pidFile = dir.resolve("child.pid");
+        Path bg = script(dir.resolve("bg.sh"), "sleep 300 & echo $! > '" + pidFile + "'\necho 'bad host:1'");
+        assertTrue(assertRefused(troika(Map.of(), "run", "--host-discovery-script", bg.toString(), "--min-np", "1",
+                "true")).contains("host name 'bad host' contains a space"));
+        long child = Long.parseLong(Files.readString(pidFile).strip());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        Optional<ProcessHandle> h = ProcessHandle.of(child);
+        while (h.isPresent() && h.get().isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            h = ProcessHandle.of(child);
+        }
+        if (h.isPresent() && h.get().isAlive()) {
+            h.get().destroyForcibly();
+            throw new AssertionError("the discovery script's background child " + child + " outlived troika");
+        }
+        Path failing = script(dir.resolve("fail.sh"), "echo 'inventory down' >&2; exit 1");
+        String line = assertRefused(troika(Map.of(), "run", "--host-discovery-script", failing.toString(), "--min-np",
+                "1", "true"));
+        assertTrue(line.startsWith("troika: error: host discovery script ") && line.endsWith("exited with code 1:"
+                + " inventory down"), line);
+    }
+}

@@ -52,6 +52,25 @@ class MainTest {
     }
 
     @Test
+    void errorLinesEscapeControlCharactersAndStayBounded() {
+        assertEquals(2, run(Map.of(), "run", "-H", "a\u001b[31m\nb:1", "hostname"));
+        String e = err();
+        assertEquals(1, e.lines().count(), e);
+        assertTrue(e.contains("'a\\x1b[31m\\nb:1'") && !e.contains("\u001b"), e);
+        assertEquals("troika: error: x\\ty\\u2028", Main.errorLine("troika: error: ", "x\ty\u2028"));
+        String longLine = Main.errorLine("troika: error: ", "z".repeat(5000));
+        assertTrue(longLine.length() < Main.MAX_ERROR_LINE + 40 && longLine.endsWith("more characters)"), longLine);
+    }
+
+    @Test
+    void noCommandIsAnErrorLineNotHelp() {
+        assertEquals(2, run(Map.of()));
+        assertEquals("", out());
+        assertTrue(err().startsWith("troika: error: no command given; expected one of run, hosts"), err());
+        assertEquals(1, err().lines().count(), err());
+    }
+
+    @Test
     void verboseShowsTheStackTrace() {
         assertEquals(2, run(Map.of(), "run", "--verbose", "-H", "a", "hostname"));
         assertTrue(err().contains("at org.troika"), err());

@@ -18,6 +18,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
+import org.troika.common.exec.ProcessTable;
 import org.troika.launcher.cli.Main;
 import org.troika.launcher.spi.Subcommand;
 
@@ -79,10 +82,16 @@ class MalformedInputTest {
     private record Result(int code, String out, String err) {}
 
     private static Result troika(List<String> args, Map<String, String> env) {
+        return troika(args, env, "none");
+    }
+
+    /** Runs troika in-process; every process it starts inherits {@code RunSupport.MARKER=marker}. */
+    private static Result troika(List<String> args, Map<String, String> env, String marker) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Map<String, String> all = new HashMap<>(baseEnv);
         all.putAll(env);
+        all.put(RunSupport.MARKER, marker);
         int code = Main.run(args, new Subcommand.Io(new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8), all));
         return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
@@ -93,10 +102,12 @@ class MalformedInputTest {
                 : List.of();
     }
 
-    /** Exit 2, one escaped {@code troika: error:} line, nothing else, no mpirun. */
-    static void assertRefused(Case c) throws IOException {
+    /** Exit 2, one escaped {@code troika: error:} line, nothing else, no mpirun, no process left behind. */
+    static void assertRefused(Case c) throws Exception {
         Files.deleteIfExists(log);
-        Result r = assertTimeoutPreemptively(PER_CASE, () -> troika(c.args(), c.env()), c.name());
+        String marker = UUID.randomUUID().toString();
+        Result r = assertTimeoutPreemptively(PER_CASE, () -> troika(c.args(), c.env(), marker), c.name());
+        assertNothingLeft(marker, c.name());
         String err = r.err();
         String why = c.name() + "\n--- stderr\n" + err + "--- stdout\n" + r.out();
         assertEquals(2, r.code(), why);
@@ -108,6 +119,24 @@ class MalformedInputTest {
         assertFalse(line.contains("Exception") || line.contains("Error:") || line.contains("\tat "), why);
         assertTrue(line.length() <= 1100, "bounded: " + line.length() + " characters");
         assertEquals(List.of(), mpirunStarts(), "mpirun must not start: " + why);
+    }
+
+    /** No process started for the case (a discovery script's background child) outlives it. */
+    private static void assertNothingLeft(String marker, String name) throws InterruptedException {
+        List<ProcessHandle> left = ProcessTable.withEnv(RunSupport.MARKER, marker);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50); // killed, not yet reaped
+            left = ProcessTable.withEnv(RunSupport.MARKER, marker);
+        }
+        if (!left.isEmpty()) {
+            List<String> info = new ArrayList<>();
+            for (ProcessHandle h : left) {
+                info.add(h.pid() + " " + h.info().commandLine().orElse("?"));
+                h.destroyForcibly();
+            }
+            throw new AssertionError("processes outlived troika (" + name + "): " + info);
+        }
     }
 
     @Test

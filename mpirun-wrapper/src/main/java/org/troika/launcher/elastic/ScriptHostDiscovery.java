@@ -52,6 +52,8 @@ public final class ScriptHostDiscovery implements HostDiscovery {
     private static final int MAX_OUTPUT_IN_ERROR = 400;
     /** Grace between SIGTERM and SIGKILL when the script is ended early, and for the guard. */
     private static final Duration GRACE = Duration.ofSeconds(1);
+    /** How often the runner looks whether the script has exited. */
+    private static final Duration POLL = Duration.ofMillis(20);
 
     private final Path script;
     private final Integer defaultSlots;
@@ -204,14 +206,15 @@ public final class ScriptHostDiscovery implements HostDiscovery {
                 return new ProbeResult(ProbeResult.NOT_FOUND, String.valueOf(e.getMessage()));
             }
             try {
-                try {
-                    CompletableFuture.anyOf(p.handle().onExit(), out.overflow)
-                            .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-                } catch (TimeoutException e) {
-                    p.terminate(GRACE);
-                    return new ProbeResult(ProbeResult.TIMED_OUT, out.text());
-                } catch (ExecutionException e) {
-                    throw new IllegalStateException(e.getCause()); // neither future completes exceptionally
+                // poll the exit every POLL (not ProcessHandle.onExit, whose completion depends on the shared pool)
+                long deadline = System.nanoTime() + timeout.toNanos();
+                while (p.isAlive() && !out.overflow.isDone()) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        p.terminate(GRACE);
+                        return new ProbeResult(ProbeResult.TIMED_OUT, out.text());
+                    }
+                    out.awaitOverflow(Math.min(left, POLL.toNanos()));
                 }
                 if (out.overflow.isDone()) {
                     p.terminate(GRACE);
@@ -273,6 +276,15 @@ public final class ScriptHostDiscovery implements HostDiscovery {
 
         synchronized String text() {
             return text.toString();
+        }
+
+        /** Waits up to {@code nanos} for an overflow (the script's exit is polled between waits). */
+        void awaitOverflow(long nanos) throws InterruptedException {
+            try {
+                overflow.get(nanos, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                // no overflow yet: the caller checks the script
+            }
         }
     }
 }

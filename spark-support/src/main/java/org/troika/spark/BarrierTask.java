@@ -11,7 +11,8 @@ import org.apache.spark.BarrierTaskContext;
 import org.troika.common.TroikaEnv;
 import org.troika.rsh.task.TaskService;
 import org.troika.wire.Endpoint;
-import org.troika.wire.Message;
+import org.troika.wire.Protocol;
+import org.troika.wire.SparkMessage;
 import org.troika.wire.Secret;
 import org.troika.wire.WireChannel;
 
@@ -49,9 +50,10 @@ final class BarrierTask implements BarrierStage.PartitionFn<Integer, Integer> {
         Secret key = Secret.decode(secret);
         String executor = ctx.getTaskInfos()[index].address();
         Service service = new Service();
-        try (WireChannel c = WireChannel.connectAny(List.of(Endpoint.parse(jobService, "job service")), key,
+        try (WireChannel<SparkMessage> c = WireChannel.connectAny(List.of(Endpoint.parse(jobService, "job service")),
+                Protocol.SPARK, key,
                 (int) LIVENESS.toMillis())) {
-            c.send(new Message.SparkTask(index, hostPerExecutor
+            c.send(new SparkMessage.Task(index, hostPerExecutor
                     ? HostHash.local("executor " + org.apache.spark.SparkEnv.get().executorId()) : HostHash.local(),
                     executor));
             c.setReadTimeoutMillis(0);
@@ -59,19 +61,19 @@ final class BarrierTask implements BarrierStage.PartitionFn<Integer, Integer> {
             watcher.setDaemon(true);
             watcher.start();
             try {
-                Message m = c.receive();
-                if (m instanceof Message.Failure f) {
+                SparkMessage m = c.receive();
+                if (m instanceof SparkMessage.Failure f) {
                     throw new TroikaSparkException(f.message());
                 }
-                if (!(m instanceof Message.SparkAssign a)) {
+                if (!(m instanceof SparkMessage.Assign a)) {
                     throw new TroikaSparkException("unexpected " + m.getClass().getSimpleName() + " from the driver");
                 }
                 if (!a.serviceHost().isEmpty()) {
                     service.start(new TaskService.Config(a.serviceHost(), a.driver(), key, HEARTBEAT, LIVENESS,
                             System.getenv(), Path.of(System.getProperty("java.io.tmpdir"))));
                 }
-                Message end = c.receive();
-                if (end instanceof Message.Failure f) {
+                SparkMessage end = c.receive();
+                if (end instanceof SparkMessage.Failure f) {
                     throw new TroikaSparkException(f.message());
                 }
                 return List.of(index).iterator();
@@ -87,7 +89,7 @@ final class BarrierTask implements BarrierStage.PartitionFn<Integer, Integer> {
     }
 
     /** Closes the connection and the task service as soon as Spark kills the task; ends with the service. */
-    private static void watch(BarrierTaskContext ctx, WireChannel c, Service service) {
+    private static void watch(BarrierTaskContext ctx, WireChannel<SparkMessage> c, Service service) {
         try {
             while (!ctx.isInterrupted()) {
                 if (service.stopped()) {

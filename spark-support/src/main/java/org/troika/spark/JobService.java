@@ -2,35 +2,32 @@ package org.troika.spark;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import org.troika.wire.Acceptor;
 import org.troika.wire.Endpoint;
-import org.troika.wire.Message;
+import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
+import org.troika.wire.SparkMessage;
 import org.troika.wire.WireChannel;
-import org.troika.wire.WireException;
+import org.troika.wire.WireServer;
 
 /**
- * The Spark side of the driver: one authenticated service (troika wire protocol, the job's secret) in the Spark
- * driver that the barrier tasks and the ranks talk to. The host registry for the launch agent is the separate
+ * The Spark side of the driver: one authenticated service (the troika wire's Spark protocol, the job's secret) in the
+ * Spark driver that the barrier tasks and the ranks talk to, on a {@link WireServer} (hello deadline, bounds on
+ * connections that have not proven the key, bounded threads; this runs inside the Spark driver's JVM, so it bounds
+ * its own resources rather than the heap). The host registry for the launch agent is the separate
  * {@link org.troika.rsh.driver.DriverService}, created once the host hashes are known.
  *
  * <pre>
- *   task  ── SparkTask(index, hostHash) ──►  JobService      (connection stays open)
- *         ◄─ SparkAssign(host, driver) ───                   (once all np tasks registered)
+ *   task  ── Task(index, hostHash) ───────►  JobService      (connection stays open)
+ *         ◄─ Assign(host, driver) ────────                   (once all np tasks registered)
  *         ◄─ Shutdown(ok) | Failure(why) ─                   (job over: the task returns or fails)
  *   rank  ── FetchFunction(rank) ─────────►  ◄─ FunctionBytes(filter, bytes)
- *         ── RankResult(rank, ok, bytes) ─►  ◄─ Pong | Failure
+ *         ── RankResult(rank, ok, bytes) ─►  ◄─ Stored | Failure
  * </pre>
  *
  * Frames that fail the MAC, replays and unexpected messages close the connection without any effect; a rank number
@@ -47,35 +44,29 @@ final class JobService implements AutoCloseable {
         }
     }
 
-    private final Secret secret;
     private final int np;
     private final byte[] function;
     private final String filter;
-    private final ServerSocket server;
+    private final WireServer<SparkMessage> server;
     private final Map<Integer, TaskInfo> tasks = new ConcurrentHashMap<>();
-    private final Map<Integer, WireChannel> taskChannels = new ConcurrentHashMap<>();
+    private final Map<Integer, WireChannel<SparkMessage>> taskChannels = new ConcurrentHashMap<>();
     private final Map<Integer, Outcome> outcomes = new ConcurrentHashMap<>();
     private final Map<Integer, String> lostTasks = new ConcurrentHashMap<>();
     private final Object changed = new Object();
-    private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "troika-spark-job-service");
-        t.setDaemon(true);
-        return t;
-    });
     private volatile boolean closing;
 
     JobService(Secret secret, InetAddress bind, int np, byte[] function, String filter) throws IOException {
-        this.secret = secret;
         this.np = np;
         this.function = function.clone();
         this.filter = filter;
-        this.server = new ServerSocket();
-        server.bind(new InetSocketAddress(bind, 0), 256);
-        pool.submit(() -> Acceptor.serveUntilClosed(server, pool, this::serve));
+        // np tasks stay connected; np ranks connect twice each, briefly
+        this.server = WireServer.start("troika-spark-job-service", Protocol.SPARK, secret, List.of(bind),
+                WireServer.Limits.DEFAULT.withMaxConnections(WireServer.Limits.DEFAULT.maxConnections() + 2 * np),
+                this::serve);
     }
 
     Endpoint endpoint() {
-        return new Endpoint(server.getInetAddress().getHostAddress(), server.getLocalPort());
+        return server.endpoints().get(0);
     }
 
     /** Registered tasks by index. */
@@ -131,16 +122,16 @@ final class JobService implements AutoCloseable {
 
     /** Tells every task which task service to start (per {@code layout}) and where the host registry is. */
     void assign(HostLayout layout, Endpoint driver) throws IOException {
-        for (Map.Entry<Integer, WireChannel> e : taskChannels.entrySet()) {
-            e.getValue().send(new Message.SparkAssign(layout.serviceHostOf(e.getKey()), List.of(driver)));
+        for (Map.Entry<Integer, WireChannel<SparkMessage>> e : taskChannels.entrySet()) {
+            e.getValue().send(new SparkMessage.Assign(layout.serviceHostOf(e.getKey()), List.of(driver)));
         }
     }
 
     /** Ends the tasks: they return normally ({@code failure == null}) or fail with {@code failure}. */
     void finish(String failure) {
-        for (WireChannel c : taskChannels.values()) {
+        for (WireChannel<SparkMessage> c : taskChannels.values()) {
             try {
-                c.send(failure == null ? new Message.Shutdown("job finished") : new Message.Failure(failure));
+                c.send(failure == null ? new SparkMessage.Shutdown("job finished") : new SparkMessage.Failure(failure));
             } catch (IOException ignored) {
                 // the task is gone already
             }
@@ -148,51 +139,37 @@ final class JobService implements AutoCloseable {
     }
 
 
-    private void serve(Socket s) {
-        WireChannel c = null;
-        boolean keep = false;
-        try {
-            s.setSoTimeout(30_000);
-            c = WireChannel.accept(s, secret, WireChannel.DEFAULT_MAX_BODY);
-            Message first = c.receive();
-            if (first instanceof Message.SparkTask t) {
-                keep = registerTask(c, t);
-            } else if (first instanceof Message.FetchFunction f) {
-                c.send(inRange(f.rank()) ? new Message.FunctionBytes(filter, function)
-                        : new Message.Failure("rank " + f.rank() + " is not in this job of " + np));
-            } else if (first instanceof Message.RankResult r) {
-                c.send(putOutcome(r));
-            } else {
-                c.send(new Message.Failure("unexpected " + first.getClass().getSimpleName() + " at the Spark job service"));
+    /** One authenticated connection; {@link WireServer} closes it when this returns. */
+    private void serve(WireChannel<SparkMessage> c, SparkMessage first) throws IOException {
+        if (first instanceof SparkMessage.Task t) {
+            if (registerTask(c, t)) {
+                watchTask(t.index(), c);
             }
-        } catch (WireException e) {
-            // unauthenticated, replayed or malformed: dropped without acting on it
-        } catch (IOException e) {
-            // peer went away
-        } finally {
-            if (!keep) {
-                close(c, s);
-            }
+        } else if (first instanceof SparkMessage.FetchFunction f) {
+            c.send(inRange(f.rank()) ? new SparkMessage.FunctionBytes(filter, function)
+                    : new SparkMessage.Failure("rank " + f.rank() + " is not in this job of " + np));
+        } else if (first instanceof SparkMessage.RankResult r) {
+            c.send(putOutcome(r));
+        } else {
+            c.send(new SparkMessage.Failure("unexpected " + first.getClass().getSimpleName()
+                    + " at the Spark job service"));
         }
     }
 
-    private boolean registerTask(WireChannel c, Message.SparkTask t) throws IOException {
+    private boolean registerTask(WireChannel<SparkMessage> c, SparkMessage.Task t) throws IOException {
         if (!inRange(t.index()) || tasks.putIfAbsent(t.index(), new TaskInfo(t.index(), t.hostHash(), t.executor())) != null) {
-            c.send(new Message.Failure("task " + t.index() + " is not expected or already registered"));
+            c.send(new SparkMessage.Failure("task " + t.index() + " is not expected or already registered"));
             return false;
         }
-        c.setReadTimeoutMillis(0);
         taskChannels.put(t.index(), c);
         synchronized (changed) {
             changed.notifyAll();
         }
-        WireChannel channel = c;
-        pool.submit(() -> watchTask(t.index(), channel));
         return true;
     }
 
     /** Reads the task's connection until it ends, so a lost executor is noticed. */
-    private void watchTask(int index, WireChannel c) {
+    private void watchTask(int index, WireChannel<SparkMessage> c) {
         try {
             while (true) {
                 c.receive();
@@ -204,44 +181,26 @@ final class JobService implements AutoCloseable {
         }
     }
 
-    private Message putOutcome(Message.RankResult r) {
+    private SparkMessage putOutcome(SparkMessage.RankResult r) {
         if (!inRange(r.rank())) {
-            return new Message.Failure("rank " + r.rank() + " is not in this job of " + np);
+            return new SparkMessage.Failure("rank " + r.rank() + " is not in this job of " + np);
         }
         if (outcomes.putIfAbsent(r.rank(), new Outcome(r.ok(), r.data())) != null) {
-            return new Message.Failure("rank " + r.rank() + " already reported");
+            return new SparkMessage.Failure("rank " + r.rank() + " already reported");
         }
         synchronized (changed) {
             changed.notifyAll();
         }
-        return new Message.Pong("driver");
+        return new SparkMessage.Stored(r.rank());
     }
 
     private boolean inRange(int i) {
         return i >= 0 && i < np;
     }
 
-    private static void close(WireChannel c, Socket s) {
-        try {
-            if (c != null) {
-                c.close();
-            } else {
-                s.close();
-            }
-        } catch (IOException ignored) {
-            // closing
-        }
-    }
-
     @Override
     public void close() {
         closing = true;
-        try {
-            server.close();
-        } catch (IOException ignored) {
-            // closing
-        }
-        taskChannels.values().forEach(c -> close(c, null));
-        pool.shutdownNow();
+        server.close(); // and every task's channel
     }
 }

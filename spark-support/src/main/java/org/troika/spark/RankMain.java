@@ -7,7 +7,8 @@ import java.util.List;
 import java.util.Map;
 import org.troika.common.TroikaEnv;
 import org.troika.wire.Endpoint;
-import org.troika.wire.Message;
+import org.troika.wire.Protocol;
+import org.troika.wire.SparkMessage;
 import org.troika.wire.Secret;
 import org.troika.wire.WireChannel;
 import org.troika.worker.RankEnv;
@@ -36,11 +37,11 @@ public final class RankMain {
         RankEnv rank = RankEnv.current();
         Secret secret = Secret.fromEnv(env);
         List<Endpoint> service = Endpoint.parseList(env.getOrDefault(SERVICE_ENV, ""), SERVICE_ENV);
-        Message.FunctionBytes fn;
-        try (WireChannel c = WireChannel.connectAny(service, secret, TIMEOUT_MS)) {
-            c.send(new Message.FetchFunction(rank.rank()));
-            Message m = c.receive();
-            if (!(m instanceof Message.FunctionBytes f)) {
+        SparkMessage.FunctionBytes fn;
+        try (WireChannel<SparkMessage> c = WireChannel.connectAny(service, Protocol.SPARK, secret, TIMEOUT_MS)) {
+            c.send(new SparkMessage.FetchFunction(rank.rank()));
+            SparkMessage m = c.receive();
+            if (!(m instanceof SparkMessage.FunctionBytes f)) {
                 System.err.println("troika-spark rank " + rank.rank() + ": the driver refused the function: " + m);
                 return 2;
             }
@@ -50,11 +51,11 @@ public final class RankMain {
                     + e.getMessage());
             return 2;
         }
-        Message.RankResult result = execute(rank, fn);
-        try (WireChannel c = WireChannel.connectAny(service, secret, TIMEOUT_MS)) {
+        SparkMessage.RankResult result = execute(rank, fn);
+        try (WireChannel<SparkMessage> c = WireChannel.connectAny(service, Protocol.SPARK, secret, TIMEOUT_MS)) {
             c.send(result);
-            Message ack = c.receive();
-            if (ack instanceof Message.Failure f) {
+            SparkMessage ack = c.receive();
+            if (ack instanceof SparkMessage.Failure f) {
                 System.err.println("troika-spark rank " + rank.rank() + ": result refused: " + f.message());
                 return 2;
             }
@@ -69,7 +70,7 @@ public final class RankMain {
     }
 
     /** Deserializes and runs the function; any failure becomes a one-line error result. */
-    static Message.RankResult execute(RankEnv rank, Message.FunctionBytes fn) {
+    static SparkMessage.RankResult execute(RankEnv rank, SparkMessage.FunctionBytes fn) {
         try {
             Object f = Closures.deserialize(fn.data(), fn.classFilter(), Thread.currentThread().getContextClassLoader());
             if (!(f instanceof RankFunction<?> function)) {
@@ -80,14 +81,14 @@ public final class RankMain {
                 return error(rank, "the result is " + out.length + " bytes serialized, more than the "
                         + (WireChannel.DEFAULT_MAX_BODY - 64) + " a rank can return; return less (e.g. a checksum)");
             }
-            return new Message.RankResult(rank.rank(), true, out);
+            return new SparkMessage.RankResult(rank.rank(), true, out);
         } catch (Exception | Error e) {
             return error(rank, e.getClass().getName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
         }
     }
 
-    private static Message.RankResult error(RankEnv rank, String line) {
+    private static SparkMessage.RankResult error(RankEnv rank, String line) {
         String one = line.replace('\n', ' ');
-        return new Message.RankResult(rank.rank(), false, one.getBytes(StandardCharsets.UTF_8));
+        return new SparkMessage.RankResult(rank.rank(), false, one.getBytes(StandardCharsets.UTF_8));
     }
 }

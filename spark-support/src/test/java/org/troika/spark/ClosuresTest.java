@@ -11,7 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.troika.wire.Message;
+import org.troika.wire.Protocol;
+import org.troika.wire.SparkMessage;
 import org.troika.worker.RankEnv;
 
 class ClosuresTest {
@@ -48,7 +49,7 @@ class ClosuresTest {
         RankFunction<String> fn = env -> {
             throw new IllegalArgumentException("bad\ninput");
         };
-        Message.RankResult r = RankMain.execute(RANK1, new Message.FunctionBytes(Closures.filterFor(fn, List.of()),
+        SparkMessage.RankResult r = RankMain.execute(RANK1, new SparkMessage.FunctionBytes(Closures.filterFor(fn, List.of()),
                 Closures.serialize(fn)));
         assertFalse(r.ok());
         assertEquals(1, r.rank());
@@ -58,7 +59,7 @@ class ClosuresTest {
     @Test
     void aRankRefusesAFunctionThatBreaksTheFilter() throws Exception {
         RankFunction<String> fn = env -> "x";
-        Message.RankResult r = RankMain.execute(RANK1, new Message.FunctionBytes("!*", Closures.serialize(fn)));
+        SparkMessage.RankResult r = RankMain.execute(RANK1, new SparkMessage.FunctionBytes("!*", Closures.serialize(fn)));
         assertFalse(r.ok());
         assertTrue(new String(r.data(), StandardCharsets.UTF_8).startsWith("java.io.InvalidClassException"));
     }
@@ -67,7 +68,7 @@ class ClosuresTest {
     void aRankReturnsItsSerializedResult() throws Exception {
         RankFunction<Integer> fn = env -> env.rank() * 10;
         String filter = Closures.filterFor(fn, List.of());
-        Message.RankResult r = RankMain.execute(RANK1, new Message.FunctionBytes(filter, Closures.serialize(fn)));
+        SparkMessage.RankResult r = RankMain.execute(RANK1, new SparkMessage.FunctionBytes(filter, Closures.serialize(fn)));
         assertTrue(r.ok());
         assertEquals(10, Closures.deserialize(r.data(), filter, LOADER));
     }

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.troika.wire.Endpoint;
-import org.troika.wire.Message;
+import org.troika.wire.Protocol;
+import org.troika.wire.RelayMessage;
+import org.troika.wire.SparkMessage;
 import org.troika.wire.Secret;
 import org.troika.wire.WireChannel;
 
@@ -40,8 +42,9 @@ class JobServiceTest {
         service.close();
     }
 
-    private Message ask(Secret secret, Message m) throws IOException {
-        try (WireChannel c = WireChannel.connectAny(List.of(service.endpoint()), secret, 10_000)) {
+    private SparkMessage ask(Secret secret, SparkMessage m) throws IOException {
+        try (WireChannel<SparkMessage> c = WireChannel.connectAny(List.of(service.endpoint()), Protocol.SPARK, secret,
+                10_000)) {
             c.send(m);
             return c.receive();
         }
@@ -49,59 +52,67 @@ class JobServiceTest {
 
     @Test
     void aRankWithTheSecretGetsTheFunctionAndItsFilter() throws IOException {
-        Message.FunctionBytes f = assertInstanceOf(Message.FunctionBytes.class, ask(SECRET, new Message.FetchFunction(2)));
+        SparkMessage.FunctionBytes f = assertInstanceOf(SparkMessage.FunctionBytes.class, ask(SECRET, new SparkMessage.FetchFunction(2)));
         assertArrayEquals(FUNCTION, f.data());
         assertEquals("java.lang.*;!*", f.classFilter());
     }
 
     @Test
     void aClientWithAnotherSecretGetsNothingAndStoresNothing() {
-        assertThrows(IOException.class, () -> ask(Secret.generate(), new Message.FetchFunction(0)));
-        assertThrows(IOException.class, () -> ask(Secret.generate(), new Message.RankResult(0, true, new byte[] {1})));
-        assertThrows(IOException.class, () -> ask(Secret.generate(), new Message.SparkTask(0, "spark-x", "e")));
+        assertThrows(IOException.class, () -> ask(Secret.generate(), new SparkMessage.FetchFunction(0)));
+        assertThrows(IOException.class, () -> ask(Secret.generate(), new SparkMessage.RankResult(0, true, new byte[] {1})));
+        assertThrows(IOException.class, () -> ask(Secret.generate(), new SparkMessage.Task(0, "spark-x", "e")));
         assertEquals(Map.of(), service.outcomes());
         assertEquals(Map.of(), service.tasks());
     }
 
     @Test
     void ranksAndTasksOutsideTheJobAreRefused() throws IOException {
-        assertInstanceOf(Message.Failure.class, ask(SECRET, new Message.FetchFunction(4)));
-        assertInstanceOf(Message.Failure.class, ask(SECRET, new Message.FetchFunction(-1)));
-        assertInstanceOf(Message.Failure.class, ask(SECRET, new Message.RankResult(9, true, new byte[0])));
-        assertInstanceOf(Message.Failure.class, ask(SECRET, new Message.SparkTask(4, "spark-x", "e")));
-        assertInstanceOf(Message.Failure.class, ask(SECRET, new Message.Lookup("spark-x")));
+        assertInstanceOf(SparkMessage.Failure.class, ask(SECRET, new SparkMessage.FetchFunction(4)));
+        assertInstanceOf(SparkMessage.Failure.class, ask(SECRET, new SparkMessage.FetchFunction(-1)));
+        assertInstanceOf(SparkMessage.Failure.class, ask(SECRET, new SparkMessage.RankResult(9, true, new byte[0])));
+        assertInstanceOf(SparkMessage.Failure.class, ask(SECRET, new SparkMessage.Task(4, "spark-x", "e")));
+        // a relay client (same secret, another protocol) is refused at its hello, before any message
+        assertThrows(IOException.class, () -> {
+            try (WireChannel<RelayMessage> c = WireChannel.connectAny(List.of(service.endpoint()), Protocol.RELAY, SECRET,
+                    10_000)) {
+                c.send(new RelayMessage.Lookup("spark-x"));
+                c.receive();
+            }
+        });
         assertEquals(Map.of(), service.outcomes());
     }
 
     @Test
     void aRankReportsOnceOnly() throws IOException {
-        assertInstanceOf(Message.Pong.class, ask(SECRET, new Message.RankResult(1, true, new byte[] {7})));
-        assertInstanceOf(Message.Failure.class, ask(SECRET, new Message.RankResult(1, true, new byte[] {8})));
+        assertInstanceOf(SparkMessage.Stored.class, ask(SECRET, new SparkMessage.RankResult(1, true, new byte[] {7})));
+        assertInstanceOf(SparkMessage.Failure.class, ask(SECRET, new SparkMessage.RankResult(1, true, new byte[] {8})));
         assertArrayEquals(new byte[] {7}, service.outcomes().get(1).data());
     }
 
     @Test
     void aTaskRegistersOnceAndIsToldItsServiceWhenAllAreThere() throws Exception {
-        WireChannel[] tasks = new WireChannel[4];
+        @SuppressWarnings("unchecked")
+        WireChannel<SparkMessage>[] tasks = new WireChannel[4];
         try {
             for (int i = 0; i < 4; i++) {
-                tasks[i] = WireChannel.connectAny(List.of(service.endpoint()), SECRET, 10_000);
-                tasks[i].send(new Message.SparkTask(i, i % 2 == 0 ? "spark-a" : "spark-b", "e" + i));
+                tasks[i] = WireChannel.connectAny(List.of(service.endpoint()), Protocol.SPARK, SECRET, 10_000);
+                tasks[i].send(new SparkMessage.Task(i, i % 2 == 0 ? "spark-a" : "spark-b", "e" + i));
             }
-            assertInstanceOf(Message.Failure.class, ask(SECRET, new Message.SparkTask(1, "spark-evil", "x")));
+            assertInstanceOf(SparkMessage.Failure.class, ask(SECRET, new SparkMessage.Task(1, "spark-evil", "x")));
             assertTrue(service.awaitTasks(Duration.ofSeconds(30), () -> false));
             HostLayout layout = HostLayout.of(Map.of(0, "spark-a", 1, "spark-b", 2, "spark-a", 3, "spark-b"));
             Endpoint driver = new Endpoint("127.0.0.1", 4000);
             service.assign(layout, driver);
-            assertEquals(new Message.SparkAssign("spark-a", List.of(driver)), tasks[0].receive());
-            assertEquals(new Message.SparkAssign("spark-b", List.of(driver)), tasks[1].receive());
-            assertEquals(new Message.SparkAssign("", List.of(driver)), tasks[2].receive());
+            assertEquals(new SparkMessage.Assign("spark-a", List.of(driver)), tasks[0].receive());
+            assertEquals(new SparkMessage.Assign("spark-b", List.of(driver)), tasks[1].receive());
+            assertEquals(new SparkMessage.Assign("", List.of(driver)), tasks[2].receive());
             service.finish("rank 1 failed");
-            assertEquals(new Message.SparkAssign("", List.of(driver)), tasks[3].receive());
-            assertEquals(new Message.Failure("rank 1 failed"), tasks[3].receive());
+            assertEquals(new SparkMessage.Assign("", List.of(driver)), tasks[3].receive());
+            assertEquals(new SparkMessage.Failure("rank 1 failed"), tasks[3].receive());
             assertEquals("spark-b", service.tasks().get(1).hostHash());
         } finally {
-            for (WireChannel t : tasks) {
+            for (WireChannel<SparkMessage> t : tasks) {
                 if (t != null) {
                     t.close();
                 }
@@ -111,11 +122,12 @@ class JobServiceTest {
 
     @Test
     void aTamperedFrameIsDroppedWithoutEffect() throws Exception {
-        // a byte of the body (after the 20-byte hello and the 16-byte header) is flipped on the way
-        try (Proxy p = new Proxy(service.endpoint(), 20 + 16 + 5)) {
+        // a byte of the body (after the 52-byte client hello and the 16-byte header) is flipped on the way
+        try (Proxy p = new Proxy(service.endpoint(), 52 + 16 + 5)) {
             assertThrows(IOException.class, () -> {
-                try (WireChannel c = WireChannel.connectAny(List.of(p.endpoint()), SECRET, 10_000)) {
-                    c.send(new Message.RankResult(0, true, new byte[] {1, 2, 3}));
+                try (WireChannel<SparkMessage> c = WireChannel.connectAny(List.of(p.endpoint()), Protocol.SPARK, SECRET,
+                        10_000)) {
+                    c.send(new SparkMessage.RankResult(0, true, new byte[] {1, 2, 3}));
                     c.receive();
                 }
             });
@@ -128,9 +140,10 @@ class JobServiceTest {
         byte[] recorded;
         try (JobService other = new JobService(SECRET, InetAddress.getLoopbackAddress(), 4, FUNCTION, "!*");
                 Proxy p = new Proxy(other.endpoint(), -1)) {
-            try (WireChannel c = WireChannel.connectAny(List.of(p.endpoint()), SECRET, 10_000)) {
-                c.send(new Message.RankResult(3, true, new byte[] {4}));
-                assertInstanceOf(Message.Pong.class, c.receive());
+            try (WireChannel<SparkMessage> c = WireChannel.connectAny(List.of(p.endpoint()), Protocol.SPARK, SECRET,
+                    10_000)) {
+                c.send(new SparkMessage.RankResult(3, true, new byte[] {4}));
+                assertInstanceOf(SparkMessage.Stored.class, c.receive());
             }
             recorded = p.clientBytes();
         }

@@ -7,50 +7,57 @@ import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * One authenticated connection of the troika wire protocol (version {@value #VERSION}).
+ * One authenticated connection of the troika wire protocol (version {@value #VERSION}) carrying the messages of one
+ * {@link Protocol}.
  *
  * <pre>
- * handshake (each side, server first):  'T' 'K' version(1) 0xFF  nonce(16)       -- 20 bytes, fresh random nonce
+ * hellos: see {@link Handshake} -- the server's nonce first, then the client's nonce with a proof of the key
  * frame:  'T' 'K' version(1) type(1) seq(8, big-endian) length(4, big-endian) | body(length) | mac(32)
- * mac  =  HMAC-SHA256(secret, "troika-wire-1" | serverNonce | clientNonce | direction(1) | header | body)
+ * mac  =  HMAC-SHA256(key, "troika-wire-2" | protocol | serverNonce | clientNonce | direction(1) | header | body)
  * </pre>
  *
  * <ul>
+ *   <li>A server reads nothing but the fixed-size client hello until its proof verified; a peer without the key never
+ *       gets to announce a frame.</li>
  *   <li>The receiver checks magic, version and {@code length <= maxBody} before reading the body, then the MAC in
  *       constant time ({@link MessageDigest#isEqual}), then the sequence number, and only then decodes the body.</li>
  *   <li>Replay: both nonces are fresh per connection and each direction's sequence starts at 0 and must increase by
- *       exactly one, so a frame recorded on any connection (or reflected back to its sender: the direction byte) fails.</li>
+ *       exactly one, so a frame recorded on any connection (or reflected back to its sender: the direction byte) fails.
+ *       The protocol id in every MAC keeps one protocol's frames out of another's services.</li>
  *   <li>Any violation throws {@link WireException}; the caller closes the connection without acting on the frame.</li>
  * </ul>
  *
  * <p>Threading: {@link #send} is synchronized (a heartbeat thread may share the channel); {@link #receive} is for one
  * reader thread.
+ *
+ * @param <M> the protocol's message type
  */
-public final class WireChannel implements Closeable {
-    /** Protocol version; bump on any incompatible change. */
-    public static final int VERSION = 1;
-    /** Default maximum body size. */
+public final class WireChannel<M> implements Closeable {
+    /** Protocol version; bump on any incompatible change (2: per-protocol ids, the client's hello proves the key). */
+    public static final int VERSION = 2;
+    /** Default maximum body size of an authenticated frame. */
     public static final int DEFAULT_MAX_BODY = 1 << 20;
     static final int HEADER = 16;
-    static final int MAC_LEN = 32;
-    static final int NONCE_LEN = 16;
-    static final int HELLO_LEN = 4 + NONCE_LEN;
+    static final int MAC_LEN = Handshake.MAC_LEN;
+    static final int NONCE_LEN = Handshake.NONCE_LEN;
     private static final byte M0 = 'T';
     private static final byte M1 = 'K';
-    private static final byte[] LABEL = "troika-wire-1".getBytes(StandardCharsets.US_ASCII);
 
     private final Socket socket;
     private final DataInputStream in;
     private final OutputStream out;
-    private final byte[] secret;
+    private final Protocol<M> protocol;
+    private final Secret secret;
     private final byte[] serverNonce;
     private final byte[] clientNonce;
     private final byte sendDirection;
@@ -58,12 +65,13 @@ public final class WireChannel implements Closeable {
     private long sendSeq;
     private long recvSeq;
 
-    private WireChannel(Socket socket, InputStream in, OutputStream out, Secret secret, byte[] serverNonce,
-            byte[] clientNonce, boolean server, int maxBody) {
+    private WireChannel(Socket socket, InputStream in, OutputStream out, Protocol<M> protocol, Secret secret,
+            byte[] serverNonce, byte[] clientNonce, boolean server, int maxBody) {
         this.socket = socket;
         this.in = new DataInputStream(in);
         this.out = out;
-        this.secret = secret.bytes();
+        this.protocol = protocol;
+        this.secret = secret;
         this.serverNonce = serverNonce;
         this.clientNonce = clientNonce;
         this.sendDirection = (byte) (server ? 2 : 1);
@@ -71,93 +79,125 @@ public final class WireChannel implements Closeable {
     }
 
     /** A channel with given nonces over plain streams, without a handshake (codec tests). */
-    static WireChannel ofStreams(InputStream in, OutputStream out, Secret secret, boolean server, byte[] serverNonce,
-            byte[] clientNonce, int maxBody) {
-        return new WireChannel(null, in, out, secret, serverNonce, clientNonce, server, maxBody);
+    static <M> WireChannel<M> ofStreams(InputStream in, OutputStream out, Protocol<M> protocol, Secret secret,
+            boolean server, byte[] serverNonce, byte[] clientNonce, int maxBody) {
+        return new WireChannel<>(null, in, out, protocol, secret, serverNonce, clientNonce, server, maxBody);
+    }
+
+    /** The server side of a socket whose client hello {@link WireServer} already verified. */
+    static <M> WireChannel<M> established(Socket s, Protocol<M> protocol, Secret secret, byte[] serverNonce,
+            byte[] clientNonce, int maxBody) throws IOException {
+        s.setTcpNoDelay(true);
+        return new WireChannel<>(s, new BufferedInputStream(s.getInputStream()),
+                new BufferedOutputStream(s.getOutputStream()), protocol, secret, serverNonce, clientNonce, true, maxBody);
     }
 
     /**
      * Client channel to the first of {@code targets} that accepts; connect and read timeouts are {@code timeoutMillis}.
+     * A service that answers busy ({@link ServiceBusyException}) is tried again after a short random back-off until
+     * {@code timeoutMillis} have passed for that target.
      *
      * @throws IOException the last failure when none accepts
      */
-    public static WireChannel connectAny(java.util.List<Endpoint> targets, Secret secret, int timeoutMillis)
-            throws IOException {
+    public static <M> WireChannel<M> connectAny(List<Endpoint> targets, Protocol<M> protocol, Secret secret,
+            int timeoutMillis) throws IOException {
         IOException last = null;
         for (Endpoint e : targets) {
-            Socket s = new Socket();
-            try {
-                s.connect(e.socketAddress(), timeoutMillis);
-                s.setSoTimeout(timeoutMillis);
-                return connect(s, secret, DEFAULT_MAX_BODY);
-            } catch (IOException x) {
-                s.close();
-                last = x;
+            long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+            long backoff = 10;
+            while (true) {
+                Socket s = new Socket();
+                try {
+                    s.connect(e.socketAddress(), timeoutMillis);
+                    s.setSoTimeout(timeoutMillis);
+                    return connect(s, protocol, secret, DEFAULT_MAX_BODY);
+                } catch (ServiceBusyException busy) {
+                    s.close();
+                    last = busy;
+                    long leftMillis = (deadline - System.nanoTime()) / 1_000_000L;
+                    if (leftMillis <= 0) {
+                        break;
+                    }
+                    pause(Math.min(leftMillis, backoff + ThreadLocalRandom.current().nextLong(backoff + 1)));
+                    backoff = Math.min(backoff * 2, 400);
+                } catch (IOException x) {
+                    s.close();
+                    last = x;
+                    break;
+                }
             }
         }
         throw last != null ? last : new IOException("no endpoints to connect to");
     }
 
-    /** Server side of the handshake on an accepted socket. */
-    public static WireChannel accept(Socket s, Secret secret, int maxBody) throws IOException {
-        return open(s, secret, true, maxBody);
+    private static void pause(long millis) throws InterruptedIOException {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while the service was busy");
+        }
+    }
+
+    /** Server side of the handshake on an accepted socket (blocking; services use {@link WireServer} instead). */
+    public static <M> WireChannel<M> accept(Socket s, Protocol<M> protocol, Secret secret, int maxBody)
+            throws IOException {
+        return open(s, protocol, secret, true, maxBody);
     }
 
     /** Client side of the handshake on a connected socket. */
-    public static WireChannel connect(Socket s, Secret secret, int maxBody) throws IOException {
-        return open(s, secret, false, maxBody);
+    public static <M> WireChannel<M> connect(Socket s, Protocol<M> protocol, Secret secret, int maxBody)
+            throws IOException {
+        return open(s, protocol, secret, false, maxBody);
     }
 
-    private static WireChannel open(Socket s, Secret secret, boolean server, int maxBody) throws IOException {
+    private static <M> WireChannel<M> open(Socket s, Protocol<M> protocol, Secret secret, boolean server, int maxBody)
+            throws IOException {
         s.setTcpNoDelay(true);
         InputStream in = new BufferedInputStream(s.getInputStream());
         OutputStream out = new BufferedOutputStream(s.getOutputStream());
-        return handshake(s, in, out, secret, server, maxBody);
+        return handshake(s, in, out, protocol, secret, server, maxBody);
     }
 
     /** The handshake over plain streams (tests use piped streams); {@code socket} may be null. */
-    static WireChannel handshake(Socket socket, InputStream in, OutputStream out, Secret secret, boolean server,
-            int maxBody) throws IOException {
+    static <M> WireChannel<M> handshake(Socket socket, InputStream in, OutputStream out, Protocol<M> protocol,
+            Secret secret, boolean server, int maxBody) throws IOException {
         byte[] mine = Nonces.random(NONCE_LEN);
-        byte[] hello = ByteBuffer.allocate(HELLO_LEN).put(M0).put(M1).put((byte) VERSION).put((byte) 0xFF).put(mine)
-                .array();
-        byte[] theirs;
         if (server) {
-            out.write(hello);
+            out.write(Handshake.serverHello(protocol, mine));
             out.flush();
-            theirs = readHello(in);
-        } else {
-            theirs = readHello(in);
-            out.write(hello);
-            out.flush();
+            byte[] theirs = Handshake.checkClientHello(protocol, secret, mine,
+                    readHello(in, Handshake.CLIENT_HELLO_LEN));
+            return new WireChannel<>(socket, in, out, protocol, secret, mine, theirs, true, maxBody);
         }
-        return server
-                ? new WireChannel(socket, in, out, secret, mine, theirs, true, maxBody)
-                : new WireChannel(socket, in, out, secret, theirs, mine, false, maxBody);
+        byte[] theirs = Handshake.parseServerHello(protocol, readHello(in, Handshake.SERVER_HELLO_LEN));
+        out.write(Handshake.clientHello(protocol, secret, theirs, mine));
+        out.flush();
+        return new WireChannel<>(socket, in, out, protocol, secret, theirs, mine, false, maxBody);
     }
 
-    private static byte[] readHello(InputStream in) throws IOException {
-        byte[] h = new byte[HELLO_LEN];
-        new DataInputStream(in).readFully(h);
-        if (h[0] != M0 || h[1] != M1 || (h[3] & 0xff) != 0xFF) {
-            throw new WireException("not a troika wire peer (bad hello)");
+    private static byte[] readHello(InputStream in, int len) throws IOException {
+        byte[] h = new byte[len];
+        try {
+            new DataInputStream(in).readFully(h);
+        } catch (EOFException e) {
+            throw new WireException("the peer closed the connection during the hello");
         }
-        if ((h[2] & 0xff) != VERSION) {
-            throw new WireException("wire version " + (h[2] & 0xff) + " is not supported (this side speaks " + VERSION
-                    + "); use the same troika version on every host");
-        }
-        byte[] nonce = new byte[NONCE_LEN];
-        System.arraycopy(h, 4, nonce, 0, NONCE_LEN);
-        return nonce;
+        return h;
+    }
+
+    /** The protocol this channel speaks. */
+    public Protocol<M> protocol() {
+        return protocol;
     }
 
     /** Sends one message as one frame. */
-    public synchronized void send(Message m) throws IOException {
-        byte[] body = MessageCodec.encode(m);
+    public synchronized void send(M m) throws IOException {
+        byte[] body = protocol.encode(m);
         if (body.length > maxBody) {
             throw new WireException("message of " + body.length + " bytes exceeds the frame limit " + maxBody);
         }
-        byte[] header = header(MessageCodec.typeOf(m), sendSeq, body.length);
+        byte[] header = header(protocol.typeOf(m), sendSeq, body.length);
         byte[] mac = mac(sendDirection, header, body);
         out.write(header);
         out.write(body);
@@ -172,7 +212,7 @@ public final class WireChannel implements Closeable {
      * @throws EOFException when the peer closed the connection cleanly between frames
      * @throws WireException for anything that is not a valid, fresh frame of this connection
      */
-    public Message receive() throws IOException {
+    public M receive() throws IOException {
         byte[] header = new byte[HEADER];
         int first = in.read();
         if (first < 0) {
@@ -206,7 +246,7 @@ public final class WireChannel implements Closeable {
             throw new WireException("frame sequence " + seq + " where " + recvSeq + " was expected (replayed frame)");
         }
         recvSeq++;
-        return MessageCodec.decode(type, body);
+        return protocol.decode(type, body);
     }
 
     private void readFully(byte[] b, int off, int len) throws IOException {
@@ -223,8 +263,7 @@ public final class WireChannel implements Closeable {
     }
 
     private byte[] mac(byte direction, byte[] header, byte[] body) {
-        return new HmacSha256(secret).update(LABEL).update(serverNonce).update(clientNonce).update(direction)
-                .update(header).update(body).doFinal();
+        return Handshake.mac(secret, protocol, serverNonce, clientNonce, direction).update(header).update(body).doFinal();
     }
 
     /** Sets the read timeout of the underlying socket (0 = none). */

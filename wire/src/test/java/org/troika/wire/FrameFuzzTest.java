@@ -24,9 +24,9 @@ class FrameFuzzTest {
     void mutatedFramesNeverCrashOrHang() {
         assertTimeoutPreemptively(Duration.ofMinutes(2), () -> {
             Random r = new Random(20261121L);
-            List<Message> all = WireTestSupport.everyMessage();
             for (int i = 0; i < 20_000; i++) {
-                byte[] frame = WireTestSupport.clientFrames(SECRET, all.get(r.nextInt(all.size())));
+                Protocol<?> p = WireTestSupport.PROTOCOLS.get(i % WireTestSupport.PROTOCOLS.size());
+                byte[] frame = someFrame(p, r);
                 int mutations = 1 + r.nextInt(4);
                 for (int k = 0; k < mutations; k++) {
                     switch (r.nextInt(4)) {
@@ -44,9 +44,14 @@ class FrameFuzzTest {
                         }
                     }
                 }
-                decodeQuietly(frame);
+                decodeQuietly(p, frame);
             }
         });
+    }
+
+    private static <M> byte[] someFrame(Protocol<M> p, Random r) throws IOException {
+        List<M> all = WireTestSupport.everyMessage(p);
+        return WireTestSupport.clientFrames(p, SECRET, List.of(all.get(r.nextInt(all.size()))));
     }
 
     @Test
@@ -61,7 +66,7 @@ class FrameFuzzTest {
                     junk[1] = 'K';
                     junk[2] = WireChannel.VERSION;
                 }
-                decodeQuietly(junk);
+                decodeQuietly(WireTestSupport.PROTOCOLS.get(i % WireTestSupport.PROTOCOLS.size()), junk);
             }
         });
     }
@@ -74,7 +79,7 @@ class FrameFuzzTest {
                 byte[] body = new byte[r.nextInt(64)];
                 r.nextBytes(body);
                 try {
-                    MessageCodec.decode(1 + r.nextInt(16), body);
+                    WireTestSupport.PROTOCOLS.get(i % WireTestSupport.PROTOCOLS.size()).decode(1 + r.nextInt(24), body);
                 } catch (WireException expected) {
                     // rejected cleanly
                 } catch (RuntimeException | OutOfMemoryError e) {
@@ -84,8 +89,8 @@ class FrameFuzzTest {
         });
     }
 
-    private static void decodeQuietly(byte[] bytes) {
-        WireChannel c = WireTestSupport.serverReading(bytes, LIMIT);
+    private static void decodeQuietly(Protocol<?> p, byte[] bytes) {
+        WireChannel<?> c = WireTestSupport.serverReading(p, bytes, LIMIT);
         try {
             for (int n = 0; n < 4; n++) {
                 c.receive();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.troika.wire.WireTestSupport.CLIENT_NONCE;
 import static org.troika.wire.WireTestSupport.OTHER;
+import static org.troika.wire.WireTestSupport.PROTOCOLS;
 import static org.troika.wire.WireTestSupport.SECRET;
 import static org.troika.wire.WireTestSupport.SERVER_NONCE;
 import static org.troika.wire.WireTestSupport.clientFrames;
@@ -14,6 +15,7 @@ import static org.troika.wire.WireTestSupport.framesWith;
 import static org.troika.wire.WireTestSupport.nonce;
 import static org.troika.wire.WireTestSupport.serverReading;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -29,41 +31,71 @@ import org.junit.jupiter.api.Test;
 class WireChannelTest {
 
     @Test
-    void everyMessageRoundTripsThroughAFrame() throws IOException {
-        List<Message> all = WireTestSupport.everyMessage();
-        WireChannel server = serverReading(clientFrames(SECRET, all.toArray(Message[]::new)), WireChannel.DEFAULT_MAX_BODY);
-        for (Message m : all) {
+    void everyMessageOfEveryProtocolRoundTripsThroughAFrame() throws IOException {
+        for (Protocol<?> p : PROTOCOLS) {
+            roundTrip(p);
+        }
+    }
+
+    private static <M> void roundTrip(Protocol<M> p) throws IOException {
+        List<M> all = WireTestSupport.everyMessage(p);
+        WireChannel<M> server = serverReading(p, clientFrames(p, SECRET, all), WireChannel.DEFAULT_MAX_BODY);
+        for (M m : all) {
             assertEquals(m, server.receive());
         }
         assertThrows(EOFException.class, server::receive);
     }
 
     @Test
-    void everyRecordOfTheSealedInterfaceHasAWireType() {
-        Class<?>[] permitted = Message.class.getPermittedSubclasses();
-        assertEquals(permitted.length, WireTestSupport.everyMessage().stream().map(Object::getClass).distinct().count(),
-                "everyMessage() must cover every message record");
+    void everyRecordOfEachSealedMessageSetHasAWireType() {
+        for (Protocol<?> p : PROTOCOLS) {
+            Class<?>[] permitted = p.type().getPermittedSubclasses();
+            assertEquals(permitted.length, WireTestSupport.everyMessage(p).stream().map(Object::getClass).distinct().count(),
+                    "everyMessage(" + p + ") must cover every message record");
+        }
     }
 
     @Test
     void aFrameWithAnyByteFlippedIsRejected() throws IOException {
-        byte[] good = clientFrames(SECRET, new Message.Exec(7, "orted"));
+        byte[] good = clientFrames(SECRET, new RelayMessage.Exec(7, "orted"));
         for (int i = 0; i < good.length; i++) {
             byte[] bad = good.clone();
             bad[i] ^= 0x01;
-            WireChannel server = serverReading(bad, WireChannel.DEFAULT_MAX_BODY);
+            WireChannel<RelayMessage> server = serverReading(bad, WireChannel.DEFAULT_MAX_BODY);
             int at = i;
             assertThrows(WireException.class, server::receive, () -> "flipped byte " + at + " was accepted");
         }
     }
 
     @Test
+    void aFrameOfAnyMessageOfAnyProtocolWithAnyByteFlippedIsRejected() throws IOException {
+        for (Protocol<?> p : PROTOCOLS) {
+            flipEveryByte(p);
+        }
+    }
+
+    private static <M> void flipEveryByte(Protocol<M> p) throws IOException {
+        for (M m : WireTestSupport.everyMessage(p)) {
+            byte[] good = clientFrames(p, SECRET, List.of(m));
+            assertEquals(m, serverReading(p, good, WireChannel.DEFAULT_MAX_BODY).receive());
+            for (int i = 0; i < good.length; i++) {
+                byte[] bad = good.clone();
+                bad[i] ^= 0x01;
+                int at = i;
+                assertThrows(WireException.class, () -> serverReading(p, bad, WireChannel.DEFAULT_MAX_BODY).receive(),
+                        () -> p + " " + m + ": flipped byte " + at + " was accepted");
+            }
+        }
+    }
+
+    @Test
     void aSparkFunctionFrameWithAnyByteFlippedIsRejected() throws IOException {
-        byte[] good = clientFrames(SECRET, new Message.FunctionBytes("org.example.*;!*", new byte[] {1, 2, 3, 4}));
+        byte[] good = clientFrames(Protocol.SPARK, SECRET,
+                List.of(new SparkMessage.FunctionBytes("org.example.*;!*", new byte[] {1, 2, 3, 4})));
         for (int i = 0; i < good.length; i++) {
             byte[] bad = good.clone();
             bad[i] ^= 0x01;
-            WireChannel server = serverReading(bad, WireChannel.DEFAULT_MAX_BODY);
+            WireChannel<SparkMessage> server = serverReading(Protocol.SPARK, bad, WireChannel.DEFAULT_MAX_BODY);
             int at = i;
             assertThrows(WireException.class, server::receive, () -> "flipped byte " + at + " was accepted");
         }
@@ -74,26 +106,41 @@ class WireChannelTest {
         Secret worker = SECRET.derive("troika-worker-v1");
         assertFalse(worker.equals(SECRET), "the derived key equals the job secret");
         assertEquals(worker, SECRET.derive("troika-worker-v1"), "derivation is not deterministic");
-        Message m = new Message.HostsChanged(1700000000000L, 2);
-        byte[] good = clientFrames(worker, m);
-        assertEquals(m, WireChannel.ofStreams(new java.io.ByteArrayInputStream(good), new java.io.ByteArrayOutputStream(),
-                worker, true, SERVER_NONCE, CLIENT_NONCE, 64).receive());
+        ElasticMessage m = new ElasticMessage.HostsChanged(1700000000000L, 2);
+        byte[] good = framesWith(Protocol.ELASTIC, worker, SERVER_NONCE, CLIENT_NONCE, List.of(m));
+        assertEquals(m, workerKeyed(worker, good).receive());
         for (int i = 0; i < good.length; i++) {
             byte[] bad = good.clone();
             bad[i] ^= 0x01;
-            WireChannel server = WireChannel.ofStreams(new java.io.ByteArrayInputStream(bad),
-                    new java.io.ByteArrayOutputStream(), worker, true, SERVER_NONCE, CLIENT_NONCE, 64);
+            WireChannel<ElasticMessage> server = workerKeyed(worker, bad);
             int at = i;
             assertThrows(WireException.class, server::receive, () -> "flipped byte " + at + " was accepted");
         }
-        WireChannel jobKeyed = WireChannel.ofStreams(new java.io.ByteArrayInputStream(clientFrames(SECRET, m)),
-                new java.io.ByteArrayOutputStream(), worker, true, SERVER_NONCE, CLIENT_NONCE, 64);
+        WireChannel<ElasticMessage> jobKeyed = workerKeyed(worker,
+                framesWith(Protocol.ELASTIC, SECRET, SERVER_NONCE, CLIENT_NONCE, List.of(m)));
         assertThrows(WireException.class, jobKeyed::receive);
+    }
+
+    private static WireChannel<ElasticMessage> workerKeyed(Secret worker, byte[] bytes) {
+        return WireChannel.ofStreams(new ByteArrayInputStream(bytes), new ByteArrayOutputStream(), Protocol.ELASTIC,
+                worker, true, SERVER_NONCE, CLIENT_NONCE, 64);
+    }
+
+    @Test
+    void aFrameOfOneProtocolIsRejectedByAnotherUnderTheSameKey() throws IOException {
+        // Failure is type 14 with one string in both relay and spark: only the protocol id in the MAC tells them apart
+        byte[] relayFailure = clientFrames(SECRET, new RelayMessage.Failure("x"));
+        WireException e = assertThrows(WireException.class,
+                () -> serverReading(Protocol.SPARK, relayFailure, WireChannel.DEFAULT_MAX_BODY).receive());
+        assertTrue(e.getMessage().contains("MAC"), e.getMessage());
+        byte[] sparkFailure = clientFrames(Protocol.SPARK, SECRET, List.of(new SparkMessage.Failure("x")));
+        assertThrows(WireException.class,
+                () -> serverReading(Protocol.RELAY, sparkFailure, WireChannel.DEFAULT_MAX_BODY).receive());
     }
 
     @Test
     void aFrameMadeWithAnotherSecretIsRejected() throws IOException {
-        WireChannel server = serverReading(clientFrames(OTHER, new Message.Exec(7, "touch /tmp/pwned")),
+        WireChannel<RelayMessage> server = serverReading(clientFrames(OTHER, new RelayMessage.Exec(7, "touch /tmp/pwned")),
                 WireChannel.DEFAULT_MAX_BODY);
         WireException e = assertThrows(WireException.class, server::receive);
         assertTrue(e.getMessage().contains("MAC"), e.getMessage());
@@ -101,9 +148,9 @@ class WireChannelTest {
 
     @Test
     void aTruncatedFrameIsRejected() throws IOException {
-        byte[] good = clientFrames(SECRET, new Message.Lookup("node1"));
+        byte[] good = clientFrames(SECRET, new RelayMessage.Lookup("node1"));
         for (int len = 1; len < good.length; len++) {
-            WireChannel server = serverReading(Arrays.copyOf(good, len), WireChannel.DEFAULT_MAX_BODY);
+            WireChannel<RelayMessage> server = serverReading(Arrays.copyOf(good, len), WireChannel.DEFAULT_MAX_BODY);
             assertThrows(WireException.class, server::receive);
         }
     }
@@ -111,33 +158,34 @@ class WireChannelTest {
     @Test
     void anOversizedLengthIsRejectedBeforeTheBodyIsRead() throws IOException {
         // a header announcing 2 GiB, followed by nothing: must fail on the length, not try to allocate or read it
-        byte[] header = WireChannel.header(MessageCodec.EXEC, 0, Integer.MAX_VALUE);
+        byte[] header = WireChannel.header(RelayCodec.EXEC, 0, Integer.MAX_VALUE);
         WireException e = assertThrows(WireException.class, () -> serverReading(header, 1024).receive());
         assertTrue(e.getMessage().contains("exceeds"), e.getMessage());
     }
 
     @Test
     void aMessageLargerThanTheLimitIsNotSent() {
-        WireChannel c = WireChannel.ofStreams(new java.io.ByteArrayInputStream(new byte[0]), new ByteArrayOutputStream(),
-                SECRET, false, SERVER_NONCE, CLIENT_NONCE, 100);
-        assertThrows(WireException.class, () -> c.send(new Message.Exec(1, "x".repeat(200))));
+        WireChannel<RelayMessage> c = WireChannel.ofStreams(new ByteArrayInputStream(new byte[0]),
+                new ByteArrayOutputStream(), Protocol.RELAY, SECRET, false, SERVER_NONCE, CLIENT_NONCE, 100);
+        assertThrows(WireException.class, () -> c.send(new RelayMessage.Exec(1, "x".repeat(200))));
     }
 
     @Test
     void aFrameReplayedWithinTheConnectionIsRejected() throws IOException {
-        byte[] one = clientFrames(SECRET, new Message.Exec(7, "orted"));
+        byte[] one = clientFrames(SECRET, new RelayMessage.Exec(7, "orted"));
         byte[] twice = new byte[one.length * 2];
         System.arraycopy(one, 0, twice, 0, one.length);
         System.arraycopy(one, 0, twice, one.length, one.length);
-        WireChannel server = serverReading(twice, WireChannel.DEFAULT_MAX_BODY);
-        assertEquals(new Message.Exec(7, "orted"), server.receive());
+        WireChannel<RelayMessage> server = serverReading(twice, WireChannel.DEFAULT_MAX_BODY);
+        assertEquals(new RelayMessage.Exec(7, "orted"), server.receive());
         WireException e = assertThrows(WireException.class, server::receive);
         assertTrue(e.getMessage().contains("replay"), e.getMessage());
     }
 
     @Test
     void aFrameRecordedOnAnotherConnectionIsRejected() throws IOException {
-        byte[] recorded = framesWith(SECRET, nonce(9), CLIENT_NONCE, new Message.Exec(7, "orted"));
+        byte[] recorded = framesWith(Protocol.RELAY, SECRET, nonce(9), CLIENT_NONCE,
+                List.of(new RelayMessage.Exec(7, "orted")));
         WireException e = assertThrows(WireException.class,
                 () -> serverReading(recorded, WireChannel.DEFAULT_MAX_BODY).receive());
         assertTrue(e.getMessage().contains("MAC"), e.getMessage());
@@ -145,9 +193,10 @@ class WireChannelTest {
 
     @Test
     void aFrameReflectedBackToItsSenderIsRejected() throws IOException {
-        byte[] fromClient = clientFrames(SECRET, new Message.Ping("x"));
-        WireChannel client = WireChannel.ofStreams(new java.io.ByteArrayInputStream(fromClient),
-                new ByteArrayOutputStream(), SECRET, false, SERVER_NONCE, CLIENT_NONCE, WireChannel.DEFAULT_MAX_BODY);
+        byte[] fromClient = clientFrames(SECRET, new RelayMessage.Ping("x"));
+        WireChannel<RelayMessage> client = WireChannel.ofStreams(new ByteArrayInputStream(fromClient),
+                new ByteArrayOutputStream(), Protocol.RELAY, SECRET, false, SERVER_NONCE, CLIENT_NONCE,
+                WireChannel.DEFAULT_MAX_BODY);
         assertThrows(WireException.class, client::receive);
     }
 
@@ -162,26 +211,55 @@ class WireChannelTest {
     }
 
     @Test
+    void aClientHelloProvesTheKeyForThisConnectionAndProtocolOnly() throws IOException {
+        byte[] hello = Handshake.clientHello(Protocol.RELAY, SECRET, SERVER_NONCE, CLIENT_NONCE);
+        assertEquals(Handshake.CLIENT_HELLO_LEN, hello.length);
+        assertArrayEquals(CLIENT_NONCE, Handshake.checkClientHello(Protocol.RELAY, SECRET, SERVER_NONCE, hello));
+        for (int i = 0; i < hello.length; i++) {
+            byte[] bad = hello.clone();
+            bad[i] ^= 0x01;
+            int at = i;
+            assertThrows(WireException.class, () -> Handshake.checkClientHello(Protocol.RELAY, SECRET, SERVER_NONCE, bad),
+                    () -> "hello with byte " + at + " flipped was accepted");
+        }
+        assertThrows(WireException.class, () -> Handshake.checkClientHello(Protocol.RELAY, OTHER, SERVER_NONCE, hello),
+                "another key");
+        assertThrows(WireException.class, () -> Handshake.checkClientHello(Protocol.RELAY, SECRET, nonce(9), hello),
+                "a hello recorded on another connection");
+        WireException e = assertThrows(WireException.class,
+                () -> Handshake.checkClientHello(Protocol.SPARK, SECRET, SERVER_NONCE, hello));
+        assertTrue(e.getMessage().contains("relay protocol"), e.getMessage());
+        byte[] sparkHello = Handshake.clientHello(Protocol.SPARK, SECRET, SERVER_NONCE, CLIENT_NONCE);
+        sparkHello[3] = (byte) Protocol.RELAY.id(); // relabelled: the proof still names spark
+        assertThrows(WireException.class, () -> Handshake.checkClientHello(Protocol.RELAY, SECRET, SERVER_NONCE, sparkHello));
+    }
+
+    @Test
+    void aBusyHelloIsReportedAsBusy() {
+        assertThrows(ServiceBusyException.class, () -> Handshake.parseServerHello(Protocol.RELAY, Handshake.busyHello()));
+    }
+
+    @Test
     void handshakeOverLoopbackConnectsBothWaysAndRejectsAWrongSecret() throws Exception {
         try (ServerSocket ss = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
-            CompletableFuture<Message> got = CompletableFuture.supplyAsync(() -> {
-                try (Socket s = ss.accept(); WireChannel c = WireChannel.accept(s, SECRET, 4096)) {
-                    Message m = c.receive();
-                    c.send(new Message.Pong("server"));
+            CompletableFuture<RelayMessage> got = CompletableFuture.supplyAsync(() -> {
+                try (Socket s = ss.accept(); WireChannel<RelayMessage> c = WireChannel.accept(s, Protocol.RELAY, SECRET, 4096)) {
+                    RelayMessage m = c.receive();
+                    c.send(new RelayMessage.Pong("server"));
                     return m;
                 } catch (IOException e) {
                     throw new RuntimeException(e);
                 }
             });
             try (Socket s = new Socket(ss.getInetAddress(), ss.getLocalPort());
-                    WireChannel c = WireChannel.connect(s, SECRET, 4096)) {
-                c.send(new Message.Ping("client"));
-                assertEquals(new Message.Pong("server"), c.receive());
+                    WireChannel<RelayMessage> c = WireChannel.connect(s, Protocol.RELAY, SECRET, 4096)) {
+                c.send(new RelayMessage.Ping("client"));
+                assertEquals(new RelayMessage.Pong("server"), c.receive());
             }
-            assertEquals(new Message.Ping("client"), got.get(30, TimeUnit.SECONDS));
+            assertEquals(new RelayMessage.Ping("client"), got.get(30, TimeUnit.SECONDS));
 
             CompletableFuture<Exception> refused = CompletableFuture.supplyAsync(() -> {
-                try (Socket s = ss.accept(); WireChannel c = WireChannel.accept(s, SECRET, 4096)) {
+                try (Socket s = ss.accept(); WireChannel<RelayMessage> c = WireChannel.accept(s, Protocol.RELAY, SECRET, 4096)) {
                     c.receive();
                     return null;
                 } catch (Exception e) {
@@ -189,8 +267,8 @@ class WireChannelTest {
                 }
             });
             try (Socket s = new Socket(ss.getInetAddress(), ss.getLocalPort());
-                    WireChannel c = WireChannel.connect(s, OTHER, 4096)) {
-                c.send(new Message.Exec(1, "touch /tmp/pwned"));
+                    WireChannel<RelayMessage> c = WireChannel.connect(s, Protocol.RELAY, OTHER, 4096)) {
+                c.send(new RelayMessage.Exec(1, "touch /tmp/pwned"));
             }
             Exception e = refused.get(30, TimeUnit.SECONDS);
             assertTrue(e instanceof WireException, String.valueOf(e));

@@ -13,6 +13,7 @@ final class WireTestSupport {
     static final Secret OTHER = Secret.of("fedcba9876543210fedcba9876543210".getBytes(StandardCharsets.US_ASCII));
     static final byte[] SERVER_NONCE = nonce(1);
     static final byte[] CLIENT_NONCE = nonce(2);
+    static final List<Protocol<?>> PROTOCOLS = List.of(Protocol.RELAY, Protocol.ELASTIC, Protocol.SPARK);
 
     private WireTestSupport() {}
 
@@ -22,53 +23,87 @@ final class WireTestSupport {
         return b;
     }
 
-    /** The bytes a client writes for {@code messages} on a connection with the default nonces. */
-    static byte[] clientFrames(Secret secret, Message... messages) throws IOException {
-        return framesWith(secret, SERVER_NONCE, CLIENT_NONCE, messages);
+    /** The bytes a relay client writes for {@code messages} on a connection with the default nonces. */
+    static byte[] clientFrames(Secret secret, RelayMessage... messages) throws IOException {
+        return framesWith(Protocol.RELAY, secret, SERVER_NONCE, CLIENT_NONCE, List.of(messages));
     }
 
-    static byte[] framesWith(Secret secret, byte[] serverNonce, byte[] clientNonce, Message... messages)
-            throws IOException {
+    /** The bytes a client of {@code protocol} writes for {@code messages} on a connection with the default nonces. */
+    static <M> byte[] clientFrames(Protocol<M> protocol, Secret secret, List<M> messages) throws IOException {
+        return framesWith(protocol, secret, SERVER_NONCE, CLIENT_NONCE, messages);
+    }
+
+    static <M> byte[] framesWith(Protocol<M> protocol, Secret secret, byte[] serverNonce, byte[] clientNonce,
+            List<M> messages) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        WireChannel c = WireChannel.ofStreams(new ByteArrayInputStream(new byte[0]), out, secret, false, serverNonce,
-                clientNonce, WireChannel.DEFAULT_MAX_BODY);
-        for (Message m : messages) {
+        WireChannel<M> c = WireChannel.ofStreams(new ByteArrayInputStream(new byte[0]), out, protocol, secret, false,
+                serverNonce, clientNonce, WireChannel.DEFAULT_MAX_BODY);
+        for (M m : messages) {
             c.send(m);
         }
         return out.toByteArray();
     }
 
-    /** A server-side channel reading {@code bytes}. */
-    static WireChannel serverReading(byte[] bytes, int maxBody) {
-        return WireChannel.ofStreams(new ByteArrayInputStream(bytes), new ByteArrayOutputStream(), SECRET, true,
+    /** A relay server-side channel reading {@code bytes}. */
+    static WireChannel<RelayMessage> serverReading(byte[] bytes, int maxBody) {
+        return serverReading(Protocol.RELAY, bytes, maxBody);
+    }
+
+    static <M> WireChannel<M> serverReading(Protocol<M> protocol, byte[] bytes, int maxBody) {
+        return WireChannel.ofStreams(new ByteArrayInputStream(bytes), new ByteArrayOutputStream(), protocol, SECRET, true,
                 SERVER_NONCE, CLIENT_NONCE, maxBody);
     }
 
-    /** One instance of every message type. */
-    static List<Message> everyMessage() {
+    /** One instance of every message type of {@code protocol}. */
+    @SuppressWarnings("unchecked")
+    static <M> List<M> everyMessage(Protocol<M> protocol) {
+        if (protocol == Protocol.RELAY) {
+            return (List<M>) relayMessages();
+        }
+        if (protocol == Protocol.SPARK) {
+            return (List<M>) sparkMessages();
+        }
+        return (List<M>) elasticMessages();
+    }
+
+    static List<RelayMessage> relayMessages() {
         return List.of(
-                new Message.Register("node1", "node1.example", List.of(new Endpoint("10.0.0.1", 4000)),
+                new RelayMessage.Register("node1", "node1.example", List.of(new Endpoint("10.0.0.1", 4000)),
                         List.of(new NicAddress("eth0", "10.0.0.1", 24, false), new NicAddress("lo", "127.0.0.1", 8, true))),
-                new Message.Heartbeat(123456789L),
-                new Message.ProbeRequest(Map.of("node2", List.of(new Endpoint("10.0.0.2", 4001))), 2000),
-                new Message.ProbeReport("node1", Map.of("node2", List.of("10.0.0.2"))),
-                new Message.Shutdown("job finished"),
-                new Message.Lookup("node2"),
-                new Message.LookupReply("node2", List.of(new Endpoint("fd00::2", 4002))),
-                new Message.Exec(42L, " orted -mca ess \"env\""),
-                new Message.Abort(42L),
-                new Message.Output(2, "héllo\n".getBytes(StandardCharsets.UTF_8)),
-                new Message.Exited(143),
-                new Message.Ping("driver"),
-                new Message.Pong("node2"),
-                new Message.Failure("no such request"),
-                new Message.Configure("node1"),
-                new Message.Networks("eth0,ib0"),
-                new Message.SparkTask(3, "spark-0123456789ab", "10.0.0.3"),
-                new Message.SparkAssign("spark-0123456789ab", List.of(new Endpoint("10.0.0.1", 4003))),
-                new Message.FetchFunction(2),
-                new Message.FunctionBytes("java.lang.*;!*", new byte[] {(byte) 0xac, (byte) 0xed, 0, 5}),
-                new Message.RankResult(2, true, new byte[] {1, 2, 3}),
-                new Message.HostsChanged(1700000000000L, 3));
+                new RelayMessage.Heartbeat(123456789L),
+                new RelayMessage.ProbeRequest(Map.of("node2", List.of(new Endpoint("10.0.0.2", 4001))), 2000),
+                new RelayMessage.ProbeReport("node1", Map.of("node2", List.of("10.0.0.2"))),
+                new RelayMessage.Shutdown("job finished"),
+                new RelayMessage.Lookup("node2"),
+                new RelayMessage.LookupReply("node2", List.of(new Endpoint("fd00::2", 4002))),
+                new RelayMessage.Exec(42L, " orted -mca ess \"env\""),
+                new RelayMessage.Abort(42L),
+                new RelayMessage.Output(2, "héllo\n".getBytes(StandardCharsets.UTF_8)),
+                new RelayMessage.Exited(143),
+                new RelayMessage.Ping("driver"),
+                new RelayMessage.Pong("node2"),
+                new RelayMessage.Failure("no such request"),
+                new RelayMessage.Configure("node1"),
+                new RelayMessage.Networks("eth0,ib0"));
+    }
+
+    static List<SparkMessage> sparkMessages() {
+        return List.of(
+                new SparkMessage.Task(3, "spark-0123456789ab", "10.0.0.3"),
+                new SparkMessage.Assign("spark-0123456789ab", List.of(new Endpoint("10.0.0.1", 4003))),
+                new SparkMessage.FetchFunction(2),
+                new SparkMessage.FunctionBytes("java.lang.*;!*", new byte[] {(byte) 0xac, (byte) 0xed, 0, 5}),
+                new SparkMessage.RankResult(2, true, new byte[] {1, 2, 3}),
+                new SparkMessage.Stored(2),
+                new SparkMessage.Shutdown("job finished"),
+                new SparkMessage.Failure("rank 1 failed"));
+    }
+
+    static List<ElasticMessage> elasticMessages() {
+        return List.of(
+                new ElasticMessage.Subscribe(4),
+                new ElasticMessage.Subscribed(),
+                new ElasticMessage.Refused("expected the registration of rank 0 of generation 4"),
+                new ElasticMessage.HostsChanged(1700000000000L, 3));
     }
 }

@@ -2,40 +2,41 @@ package org.troika.launcher.exec;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
+import org.troika.wire.ElasticMessage;
 import org.troika.wire.Endpoint;
-import org.troika.wire.Message;
+import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
 import org.troika.wire.WireChannel;
+import org.troika.wire.WireServer;
 
 /**
- * The driver's notification service for one elastic generation: rank 0 registers, the driver pushes host changes.
+ * The driver's notification service for one elastic generation: rank 0 subscribes, the driver pushes host changes.
  *
  * <pre>
- *   rank 0 ── handshake (worker key) ── Ping("rank0 generation N") ─►  (registration = rendezvous reached)
- *          ◄─ Pong("driver") ◄─ [HostsChanged(t, bits) announced before the registration] ◄─ HostsChanged ... ─
+ *   rank 0 ── hello (worker key) ── Subscribe(N) ─►  (the subscription = rendezvous reached)
+ *          ◄─ Subscribed ◄─ [HostsChanged(t, bits) announced before the subscription] ◄─ HostsChanged ... ─
  * </pre>
  *
- * <p>Security: every frame is the troika wire protocol (HMAC-SHA256, fresh nonces, sequence numbers) keyed with the
- * <b>worker key</b> ({@link #workerKey}), not the job secret: ranks hold only this key, which opens nothing but this
- * service. Nothing the client sends is decoded beyond the one fixed-form {@code Ping}; bodies are capped at
- * {@value #MAX_BODY} bytes; the handshake and first frame must arrive within {@value #HANDSHAKE_MILLIS} ms. The
- * socket binds to the address that routes to the generation's first host (loopback for local hosts).
+ * <p>Security: the troika wire's elastic protocol ({@link Protocol#ELASTIC}: the client proves the key in its hello,
+ * then HMAC-SHA256 frames with fresh nonces and sequence numbers) keyed with the <b>worker key</b> ({@link #workerKey}),
+ * not the job secret: ranks hold only this key, which opens nothing but this service. It runs on a {@link WireServer}
+ * with small bounds ({@link #LIMITS}): bodies of at most {@value #MAX_BODY} bytes, the hello and first frame within
+ * the server's hello deadline, a handful of connections. The socket binds to the address that routes to the
+ * generation's first host (loopback for local hosts).
  */
 public final class WorkerNotifier implements AutoCloseable {
     /** Label of the worker key derivation: worker key = HMAC-SHA256(job secret, label). */
     public static final String KEY_LABEL = "troika-worker-v1";
     static final int MAX_BODY = 256;
-    static final int HANDSHAKE_MILLIS = 10_000;
+    /** One subscriber is expected; a few more connections (a retrying rank 0) are served, the rest refused busy. */
+    static final WireServer.Limits LIMITS = WireServer.Limits.DEFAULT.withPending(16, 8).withMaxConnections(8)
+            .withMaxBody(MAX_BODY);
 
-    private final Secret key;
     private final int generation;
-    private final ServerSocket server;
-    private final List<WireChannel> subscribers = new ArrayList<>();
+    private final WireServer<ElasticMessage> server;
+    private final List<WireChannel<ElasticMessage>> subscribers = new ArrayList<>();
     private volatile boolean closed;
     private boolean registered;
     private int pendingBits;
@@ -46,15 +47,12 @@ public final class WorkerNotifier implements AutoCloseable {
      *
      * @param workerKey the key ranks hold ({@link #workerKey})
      * @param bind the local address to listen on
-     * @param generation the generation whose rank 0 may register
+     * @param generation the generation whose rank 0 may subscribe
      */
     public WorkerNotifier(Secret workerKey, InetAddress bind, int generation) throws IOException {
-        this.key = workerKey;
         this.generation = generation;
-        this.server = new ServerSocket(0, 16, bind);
-        Thread t = new Thread(this::acceptLoop, "troika-worker-notifier-" + generation);
-        t.setDaemon(true);
-        t.start();
+        this.server = WireServer.start("troika-worker-notifier-" + generation, Protocol.ELASTIC, workerKey,
+                List.of(bind), LIMITS, this::serve);
     }
 
     /** The key ranks get instead of the job secret. */
@@ -63,12 +61,12 @@ public final class WorkerNotifier implements AutoCloseable {
     }
 
     /** The first frame rank 0 sends. */
-    public static String registration(int generation) {
-        return "rank0 generation " + generation;
+    public static ElasticMessage.Subscribe registration(int generation) {
+        return new ElasticMessage.Subscribe(generation);
     }
 
     public Endpoint endpoint() {
-        return Endpoint.of((InetSocketAddress) server.getLocalSocketAddress());
+        return server.endpoints().get(0);
     }
 
     /** Whether this generation's rank 0 registered (it does at its first commit, after the start-up sync). */
@@ -86,12 +84,12 @@ public final class WorkerNotifier implements AutoCloseable {
             pendingAt = Math.max(pendingAt, timestampMillis);
             return;
         }
-        send(new Message.HostsChanged(timestampMillis, bits));
+        send(new ElasticMessage.HostsChanged(timestampMillis, bits));
     }
 
-    private void send(Message m) {
+    private void send(ElasticMessage m) {
         for (var it = subscribers.iterator(); it.hasNext(); ) {
-            WireChannel ch = it.next();
+            WireChannel<ElasticMessage> ch = it.next();
             try {
                 ch.send(m);
             } catch (IOException e) {
@@ -101,54 +99,31 @@ public final class WorkerNotifier implements AutoCloseable {
         }
     }
 
-    private void acceptLoop() {
-        while (!closed) {
-            Socket s;
-            try {
-                s = server.accept();
-            } catch (IOException e) {
-                return; // closed
-            }
-            Thread t = new Thread(() -> handle(s), "troika-worker-notifier-conn");
-            t.setDaemon(true);
-            t.start();
+    /** One authenticated connection; it stays open (this thread parked in receive) while rank 0 listens. */
+    private void serve(WireChannel<ElasticMessage> ch, ElasticMessage first) throws IOException {
+        if (!first.equals(registration(generation))) {
+            ch.send(new ElasticMessage.Refused("expected the registration of rank 0 of generation " + generation));
+            return;
         }
-    }
-
-    private void handle(Socket s) {
-        WireChannel ch = null;
-        try {
-            s.setSoTimeout(HANDSHAKE_MILLIS);
-            ch = WireChannel.accept(s, key, MAX_BODY);
-            Message first = ch.receive();
-            if (!(first instanceof Message.Ping p) || !p.from().equals(registration(generation))) {
-                ch.send(new Message.Failure("expected the registration of rank 0 of generation " + generation));
-                closeQuietly(ch);
+        synchronized (this) {
+            if (closed) {
                 return;
             }
-            synchronized (this) {
-                if (closed) {
-                    closeQuietly(ch);
-                    return;
-                }
-                registered = true;
-                ch.send(new Message.Pong("driver"));
-                subscribers.add(ch);
-                if (pendingBits != 0) {
-                    send(new Message.HostsChanged(pendingAt, pendingBits));
-                    pendingBits = 0;
-                }
+            registered = true;
+            ch.send(new ElasticMessage.Subscribed());
+            subscribers.add(ch);
+            if (pendingBits != 0) {
+                send(new ElasticMessage.HostsChanged(pendingAt, pendingBits));
+                pendingBits = 0;
             }
-        } catch (IOException e) {
-            // bad key, tampered frame, timeout or a client that went away: nothing was acted upon
-            if (ch != null) {
-                closeQuietly(ch);
-            } else {
-                try {
-                    s.close();
-                } catch (IOException ignored) {
-                    // closing
-                }
+        }
+        try {
+            while (!closed) {
+                ch.receive(); // rank 0 sends nothing more; this ends when it goes away or the service closes
+            }
+        } finally {
+            synchronized (this) {
+                subscribers.remove(ch);
             }
         }
     }
@@ -156,18 +131,13 @@ public final class WorkerNotifier implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        try {
-            server.close();
-        } catch (IOException ignored) {
-            // closing
-        }
+        server.close(); // closes the subscribers' channels too
         synchronized (this) {
-            subscribers.forEach(WorkerNotifier::closeQuietly);
             subscribers.clear();
         }
     }
 
-    private static void closeQuietly(WireChannel ch) {
+    private static void closeQuietly(WireChannel<ElasticMessage> ch) {
         try {
             ch.close();
         } catch (IOException ignored) {

@@ -10,7 +10,8 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.troika.wire.Message;
+import org.troika.wire.ElasticMessage;
+import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
 import org.troika.wire.WireChannel;
 
@@ -24,13 +25,14 @@ class WorkerNotifierTest {
             n.announce(100, 1);
             n.announce(200, 2);
             assertFalse(n.registered());
-            try (WireChannel ch = WireChannel.connectAny(List.of(n.endpoint()), worker, 30_000)) {
-                ch.send(new Message.Ping(WorkerNotifier.registration(4)));
-                assertEquals(new Message.Pong("driver"), ch.receive());
-                assertEquals(new Message.HostsChanged(200, 3), ch.receive());
+            try (WireChannel<ElasticMessage> ch = WireChannel.connectAny(List.of(n.endpoint()), Protocol.ELASTIC, worker,
+                    30_000)) {
+                ch.send(WorkerNotifier.registration(4));
+                assertEquals(new ElasticMessage.Subscribed(), ch.receive());
+                assertEquals(new ElasticMessage.HostsChanged(200, 3), ch.receive());
                 assertTrue(n.registered());
                 n.announce(300, 2);
-                assertEquals(new Message.HostsChanged(300, 2), ch.receive());
+                assertEquals(new ElasticMessage.HostsChanged(300, 2), ch.receive());
             }
         }
     }
@@ -39,9 +41,10 @@ class WorkerNotifierTest {
     void theJobSecretDoesNotOpenTheServiceAndTheWorkerKeyIsNotTheJobSecret() throws Exception {
         assertFalse(worker.equals(job));
         try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), 1)) {
-            WireChannel ch = WireChannel.connectAny(List.of(n.endpoint()), job, 30_000);
+            WireChannel<ElasticMessage> ch = WireChannel.connectAny(List.of(n.endpoint()), Protocol.ELASTIC, job,
+                    30_000);
             try {
-                ch.send(new Message.Ping(WorkerNotifier.registration(1)));
+                ch.send(WorkerNotifier.registration(1));
                 assertThrows(IOException.class, ch::receive);
             } finally {
                 ch.close();
@@ -53,9 +56,10 @@ class WorkerNotifierTest {
     @Test
     void anotherGenerationsRankIsRefused() throws Exception {
         try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), 2)) {
-            try (WireChannel ch = WireChannel.connectAny(List.of(n.endpoint()), worker, 30_000)) {
-                ch.send(new Message.Ping(WorkerNotifier.registration(1)));
-                assertInstanceOf(Message.Failure.class, ch.receive());
+            try (WireChannel<ElasticMessage> ch = WireChannel.connectAny(List.of(n.endpoint()), Protocol.ELASTIC, worker,
+                    30_000)) {
+                ch.send(WorkerNotifier.registration(1));
+                assertInstanceOf(ElasticMessage.Refused.class, ch.receive());
             }
             assertFalse(n.registered());
         }

@@ -10,8 +10,9 @@ import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 import org.troika.rsh.task.TaskServiceMain;
 import org.troika.wire.Endpoint;
-import org.troika.wire.Message;
 import org.troika.wire.Nonces;
+import org.troika.wire.Protocol;
+import org.troika.wire.RelayMessage;
 import org.troika.wire.Secret;
 import org.troika.wire.WireChannel;
 
@@ -62,10 +63,10 @@ public final class RshMain {
         List<Endpoint> driver = Endpoint.parseList(driverText, TroikaEnv.DRIVER_ADDR);
         int liveness = parseMillis(env.get(TroikaEnv.LIVENESS_TIMEOUT_MS));
         List<Endpoint> task;
-        try (WireChannel d = WireChannel.connectAny(driver, secret, liveness)) {
-            d.send(new Message.Lookup(req.host()));
-            Message reply = d.receive();
-            if (!(reply instanceof Message.LookupReply r) || r.endpoints().isEmpty()) {
+        try (WireChannel<RelayMessage> d = WireChannel.connectAny(driver, Protocol.RELAY, secret, liveness)) {
+            d.send(new RelayMessage.Lookup(req.host()));
+            RelayMessage reply = d.receive();
+            if (!(reply instanceof RelayMessage.LookupReply r) || r.endpoints().isEmpty()) {
                 err.println("troika-rsh: host " + req.host() + " has no task service registered with the driver");
                 return CONNECTION_FAILED;
             }
@@ -75,17 +76,17 @@ public final class RshMain {
             return CONNECTION_FAILED;
         }
         long requestId = java.nio.ByteBuffer.wrap(Nonces.random(8)).getLong();
-        try (WireChannel t = WireChannel.connectAny(task, secret, liveness)) {
-            t.send(new Message.Exec(requestId, req.commandLine()));
+        try (WireChannel<RelayMessage> t = WireChannel.connectAny(task, Protocol.RELAY, secret, liveness)) {
+            t.send(new RelayMessage.Exec(requestId, req.commandLine()));
             while (true) {
-                Message m = t.receive();
-                if (m instanceof Message.Output o) {
+                RelayMessage m = t.receive();
+                if (m instanceof RelayMessage.Output o) {
                     PrintStream to = o.stream() == 2 ? err : out;
                     to.write(o.data());
                     to.flush();
-                } else if (m instanceof Message.Exited x) {
+                } else if (m instanceof RelayMessage.Exited x) {
                     return x.exitCode();
-                } else if (m instanceof Message.Failure f) {
+                } else if (m instanceof RelayMessage.Failure f) {
                     err.println("troika-rsh: " + req.host() + ": " + f.message());
                     return CONNECTION_FAILED;
                 }

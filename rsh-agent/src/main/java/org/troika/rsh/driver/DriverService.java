@@ -3,9 +3,6 @@ package org.troika.rsh.driver;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,35 +15,36 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.troika.wire.Acceptor;
 import org.troika.wire.Endpoint;
-import org.troika.wire.Message;
 import org.troika.wire.NicAddress;
+import org.troika.wire.Protocol;
+import org.troika.wire.RelayMessage;
 import org.troika.wire.Secret;
 import org.troika.wire.WireChannel;
 import org.troika.wire.WireException;
+import org.troika.wire.WireServer;
 
 /**
  * The driver service inside {@code troika run}: the registry of hosts → task-service endpoints.
  *
  * <ul>
- *   <li>Task services connect, {@link Message.Register} and keep the connection: heartbeats both ways. A host whose
+ *   <li>Task services connect, {@link RelayMessage.Register} and keep the connection: heartbeats both ways. A host whose
  *       service disconnects or stays silent for the liveness timeout is reported once to the {@link HostLostListener}
  *       (a killed or partitioned host; plain mpirun would hang on a partition).</li>
- *   <li>Launch agents connect once: {@link Message.Lookup} → {@link Message.LookupReply}.</li>
- *   <li>Binds only to the address it is given (the NIC that reaches the hosts, or loopback).</li>
+ *   <li>Launch agents connect once: {@link RelayMessage.Lookup} → {@link RelayMessage.LookupReply}.</li>
+ *   <li>Binds only to the address it is given (the NIC that reaches the hosts, or loopback), on a {@link WireServer}:
+ *       hello deadline, bounds on connections that have not proven the key, bounded threads.</li>
  * </ul>
  */
 public final class DriverService implements AutoCloseable {
     /** One registered task service. */
     public record HostInfo(String host, String hostname, List<Endpoint> endpoints, List<NicAddress> nics) {}
 
-    private final Secret secret;
     private final Set<String> expected;
     private final Duration heartbeat;
     private final Duration livenessTimeout;
     private final HostLostListener listener;
-    private final ServerSocket server;
+    private final WireServer<RelayMessage> server;
     private final Map<String, Registration> hosts = new ConcurrentHashMap<>();
     private final Set<String> lost = ConcurrentHashMap.newKeySet();
     private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
@@ -59,12 +57,12 @@ public final class DriverService implements AutoCloseable {
 
     private static final class Registration {
         final HostInfo info;
-        final WireChannel channel;
+        final WireChannel<RelayMessage> channel;
         volatile long lastSeenNanos = System.nanoTime();
         volatile CountDownLatch probeDone = new CountDownLatch(1);
         volatile Map<String, List<String>> probe = Map.of();
 
-        Registration(HostInfo info, WireChannel channel) {
+        Registration(HostInfo info, WireChannel<RelayMessage> channel) {
             this.info = info;
             this.channel = channel;
         }
@@ -72,20 +70,20 @@ public final class DriverService implements AutoCloseable {
 
     public DriverService(Secret secret, InetAddress bind, List<String> expectedHosts, Duration heartbeat,
             Duration livenessTimeout, HostLostListener listener) throws IOException {
-        this.secret = secret;
         this.expected = new LinkedHashSet<>(expectedHosts);
         this.heartbeat = heartbeat;
         this.livenessTimeout = livenessTimeout;
         this.listener = listener;
-        this.server = new ServerSocket();
-        server.bind(new InetSocketAddress(bind, 0), 256);
-        pool.submit(() -> Acceptor.serveUntilClosed(server, pool, this::serve));
+        // one long-lived connection per host, plus agents' lookups
+        this.server = WireServer.start("driver-service", Protocol.RELAY, secret, List.of(bind),
+                WireServer.Limits.DEFAULT.withMaxConnections(WireServer.Limits.DEFAULT.maxConnections() + expected.size()),
+                this::serve);
         pool.submit(this::watchdog);
     }
 
     /** Where agents and task services reach this driver. */
     public Endpoint endpoint() {
-        return new Endpoint(server.getInetAddress().getHostAddress(), server.getLocalPort());
+        return server.endpoints().get(0);
     }
 
     /** Registered hosts, in the expected order. */
@@ -129,7 +127,7 @@ public final class DriverService implements AutoCloseable {
         boolean any = false;
         for (Registration r : hosts.values()) {
             if (count.get(r.info.hostname()) > 1) {
-                r.channel.send(new Message.Configure(r.info.host()));
+                r.channel.send(new RelayMessage.Configure(r.info.host()));
                 any = true;
             }
         }
@@ -141,7 +139,7 @@ public final class DriverService implements AutoCloseable {
         for (Map.Entry<String, List<String>> e : ifnamesByHost.entrySet()) {
             Registration r = hosts.get(e.getKey());
             if (r != null && !e.getValue().isEmpty()) {
-                r.channel.send(new Message.Networks(String.join(",", e.getValue())));
+                r.channel.send(new RelayMessage.Networks(String.join(",", e.getValue())));
             }
         }
     }
@@ -167,7 +165,7 @@ public final class DriverService implements AutoCloseable {
             }
             Registration r = hosts.get(all.get(i).host());
             r.probeDone = new CountDownLatch(1);
-            r.channel.send(new Message.ProbeRequest(peers, (int) perAddressTimeout.toMillis()));
+            r.channel.send(new RelayMessage.ProbeRequest(peers, (int) perAddressTimeout.toMillis()));
         }
         long deadline = System.nanoTime() + overall.toNanos();
         Map<String, Map<String, List<String>>> out = new LinkedHashMap<>();
@@ -180,41 +178,39 @@ public final class DriverService implements AutoCloseable {
     }
 
 
-    private void serve(Socket s) {
-        WireChannel c = null;
+    /** One authenticated connection; {@link WireServer} closes it when this returns. */
+    private void serve(WireChannel<RelayMessage> c, RelayMessage first) {
         String registered = null;
         try {
-            s.setSoTimeout((int) livenessTimeout.toMillis());
-            c = WireChannel.accept(s, secret, WireChannel.DEFAULT_MAX_BODY);
-            Message first = c.receive();
-            if (first instanceof Message.Lookup l) {
+            if (first instanceof RelayMessage.Lookup l) {
                 Registration r = hosts.get(l.host());
-                c.send(new Message.LookupReply(l.host(), r == null ? List.of() : r.info.endpoints()));
+                c.send(new RelayMessage.LookupReply(l.host(), r == null ? List.of() : r.info.endpoints()));
                 return;
             }
-            if (first instanceof Message.Ping) {
-                c.send(new Message.Pong("driver"));
+            if (first instanceof RelayMessage.Ping) {
+                c.send(new RelayMessage.Pong("driver"));
                 return;
             }
-            if (!(first instanceof Message.Register reg)) {
-                c.send(new Message.Failure("unexpected " + first.getClass().getSimpleName() + " at the driver"));
+            if (!(first instanceof RelayMessage.Register reg)) {
+                c.send(new RelayMessage.Failure("unexpected " + first.getClass().getSimpleName() + " at the driver"));
                 return;
             }
             if (!expected.contains(reg.host()) || hosts.containsKey(reg.host())) {
-                c.send(new Message.Failure("host " + reg.host() + " is not expected or already registered"));
+                c.send(new RelayMessage.Failure("host " + reg.host() + " is not expected or already registered"));
                 return;
             }
             Registration r = new Registration(new HostInfo(reg.host(), reg.hostname(), reg.endpoints(), reg.nics()), c);
             hosts.put(reg.host(), r);
             registered = reg.host();
+            c.setReadTimeoutMillis((int) livenessTimeout.toMillis());
             synchronized (changed) {
                 changed.notifyAll();
             }
             pool.submit(() -> heartbeats(r));
             while (true) {
-                Message m = c.receive();
+                RelayMessage m = c.receive();
                 r.lastSeenNanos = System.nanoTime();
-                if (m instanceof Message.ProbeReport p) {
+                if (m instanceof RelayMessage.ProbeReport p) {
                     r.probe = p.reachable();
                     r.probeDone.countDown();
                 }
@@ -229,17 +225,13 @@ public final class DriverService implements AutoCloseable {
                 reportLost(registered, WireChannel.isTimeout(e) ? "no heartbeat for " + livenessTimeout.toMillis() + " ms"
                         : e instanceof EOFException ? "task service disconnected" : "task service connection: " + e.getMessage());
             }
-        } finally {
-            if (registered == null) {
-                closeQuietly(c, s);
-            }
         }
     }
 
     private void heartbeats(Registration r) {
         try {
             while (!closing && !lost.contains(r.info.host())) {
-                r.channel.send(new Message.Heartbeat(System.currentTimeMillis()));
+                r.channel.send(new RelayMessage.Heartbeat(System.currentTimeMillis()));
                 Thread.sleep(heartbeat.toMillis());
             }
         } catch (IOException e) {
@@ -271,18 +263,14 @@ public final class DriverService implements AutoCloseable {
         }
         Registration r = hosts.get(host);
         if (r != null) {
-            closeQuietly(r.channel, null);
+            closeQuietly(r.channel);
         }
         listener.hostLost(host, reason);
     }
 
-    private static void closeQuietly(WireChannel c, Socket s) {
+    private static void closeQuietly(WireChannel<RelayMessage> c) {
         try {
-            if (c != null) {
-                c.close();
-            } else if (s != null) {
-                s.close();
-            }
+            c.close();
         } catch (IOException ignored) {
             // closing
         }
@@ -292,18 +280,14 @@ public final class DriverService implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
-        try {
-            server.close();
-        } catch (IOException ignored) {
-            // closing
-        }
+        server.close();
         for (Registration r : hosts.values()) {
             try {
-                r.channel.send(new Message.Shutdown("job finished"));
+                r.channel.send(new RelayMessage.Shutdown("job finished"));
             } catch (IOException ignored) {
                 // already gone
             }
-            closeQuietly(r.channel, null);
+            closeQuietly(r.channel);
         }
         pool.shutdownNow();
     }

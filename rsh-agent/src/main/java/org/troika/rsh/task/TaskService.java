@@ -3,9 +3,6 @@ package org.troika.rsh.task;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,13 +21,13 @@ import org.troika.common.TroikaEnv;
 import org.troika.common.exec.LineSink;
 import org.troika.common.exec.ProcessSupervisor;
 import org.troika.common.exec.ProcessTable;
-import org.troika.wire.Acceptor;
 import org.troika.wire.Endpoint;
-import org.troika.wire.Message;
 import org.troika.wire.NicAddress;
+import org.troika.wire.Protocol;
+import org.troika.wire.RelayMessage;
 import org.troika.wire.Secret;
 import org.troika.wire.WireChannel;
-import org.troika.wire.WireException;
+import org.troika.wire.WireServer;
 
 /**
  * The task service of one host ({@code troika-rsh task-service}).
@@ -44,9 +41,11 @@ import org.troika.wire.WireException;
  *
  * <ul>
  *   <li>Connects to the driver first; listens on every up IPv4 address that is not loopback (plus the address it used to
- *       reach the driver, which is loopback when everything is local) and announces exactly those endpoints.</li>
+ *       reach the driver, which is loopback when everything is local) and announces exactly those endpoints. The listeners
+ *       are a {@link WireServer} (hello deadline, bounds on unauthenticated connections, bounded threads): a flood of
+ *       connections without the key costs no thread and is closed within the hello deadline.</li>
  *   <li>Runs each request id at most once, streams its output, reports its exit code, and stops it on {@link
- *       Message.Abort} or when the agent's connection drops (like sshd when its client goes away).</li>
+ *       RelayMessage.Abort} or when the agent's connection drops (like sshd when its client goes away).</li>
  *   <li>Exits, stopping every command, when the driver says so, closes the connection, or is silent for the liveness
  *       timeout (a partition): no orphaned services or daemons.</li>
  *   <li>Commands get {@link TroikaEnv#DRIVER_ADDR} and {@link TroikaEnv#SECRET_FILE} (a private 0600 copy) so that
@@ -66,7 +65,7 @@ public final class TaskService implements AutoCloseable {
     }
 
     private final Config config;
-    private final List<ServerSocket> listeners = new ArrayList<>();
+    private volatile WireServer<RelayMessage> server;
     private final Map<Long, ProcessSupervisor> running = new ConcurrentHashMap<>();
     private final Set<Long> seenRequests = ConcurrentHashMap.newKeySet();
     private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
@@ -79,7 +78,7 @@ public final class TaskService implements AutoCloseable {
     private volatile boolean stopping;
     private volatile String privateHostname;
     private volatile String ncclSocketIfname;
-    private WireChannel control;
+    private WireChannel<RelayMessage> control;
     private Path secretFile;
     /** Environment variable that tags every process of one command (random per command, not a secret). */
     static final String COMMAND_TAG = "TROIKA_COMMAND_TAG";
@@ -95,7 +94,8 @@ public final class TaskService implements AutoCloseable {
 
     /** Connects to the driver, opens the listeners and registers. Returns once registered. */
     public TaskService start() throws IOException {
-        control = WireChannel.connectAny(config.driver(), config.secret(), (int) config.livenessTimeout().toMillis());
+        control = WireChannel.connectAny(config.driver(), Protocol.RELAY, config.secret(),
+                (int) config.livenessTimeout().toMillis());
         InetAddress driverFacing = control.socket().getLocalAddress();
         List<NicAddress> nics = NicInventory.local();
         List<InetAddress> bind = new ArrayList<>();
@@ -107,22 +107,15 @@ public final class TaskService implements AutoCloseable {
         if (!bind.contains(driverFacing)) {
             bind.add(driverFacing);
         }
-        List<Endpoint> eps = new ArrayList<>();
-        for (InetAddress a : bind) {
-            ServerSocket ss = new ServerSocket();
-            ss.bind(new InetSocketAddress(a, 0), 128);
-            listeners.add(ss);
-            eps.add(new Endpoint(a.getHostAddress(), ss.getLocalPort()));
-        }
+        secretFile = config.secret().writeToPrivateFile(config.stateParent());
+        server = WireServer.start("task-service", Protocol.RELAY, config.secret(), bind, WireServer.Limits.DEFAULT,
+                this::serve);
+        List<Endpoint> eps = new ArrayList<>(server.endpoints());
         // the driver-facing endpoint first: agents try endpoints in order
         eps.sort((x, y) -> Boolean.compare(!x.address().equals(driverFacing.getHostAddress()),
                 !y.address().equals(driverFacing.getHostAddress())));
         endpoints = List.copyOf(eps);
-        secretFile = config.secret().writeToPrivateFile(config.stateParent());
-        for (ServerSocket ss : listeners) {
-            pool.submit(() -> Acceptor.serveUntilClosed(ss, pool, this::serve));
-        }
-        control.send(new Message.Register(config.host(), InetAddress.getLocalHost().getHostName(), endpoints, nics));
+        control.send(new RelayMessage.Register(config.host(), InetAddress.getLocalHost().getHostName(), endpoints, nics));
         pool.submit(this::controlLoop);
         pool.submit(this::heartbeatLoop);
         return this;
@@ -142,15 +135,15 @@ public final class TaskService implements AutoCloseable {
     private void controlLoop() {
         try {
             while (true) {
-                Message m = control.receive();
-                if (m instanceof Message.Shutdown s) {
+                RelayMessage m = control.receive();
+                if (m instanceof RelayMessage.Shutdown s) {
                     stop("driver: " + s.reason());
                     return;
-                } else if (m instanceof Message.ProbeRequest p) {
+                } else if (m instanceof RelayMessage.ProbeRequest p) {
                     pool.submit(() -> probe(p));
-                } else if (m instanceof Message.Configure c) {
+                } else if (m instanceof RelayMessage.Configure c) {
                     privateHostname = c.hostname();
-                } else if (m instanceof Message.Networks n) {
+                } else if (m instanceof RelayMessage.Networks n) {
                     ncclSocketIfname = n.ncclSocketIfname();
                 }
             }
@@ -163,7 +156,7 @@ public final class TaskService implements AutoCloseable {
     private void heartbeatLoop() {
         try {
             while (!stopping) {
-                control.send(new Message.Heartbeat(System.currentTimeMillis()));
+                control.send(new RelayMessage.Heartbeat(System.currentTimeMillis()));
                 Thread.sleep(config.heartbeat().toMillis());
             }
         } catch (IOException e) {
@@ -173,7 +166,7 @@ public final class TaskService implements AutoCloseable {
         }
     }
 
-    private void probe(Message.ProbeRequest req) {
+    private void probe(RelayMessage.ProbeRequest req) {
         Map<String, Future<List<String>>> pending = new LinkedHashMap<>();
         for (Map.Entry<String, List<Endpoint>> peer : req.peers().entrySet()) {
             pending.put(peer.getKey(), pool.submit(() -> probePeer(peer.getKey(), peer.getValue(), req.timeoutMillis())));
@@ -187,7 +180,7 @@ public final class TaskService implements AutoCloseable {
             }
         }
         try {
-            control.send(new Message.ProbeReport(config.host(), reachable));
+            control.send(new RelayMessage.ProbeReport(config.host(), reachable));
         } catch (IOException e) {
             stop("driver unreachable: " + e.getMessage());
         }
@@ -197,9 +190,10 @@ public final class TaskService implements AutoCloseable {
     private List<String> probePeer(String peer, List<Endpoint> eps, int timeoutMillis) {
         List<String> ok = new ArrayList<>();
         for (Endpoint e : eps) {
-            try (WireChannel c = WireChannel.connectAny(List.of(e), config.secret(), timeoutMillis)) {
-                c.send(new Message.Ping(config.host()));
-                if (c.receive() instanceof Message.Pong p && p.host().equals(peer)) {
+            try (WireChannel<RelayMessage> c = WireChannel.connectAny(List.of(e), Protocol.RELAY, config.secret(),
+                    timeoutMillis)) {
+                c.send(new RelayMessage.Ping(config.host()));
+                if (c.receive() instanceof RelayMessage.Pong p && p.host().equals(peer)) {
                     ok.add(e.address());
                 }
             } catch (IOException ignored) {
@@ -210,35 +204,27 @@ public final class TaskService implements AutoCloseable {
     }
 
 
-    private void serve(Socket s) {
-        try (s; WireChannel c = WireChannel.accept(s, config.secret(), WireChannel.DEFAULT_MAX_BODY)) {
-            s.setSoTimeout((int) config.livenessTimeout().toMillis());
-            Message m = c.receive();
-            s.setSoTimeout(0);
-            if (m instanceof Message.Ping) {
-                c.send(new Message.Pong(config.host()));
-            } else if (m instanceof Message.Exec e) {
-                exec(c, e);
-            } else if (m instanceof Message.Abort a) {
-                abort(a.requestId());
-                c.send(new Message.Exited(0));
-            } else {
-                c.send(new Message.Failure("unexpected " + m.getClass().getSimpleName() + " at a task service"));
-            }
-        } catch (WireException e) {
-            // unauthenticated or malformed: dropped without acting on it
-        } catch (IOException e) {
-            // peer went away
+    /** One authenticated connection (an agent, or a peer's probe); {@link WireServer} closes it afterwards. */
+    private void serve(WireChannel<RelayMessage> c, RelayMessage m) throws IOException {
+        if (m instanceof RelayMessage.Ping) {
+            c.send(new RelayMessage.Pong(config.host()));
+        } else if (m instanceof RelayMessage.Exec e) {
+            exec(c, e);
+        } else if (m instanceof RelayMessage.Abort a) {
+            abort(a.requestId());
+            c.send(new RelayMessage.Exited(0));
+        } else {
+            c.send(new RelayMessage.Failure("unexpected " + m.getClass().getSimpleName() + " at a task service"));
         }
     }
 
-    private void exec(WireChannel c, Message.Exec e) throws IOException {
+    private void exec(WireChannel<RelayMessage> c, RelayMessage.Exec e) throws IOException {
         if (!seenRequests.add(e.requestId())) {
-            c.send(new Message.Failure("request " + e.requestId() + " already ran on " + config.host()));
+            c.send(new RelayMessage.Failure("request " + e.requestId() + " already ran on " + config.host()));
             return;
         }
         if (stopping) {
-            c.send(new Message.Failure("task service of " + config.host() + " is stopping"));
+            c.send(new RelayMessage.Failure("task service of " + config.host() + " is stopping"));
             return;
         }
         ProcessSupervisor p;
@@ -249,7 +235,7 @@ public final class TaskService implements AutoCloseable {
             p = ProcessSupervisor.start(CommandPlanner.plan(e.commandLine(), privateHostname, env),
                     ProcessSupervisor.Options.of(sink(c, 1), sink(c, 2)));
         } catch (IOException x) {
-            c.send(new Message.Failure("cannot start the command on " + config.host() + ": " + x.getMessage()));
+            c.send(new RelayMessage.Failure("cannot start the command on " + config.host() + ": " + x.getMessage()));
             return;
         }
         running.put(e.requestId(), p);
@@ -259,7 +245,7 @@ public final class TaskService implements AutoCloseable {
         Future<?> watcher = pool.submit(() -> {
             try {
                 while (true) {
-                    if (c.receive() instanceof Message.Abort) {
+                    if (c.receive() instanceof RelayMessage.Abort) {
                         break;
                     }
                 }
@@ -274,10 +260,10 @@ public final class TaskService implements AutoCloseable {
         try {
             Integer code;
             while ((code = p.waitFor(config.heartbeat())) == null) {
-                c.send(new Message.Heartbeat(System.currentTimeMillis()));
+                c.send(new RelayMessage.Heartbeat(System.currentTimeMillis()));
             }
             finished.set(true);
-            c.send(new Message.Exited(terminated.contains(p) ? signalExit(code) : code));
+            c.send(new RelayMessage.Exited(terminated.contains(p) ? signalExit(code) : code));
         } catch (InterruptedException x) {
             Thread.currentThread().interrupt();
         } catch (IOException x) {
@@ -290,10 +276,10 @@ public final class TaskService implements AutoCloseable {
         }
     }
 
-    private static LineSink sink(WireChannel c, int stream) {
+    private static LineSink sink(WireChannel<RelayMessage> c, int stream) {
         return seg -> {
             try {
-                c.send(new Message.Output(stream, seg.getBytes(StandardCharsets.UTF_8)));
+                c.send(new RelayMessage.Output(stream, seg.getBytes(StandardCharsets.UTF_8)));
             } catch (IOException e) {
                 // the agent is gone; the watcher stops the command
             }
@@ -375,12 +361,8 @@ public final class TaskService implements AutoCloseable {
             stopping = true;
             stopReason = reason;
         }
-        for (ServerSocket ss : listeners) {
-            try {
-                ss.close();
-            } catch (IOException ignored) {
-                // closing
-            }
+        if (server != null) {
+            server.close();
         }
         running.values().parallelStream().forEach(this::terminate);
         try {

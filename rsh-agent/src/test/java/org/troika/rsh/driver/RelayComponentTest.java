@@ -26,7 +26,8 @@ import org.troika.common.TroikaEnv;
 import org.troika.rsh.agent.AgentRequest;
 import org.troika.rsh.agent.RshMain;
 import org.troika.rsh.task.TaskService;
-import org.troika.wire.Message;
+import org.troika.wire.Protocol;
+import org.troika.wire.RelayMessage;
 import org.troika.wire.Secret;
 import org.troika.wire.WireChannel;
 
@@ -135,8 +136,8 @@ class RelayComponentTest {
         Run r = agent(Secret.generate(), "hostA", "touch", marker.toString());
         assertEquals(RshMain.CONNECTION_FAILED, r.code());
         // also straight at the task service, bypassing the driver
-        try (WireChannel c = WireChannel.connectAny(a.endpoints(), Secret.generate(), 10_000)) {
-            c.send(new Message.Exec(1, "touch " + marker));
+        try (WireChannel<RelayMessage> c = WireChannel.connectAny(a.endpoints(), Protocol.RELAY, Secret.generate(), 10_000)) {
+            c.send(new RelayMessage.Exec(1, "touch " + marker));
             assertThrows(java.io.IOException.class, c::receive);
         }
         assertFalse(Files.exists(marker), "a command ran without the job's secret");
@@ -146,28 +147,28 @@ class RelayComponentTest {
     void aRequestIdRunsAtMostOnce() throws Exception {
         Path count = tmp.resolve("count");
         String cmd = "echo x >> " + count;
-        try (WireChannel c = WireChannel.connectAny(a.endpoints(), secret, 10_000)) {
-            c.send(new Message.Exec(77, cmd));
-            assertEquals(new Message.Exited(0), receiveSkippingHeartbeats(c));
+        try (WireChannel<RelayMessage> c = WireChannel.connectAny(a.endpoints(), Protocol.RELAY, secret, 10_000)) {
+            c.send(new RelayMessage.Exec(77, cmd));
+            assertEquals(new RelayMessage.Exited(0), receiveSkippingHeartbeats(c));
         }
-        try (WireChannel c = WireChannel.connectAny(a.endpoints(), secret, 10_000)) {
-            c.send(new Message.Exec(77, cmd));
-            assertTrue(receiveSkippingHeartbeats(c) instanceof Message.Failure);
+        try (WireChannel<RelayMessage> c = WireChannel.connectAny(a.endpoints(), Protocol.RELAY, secret, 10_000)) {
+            c.send(new RelayMessage.Exec(77, cmd));
+            assertTrue(receiveSkippingHeartbeats(c) instanceof RelayMessage.Failure);
         }
         assertEquals(List.of("x"), Files.readAllLines(count));
     }
 
     @Test
     void abortStopsTheCommand() throws Exception {
-        try (WireChannel c = WireChannel.connectAny(b.endpoints(), secret, 30_000)) {
-            c.send(new Message.Exec(5, "sleep 600"));
-            c.send(new Message.Abort(5));
-            Message m = receiveSkippingHeartbeats(c);
+        try (WireChannel<RelayMessage> c = WireChannel.connectAny(b.endpoints(), Protocol.RELAY, secret, 30_000)) {
+            c.send(new RelayMessage.Exec(5, "sleep 600"));
+            c.send(new RelayMessage.Abort(5));
+            RelayMessage m = receiveSkippingHeartbeats(c);
             // `setsid -w` may report its killed child on stderr before the exit code arrives: output is allowed
-            while (m instanceof Message.Output o && o.stream() == 2) {
+            while (m instanceof RelayMessage.Output o && o.stream() == 2) {
                 m = receiveSkippingHeartbeats(c);
             }
-            assertEquals(new Message.Exited(143), m);
+            assertEquals(new RelayMessage.Exited(143), m);
         }
     }
 
@@ -222,10 +223,10 @@ class RelayComponentTest {
         }
     }
 
-    private static Message receiveSkippingHeartbeats(WireChannel c) throws Exception {
+    private static RelayMessage receiveSkippingHeartbeats(WireChannel<RelayMessage> c) throws Exception {
         while (true) {
-            Message m = c.receive();
-            if (!(m instanceof Message.Heartbeat)) {
+            RelayMessage m = c.receive();
+            if (!(m instanceof RelayMessage.Heartbeat)) {
                 return m;
             }
         }

@@ -7,14 +7,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.troika.common.TroikaEnv;
+import org.troika.wire.ElasticMessage;
 import org.troika.wire.Endpoint;
-import org.troika.wire.Message;
+import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
 import org.troika.wire.WireChannel;
 
 /**
- * Rank 0's {@link HostUpdateSource} fed by the driver's notification service over troika's authenticated wire
- * protocol, keyed with the worker key ({@link TroikaEnv#WORKER_SECRET_FILE}; never the job secret).
+ * Rank 0's {@link HostUpdateSource} fed by the driver's notification service over the troika wire's elastic protocol
+ * ({@link Protocol#ELASTIC}), keyed with the worker key ({@link TroikaEnv#WORKER_SECRET_FILE}; never the job secret).
  *
  * <p>The connection is opened by a background thread at the first {@link #poll()} (the first commit, which comes
  * after the start-up sync), and that registration tells the driver that the generation got through its rendezvous.
@@ -27,7 +28,7 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
     private final int generation;
     private final InMemoryHostUpdateSource inbox = new InMemoryHostUpdateSource();
     private Thread reader;
-    private volatile WireChannel channel;
+    private volatile WireChannel<ElasticMessage> channel;
     private volatile boolean closed;
 
     DriverHostUpdateSource(List<Endpoint> driver, Secret key, int generation) {
@@ -71,16 +72,16 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
 
     private void listen() {
         try {
-            WireChannel ch = WireChannel.connectAny(driver, key, 10_000);
+            WireChannel<ElasticMessage> ch = WireChannel.connectAny(driver, Protocol.ELASTIC, key, 10_000);
             channel = ch;
-            ch.send(new Message.Ping("rank0 generation " + generation));
-            Message reply = ch.receive();
-            if (!(reply instanceof Message.Pong)) {
+            ch.send(new ElasticMessage.Subscribe(generation));
+            ElasticMessage reply = ch.receive();
+            if (!(reply instanceof ElasticMessage.Subscribed)) {
                 throw new IOException("the driver refused the registration: " + reply);
             }
             ch.setReadTimeoutMillis(0);
             while (!closed) {
-                if (ch.receive() instanceof Message.HostsChanged h) {
+                if (ch.receive() instanceof ElasticMessage.HostsChanged h) {
                     HostChange c = HostChange.fromBits(h.timestampMillis(), h.bits() & 3);
                     if (c != null) {
                         inbox.announce(c);
@@ -97,7 +98,7 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
     @Override
     public void close() {
         closed = true;
-        WireChannel ch = channel;
+        WireChannel<ElasticMessage> ch = channel;
         if (ch != null) {
             try {
                 ch.close();

@@ -16,8 +16,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.troika.wire.ElasticMessage;
 import org.troika.wire.Endpoint;
-import org.troika.wire.Message;
+import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
 import org.troika.wire.WireChannel;
 
@@ -38,11 +39,12 @@ class DriverHostUpdateSourceTest {
     void rankZeroRegistersAtItsFirstPollAndReceivesTheDriversAnnouncement() throws Exception {
         Secret key = Secret.generate();
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            CompletableFuture<Message> registration = CompletableFuture.supplyAsync(() -> {
-                try (Socket s = server.accept(); WireChannel ch = WireChannel.accept(s, key, 256)) {
-                    Message first = ch.receive();
-                    ch.send(new Message.Pong("driver"));
-                    ch.send(new Message.HostsChanged(1234L, 2));
+            CompletableFuture<ElasticMessage> registration = CompletableFuture.supplyAsync(() -> {
+                try (Socket s = server.accept();
+                        WireChannel<ElasticMessage> ch = WireChannel.accept(s, Protocol.ELASTIC, key, 256)) {
+                    ElasticMessage first = ch.receive();
+                    ch.send(new ElasticMessage.Subscribed());
+                    ch.send(new ElasticMessage.HostsChanged(1234L, 2));
                     try {
                         ch.receive(); // until the client closes
                     } catch (java.io.IOException closed) {
@@ -67,7 +69,7 @@ class DriverHostUpdateSourceTest {
             } finally {
                 source.close();
             }
-            assertEquals(new Message.Ping("rank0 generation 3"), registration.get(60, TimeUnit.SECONDS));
+            assertEquals(new ElasticMessage.Subscribe(3), registration.get(60, TimeUnit.SECONDS));
         }
     }
 }

@@ -1,0 +1,115 @@
+package org.troika.wire;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The relay protocol ({@link Protocol#RELAY}): small immutable records, encoded as data by {@link RelayCodec} (never
+ * Java serialization). Each record names its direction. Parties: the <b>driver</b> service (inside {@code troika run}),
+ * one <b>task</b> service per host, and the launch <b>agent</b> ({@code troika-rsh HOST words...}).
+ */
+public sealed interface RelayMessage {
+
+    /** task → driver, first frame of the task's long-lived control connection. */
+    record Register(String host, String hostname, List<Endpoint> endpoints, List<NicAddress> nics) implements RelayMessage {
+        public Register {
+            endpoints = List.copyOf(endpoints);
+            nics = List.copyOf(nics);
+        }
+    }
+
+    /** task → driver, every heartbeat interval on the control connection; driver → agent relays nothing. */
+    record Heartbeat(long sentMillis) implements RelayMessage {}
+
+    /** driver → task on the control connection: probe these peers and report which addresses answered. */
+    record ProbeRequest(Map<String, List<Endpoint>> peers, int timeoutMillis) implements RelayMessage {
+        public ProbeRequest {
+            Map<String, List<Endpoint>> copy = new java.util.LinkedHashMap<>();
+            peers.forEach((k, v) -> copy.put(k, List.copyOf(v)));
+            peers = java.util.Collections.unmodifiableMap(copy);
+        }
+    }
+
+    /** task → driver: the peer addresses whose service answered with the expected host name. */
+    record ProbeReport(String host, Map<String, List<String>> reachable) implements RelayMessage {
+        public ProbeReport {
+            Map<String, List<String>> copy = new java.util.LinkedHashMap<>();
+            reachable.forEach((k, v) -> copy.put(k, List.copyOf(v)));
+            reachable = java.util.Collections.unmodifiableMap(copy);
+        }
+    }
+
+    /**
+     * driver → task: run commands in a private UTS namespace with this hostname (sent when several hosts share one
+     * kernel hostname, so Open MPI's per-node session directories would collide).
+     */
+    record Configure(String hostname) implements RelayMessage {}
+
+    /**
+     * driver → task: the interface names of this host in the networks chosen for the job; commands get them as
+     * {@code NCCL_SOCKET_IFNAME} (unless already set), so each host uses its own names for the same subnet.
+     */
+    record Networks(String ncclSocketIfname) implements RelayMessage {}
+
+    /** driver → task: the job is over; stop every command and exit. */
+    record Shutdown(String reason) implements RelayMessage {}
+
+    /** agent → driver: where is the task service of this host word? */
+    record Lookup(String host) implements RelayMessage {}
+
+    /** driver → agent: the task endpoints of {@code host}; empty when the host never registered. */
+    record LookupReply(String host, List<Endpoint> endpoints) implements RelayMessage {
+        public LookupReply {
+            endpoints = List.copyOf(endpoints);
+        }
+    }
+
+    /**
+     * agent → task: run {@code commandLine} with {@code /bin/sh -c} (the words Open MPI meant for a remote shell), at most
+     * once per {@code requestId}.
+     */
+    record Exec(long requestId, String commandLine) implements RelayMessage {}
+
+    /** agent → task: stop the command of {@code requestId} (process tree: TERM, grace, KILL). */
+    record Abort(long requestId) implements RelayMessage {}
+
+    /** task → agent: a chunk of the command's output; stream 1 = stdout, 2 = stderr. */
+    record Output(int stream, byte[] data) implements RelayMessage {
+        public Output {
+            data = data.clone();
+        }
+
+        @Override
+        public byte[] data() {
+            return data.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Output x && x.stream == stream && Arrays.equals(x.data, data);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * stream + Arrays.hashCode(data);
+        }
+
+        @Override
+        public String toString() {
+            return "Output[stream=" + stream + ", " + data.length + " bytes]";
+        }
+    }
+
+    /** task → agent: the command ended with this exit code (128 + N for signal N). */
+    record Exited(int exitCode) implements RelayMessage {}
+
+    /** any → any: liveness/identity probe; answered with {@link Pong}. */
+    record Ping(String from) implements RelayMessage {}
+
+    /** reply to {@link Ping}: who answered. */
+    record Pong(String host) implements RelayMessage {}
+
+    /** any reply: the request was refused or failed; one line. */
+    record Failure(String message) implements RelayMessage {}
+}

@@ -1,0 +1,527 @@
+package org.troika.wire;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The one service base of troika: listening sockets, the hello under a deadline, bounds on connections, and close.
+ * The driver service, the task services, the Spark job service and the elastic worker notifier are each a
+ * {@link Handler} on one of these.
+ *
+ * <pre>
+ *   selector thread (one per server, non-blocking):  accept ─► server hello ─► read the 52-byte client hello
+ *        │  refused with a busy hello beyond maxPending / maxPendingPerPeer / maxConnections
+ *        │  closed at helloDeadline, or at once when the proof does not verify (nothing else is ever read)
+ *        ▼ proof verified
+ *   pool thread (at most maxConnections):  first frame (by the same deadline) ─► handler.serve(channel, first)
+ *                                          ─► channel closed when serve returns
+ * </pre>
+ *
+ * <ul>
+ *   <li>A connection that has not proven the key costs no thread and at most {@value Handshake#CLIENT_HELLO_LEN} bytes
+ *       of buffer; it is closed at the hello deadline however slowly it trickles bytes.</li>
+ *   <li>Pool threads end after {@value #IDLE_SECONDS} s without work, so a burst leaves no threads behind.</li>
+ *   <li>{@link #close()} closes the listeners, every pending connection and every live channel (so handlers blocked in
+ *       {@link WireChannel#receive()} return), and returns once the ports are released.</li>
+ * </ul>
+ *
+ * @param <M> the protocol's message type
+ */
+public final class WireServer<M> implements AutoCloseable {
+    static final int IDLE_SECONDS = 5;
+
+    /**
+     * Bounds of one server.
+     *
+     * @param helloDeadline time from accept to the end of the first frame (client hello and first request)
+     * @param maxPending connections that have not yet proven the key, in all
+     * @param maxPendingPerPeer of those, from one peer address
+     * @param maxConnections connections in all (pending and authenticated); also the bound on pool threads
+     * @param maxBody largest body of an authenticated frame
+     */
+    public record Limits(Duration helloDeadline, int maxPending, int maxPendingPerPeer, int maxConnections, int maxBody) {
+        /** 5 s to hello, 64 pending (16 per peer), 256 connections, 1 MiB frames. */
+        public static final Limits DEFAULT = new Limits(Duration.ofSeconds(5), 64, 16, 256, WireChannel.DEFAULT_MAX_BODY);
+
+        public Limits {
+            if (helloDeadline.isNegative() || helloDeadline.isZero() || maxPending < 1 || maxPendingPerPeer < 1
+                    || maxPendingPerPeer > maxPending || maxConnections < 1 || maxBody < 1) {
+                throw new IllegalArgumentException("bad service limits " + helloDeadline + ", " + maxPending + ", "
+                        + maxPendingPerPeer + ", " + maxConnections + ", " + maxBody);
+            }
+        }
+
+        public Limits withHelloDeadline(Duration d) {
+            return new Limits(d, maxPending, maxPendingPerPeer, maxConnections, maxBody);
+        }
+
+        public Limits withPending(int total, int perPeer) {
+            return new Limits(helloDeadline, total, perPeer, maxConnections, maxBody);
+        }
+
+        public Limits withMaxConnections(int n) {
+            return new Limits(helloDeadline, maxPending, maxPendingPerPeer, n, maxBody);
+        }
+
+        public Limits withMaxBody(int n) {
+            return new Limits(helloDeadline, maxPending, maxPendingPerPeer, maxConnections, n);
+        }
+    }
+
+    /** What a service does with one authenticated connection. */
+    @FunctionalInterface
+    public interface Handler<M> {
+        /**
+         * Serves one connection whose client proved the key and whose first message is {@code first}. Runs on a pool
+         * thread; the read timeout is 0 (none) on entry; the channel is closed when this returns or throws (an
+         * {@link IOException} ends the connection quietly).
+         */
+        void serve(WireChannel<M> channel, M first) throws IOException;
+    }
+
+    /**
+     * Counters of one server.
+     *
+     * @param pending connections now waiting for their hello
+     * @param connections connections now handed to the pool (reading their first frame or being served)
+     * @param accepted connections accepted so far
+     * @param busy refused with a busy hello (over a bound)
+     * @param timedOut closed at the hello deadline (hello or first frame)
+     * @param rejected closed for a hello that is not this protocol's or whose proof did not verify
+     */
+    public record Stats(int pending, int connections, long accepted, long busy, long timedOut, long rejected) {}
+
+    private final String name;
+    private final Protocol<M> protocol;
+    private final Secret key;
+    private final Limits limits;
+    private final Handler<M> handler;
+    private final Selector selector;
+    private final List<ServerSocketChannel> listeners = new ArrayList<>();
+    private final List<Endpoint> endpoints = new ArrayList<>();
+    private final ThreadPoolExecutor pool;
+    private final Thread acceptor;
+    // selector thread only
+    private final Map<SocketChannel, Pending> pending = new HashMap<>();
+    private final Map<InetAddress, Integer> pendingPerPeer = new HashMap<>();
+    private final ByteBuffer drain = ByteBuffer.allocate(4096);
+    private long acceptPausedUntil;
+    private boolean acceptPaused;
+    // any thread
+    private final Set<WireChannel<M>> live = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger handed = new AtomicInteger();
+    private volatile int pendingCount;
+    private final AtomicLong accepted = new AtomicLong();
+    private final AtomicLong busy = new AtomicLong();
+    private final AtomicLong timedOut = new AtomicLong();
+    private final AtomicLong rejected = new AtomicLong();
+    private volatile boolean closed;
+
+    /** One connection between accept and a verified client hello. */
+    private static final class Pending {
+        final SocketChannel channel;
+        final InetAddress peer;
+        final byte[] serverNonce;
+        final ByteBuffer out;
+        final ByteBuffer in = ByteBuffer.allocate(Handshake.CLIENT_HELLO_LEN);
+        final long deadline;
+        byte[] clientNonce;
+
+        Pending(SocketChannel channel, InetAddress peer, byte[] serverNonce, ByteBuffer out, long deadline) {
+            this.channel = channel;
+            this.peer = peer;
+            this.serverNonce = serverNonce;
+            this.out = out;
+            this.deadline = deadline;
+        }
+    }
+
+    private WireServer(String name, Protocol<M> protocol, Secret key, List<InetAddress> bind, Limits limits,
+            Handler<M> handler) throws IOException {
+        this.name = name;
+        this.protocol = protocol;
+        this.key = key;
+        this.limits = limits;
+        this.handler = handler;
+        this.selector = Selector.open();
+        try {
+            for (InetAddress a : bind) {
+                ServerSocketChannel ssc = ServerSocketChannel.open();
+                listeners.add(ssc);
+                ssc.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+                ssc.bind(new InetSocketAddress(a, 0), 256);
+                ssc.configureBlocking(false);
+                ssc.register(selector, SelectionKey.OP_ACCEPT);
+                endpoints.add(Endpoint.of((InetSocketAddress) ssc.getLocalAddress()));
+            }
+        } catch (IOException | RuntimeException e) {
+            closeListeners();
+            selector.close();
+            throw e;
+        }
+        AtomicInteger n = new AtomicInteger();
+        this.pool = new ThreadPoolExecutor(0, limits.maxConnections(), IDLE_SECONDS, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), r -> {
+                    Thread t = new Thread(r, name + "-conn-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        this.acceptor = new Thread(this::run, name + "-accept");
+        acceptor.setDaemon(true);
+    }
+
+    /**
+     * Binds one listening socket (ephemeral port) per address in {@code bind} and starts serving.
+     *
+     * @param name thread-name prefix and the name in error lines, e.g. {@code "task-service"}
+     */
+    public static <M> WireServer<M> start(String name, Protocol<M> protocol, Secret key, List<InetAddress> bind,
+            Limits limits, Handler<M> handler) throws IOException {
+        if (bind.isEmpty()) {
+            throw new IllegalArgumentException(name + ": no address to listen on");
+        }
+        WireServer<M> s = new WireServer<>(name, protocol, key, List.copyOf(bind), limits, handler);
+        s.acceptor.start();
+        return s;
+    }
+
+    /** Where the server listens, one endpoint per bound address, in the order given to {@link #start}. */
+    public List<Endpoint> endpoints() {
+        return List.copyOf(endpoints);
+    }
+
+    public Limits limits() {
+        return limits;
+    }
+
+    public Stats stats() {
+        return new Stats(pendingCount, handed.get(), accepted.get(), busy.get(), timedOut.get(), rejected.get());
+    }
+
+    private void run() {
+        try {
+            while (!closed) {
+                if (selector.selectedKeys().isEmpty()) {
+                    selector.select(millisToNextEvent());
+                } else {
+                    selector.selectNow();
+                }
+                if (closed) {
+                    break;
+                }
+                List<Pending> verified = handleSelected();
+                if (!verified.isEmpty()) {
+                    selector.selectNow(); // deregisters their cancelled keys, so they can be made blocking
+                    verified.forEach(this::handOver);
+                }
+                expire();
+            }
+        } catch (IOException | RuntimeException e) {
+            if (!closed) {
+                System.err.println("troika " + name + ": the accept loop failed: " + e);
+            }
+        } finally {
+            closeListeners();
+            for (Pending p : new ArrayList<>(pending.values())) {
+                drop(p);
+            }
+            try {
+                selector.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+        }
+    }
+
+    private long millisToNextEvent() {
+        long now = System.nanoTime();
+        long next = Long.MAX_VALUE;
+        for (Pending p : pending.values()) {
+            next = Math.min(next, p.deadline - now);
+        }
+        if (acceptPaused) {
+            next = Math.min(next, acceptPausedUntil - now);
+        }
+        return next == Long.MAX_VALUE ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(next) + 1);
+    }
+
+    private List<Pending> handleSelected() {
+        List<Pending> verified = new ArrayList<>();
+        var it = selector.selectedKeys().iterator();
+        while (it.hasNext()) {
+            SelectionKey k = it.next();
+            it.remove();
+            if (!k.isValid()) {
+                continue;
+            }
+            if (k.channel() instanceof ServerSocketChannel ssc) {
+                acceptAll(ssc);
+                continue;
+            }
+            Pending p = (Pending) k.attachment();
+            try {
+                if (step(k, p)) {
+                    k.cancel();
+                    forget(p);
+                    verified.add(p);
+                }
+            } catch (WireException e) {
+                rejected.incrementAndGet();
+                drainAndDrop(p);
+            } catch (IOException | RuntimeException e) {
+                drop(p);
+            }
+        }
+        return verified;
+    }
+
+    private void acceptAll(ServerSocketChannel ssc) {
+        while (true) {
+            SocketChannel sc;
+            try {
+                sc = ssc.accept();
+            } catch (IOException e) {
+                // e.g. out of file descriptors: stop accepting for a moment instead of spinning
+                if (!closed) {
+                    pauseAccepting();
+                }
+                return;
+            }
+            if (sc == null) {
+                return;
+            }
+            accepted.incrementAndGet();
+            try {
+                sc.configureBlocking(false);
+                InetAddress peer = ((InetSocketAddress) sc.getRemoteAddress()).getAddress();
+                if (pending.size() >= limits.maxPending()
+                        || pendingPerPeer.getOrDefault(peer, 0) >= limits.maxPendingPerPeer()
+                        || pending.size() + handed.get() >= limits.maxConnections()) {
+                    busy.incrementAndGet();
+                    sc.write(ByteBuffer.wrap(Handshake.busyHello()));
+                    sc.close();
+                    continue;
+                }
+                byte[] nonce = Nonces.random(Handshake.NONCE_LEN);
+                Pending p = new Pending(sc, peer, nonce, ByteBuffer.wrap(Handshake.serverHello(protocol, nonce)),
+                        System.nanoTime() + limits.helloDeadline().toNanos());
+                sc.write(p.out);
+                sc.register(selector, p.out.hasRemaining() ? SelectionKey.OP_READ | SelectionKey.OP_WRITE
+                        : SelectionKey.OP_READ, p);
+                pending.put(sc, p);
+                pendingPerPeer.merge(peer, 1, Integer::sum);
+                pendingCount = pending.size();
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(sc);
+            }
+        }
+    }
+
+    private void pauseAccepting() {
+        acceptPaused = true;
+        acceptPausedUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+        for (ServerSocketChannel l : listeners) {
+            SelectionKey k = l.keyFor(selector);
+            if (k != null && k.isValid()) {
+                k.interestOps(0);
+            }
+        }
+    }
+
+    /** Writes the rest of the server hello and reads the client hello; true once it arrived and verified. */
+    private boolean step(SelectionKey k, Pending p) throws IOException {
+        if (k.isWritable() && p.out.hasRemaining()) {
+            p.channel.write(p.out);
+            if (!p.out.hasRemaining()) {
+                k.interestOps(SelectionKey.OP_READ);
+            }
+        }
+        if (k.isReadable()) {
+            if (p.channel.read(p.in) < 0) {
+                throw new EOFException("closed during the hello");
+            }
+            if (!p.in.hasRemaining()) {
+                p.clientNonce = Handshake.checkClientHello(protocol, key, p.serverNonce, p.in.array());
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void handOver(Pending p) {
+        WireChannel<M> ch;
+        handed.incrementAndGet();
+        try {
+            p.channel.configureBlocking(true);
+            ch = WireChannel.established(p.channel.socket(), protocol, key, p.serverNonce, p.clientNonce,
+                    limits.maxBody());
+        } catch (IOException | RuntimeException e) {
+            handed.decrementAndGet();
+            closeQuietly(p.channel);
+            return;
+        }
+        try {
+            pool.execute(() -> serve(ch, p.deadline));
+        } catch (RejectedExecutionException e) {
+            handed.decrementAndGet();
+            busy.incrementAndGet();
+            closeQuietly(p.channel);
+        }
+    }
+
+    private void serve(WireChannel<M> ch, long deadline) {
+        live.add(ch);
+        try {
+            if (closed) {
+                return;
+            }
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left <= 0) {
+                timedOut.incrementAndGet();
+                return;
+            }
+            ch.setReadTimeoutMillis((int) Math.min(Integer.MAX_VALUE, left));
+            M first;
+            try {
+                first = ch.receive();
+            } catch (java.net.SocketTimeoutException e) {
+                timedOut.incrementAndGet();
+                return;
+            }
+            ch.setReadTimeoutMillis(0);
+            handler.serve(ch, first);
+        } catch (IOException e) {
+            // unauthenticated, malformed, or the peer went away: nothing was acted upon
+        } catch (RuntimeException e) {
+            if (!closed) {
+                System.err.println("troika " + name + ": a connection handler failed: " + e);
+            }
+        } finally {
+            live.remove(ch);
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+            handed.decrementAndGet();
+        }
+    }
+
+    private void expire() {
+        long now = System.nanoTime();
+        if (acceptPaused && now - acceptPausedUntil >= 0) {
+            acceptPaused = false;
+            for (ServerSocketChannel l : listeners) {
+                SelectionKey k = l.keyFor(selector);
+                if (k != null && k.isValid()) {
+                    k.interestOps(SelectionKey.OP_ACCEPT);
+                }
+            }
+        }
+        List<Pending> late = new ArrayList<>();
+        for (Pending p : pending.values()) {
+            if (now - p.deadline >= 0) {
+                late.add(p);
+            }
+        }
+        for (Pending p : late) {
+            timedOut.incrementAndGet();
+            drop(p);
+        }
+    }
+
+    private void forget(Pending p) {
+        if (pending.remove(p.channel) != null) {
+            pendingPerPeer.computeIfPresent(p.peer, (a, n) -> n > 1 ? n - 1 : null);
+            pendingCount = pending.size();
+        }
+    }
+
+    private void drop(Pending p) {
+        forget(p);
+        closeQuietly(p.channel);
+    }
+
+    /**
+     * Drops a connection whose hello failed after reading what it already sent (without waiting), so the close is a
+     * FIN and the peer reads an orderly end rather than a reset.
+     */
+    private void drainAndDrop(Pending p) {
+        try {
+            for (int i = 0; i < 16; i++) {
+                drain.clear();
+                if (p.channel.read(drain) <= 0) {
+                    break;
+                }
+            }
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        drop(p);
+    }
+
+    private void closeListeners() {
+        for (ServerSocketChannel l : listeners) {
+            closeQuietly(l);
+        }
+    }
+
+    private static void closeQuietly(java.nio.channels.Channel c) {
+        try {
+            c.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+    }
+
+    /** Closes the listeners, pending connections and live channels; returns once the listening ports are released. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        selector.wakeup();
+        if (Thread.currentThread() != acceptor) {
+            try {
+                acceptor.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (WireChannel<M> ch : live) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+        }
+        pool.shutdownNow();
+    }
+
+    @Override
+    public String toString() {
+        return name + " " + endpoints;
+    }
+}

@@ -157,6 +157,17 @@ class JobServiceTest {
         assertEquals(Map.of(), service.outcomes());
     }
 
+    @Test
+    void connectionsThatNeverSendAByteOrTrickleAreClosedWithinSeconds() throws Exception {
+        Endpoint e = service.endpoint();
+        org.troika.testkit.Flooder.Report r = org.troika.testkit.Flooder.run(
+                new java.net.InetSocketAddress(e.address(), e.port()), 20, 10, Duration.ofSeconds(60), List.of());
+        assertEquals(30, r.opened(), r.line());
+        assertEquals(0, r.open(), r.line());
+        assertTrue(r.maxCloseMillis() < 10_000, r.line());
+        assertInstanceOf(SparkMessage.FunctionBytes.class, ask(SECRET, new SparkMessage.FetchFunction(0)));
+    }
+
     /** A one-connection TCP relay that records what the client sends and can flip one byte of it. */
     private static final class Proxy implements AutoCloseable {
         private final ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());

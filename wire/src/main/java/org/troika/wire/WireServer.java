@@ -61,8 +61,11 @@ public final class WireServer<M> implements AutoCloseable {
      * @param maxBody largest body of an authenticated frame
      */
     public record Limits(Duration helloDeadline, int maxPending, int maxPendingPerPeer, int maxConnections, int maxBody) {
-        /** 5 s to hello, 64 pending (16 per peer), 256 connections, 1 MiB frames. */
-        public static final Limits DEFAULT = new Limits(Duration.ofSeconds(5), 64, 16, 256, WireChannel.DEFAULT_MAX_BODY);
+        /**
+         * 3 s to the end of the first frame (a client sends its hello and first request at once), 64 pending (16 per
+         * peer), 256 connections, 1 MiB frames.
+         */
+        public static final Limits DEFAULT = new Limits(Duration.ofSeconds(3), 64, 16, 256, WireChannel.DEFAULT_MAX_BODY);
 
         public Limits {
             if (helloDeadline.isNegative() || helloDeadline.isZero() || maxPending < 1 || maxPendingPerPeer < 1

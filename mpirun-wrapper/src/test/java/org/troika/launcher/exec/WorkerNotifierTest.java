@@ -64,4 +64,17 @@ class WorkerNotifierTest {
             assertFalse(n.registered());
         }
     }
+
+    @Test
+    void connectionsThatNeverSendAByteOrTrickleAreClosedWithinSeconds() throws Exception {
+        try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), 5)) {
+            org.troika.testkit.Flooder.Report r = org.troika.testkit.Flooder.run(
+                    new java.net.InetSocketAddress(n.endpoint().address(), n.endpoint().port()), 20, 10,
+                    java.time.Duration.ofSeconds(60), List.of());
+            assertEquals(30, r.opened(), r.line());
+            assertEquals(0, r.open(), r.line());
+            assertTrue(r.maxCloseMillis() < 10_000, r.line());
+            assertFalse(n.registered());
+        }
+    }
 }

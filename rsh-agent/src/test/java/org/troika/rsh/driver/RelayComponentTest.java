@@ -223,6 +223,20 @@ class RelayComponentTest {
         }
     }
 
+    @Test
+    void connectionsThatNeverSendAByteOrTrickleAreClosedWithinSecondsAndTheJobGoesOn() throws Exception {
+        // the red team's finding: before the service base, such connections to a task service were never closed
+        for (org.troika.wire.Endpoint e : List.of(driver.endpoint(), a.endpoints().get(0))) {
+            org.troika.testkit.Flooder.Report r = org.troika.testkit.Flooder.run(
+                    new java.net.InetSocketAddress(e.address(), e.port()), 20, 10, Duration.ofSeconds(60), List.of());
+            assertEquals(30, r.opened(), r.line());
+            assertEquals(0, r.open(), r.line());
+            assertTrue(r.maxCloseMillis() < 10_000, r.line());
+        }
+        assertEquals(0, agent(secret, "hostA", "true").code());
+        assertEquals(null, lost.poll(), "a flood must not cost a host");
+    }
+
     private static RelayMessage receiveSkippingHeartbeats(WireChannel<RelayMessage> c) throws Exception {
         while (true) {
             RelayMessage m = c.receive();

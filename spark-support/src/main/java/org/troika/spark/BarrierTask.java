@@ -50,12 +50,12 @@ final class BarrierTask implements BarrierStage.PartitionFn<Integer, Integer> {
         Secret key = Secret.decode(secret);
         String executor = ctx.getTaskInfos()[index].address();
         Service service = new Service();
+        // built before connecting: the service closes a connection whose first frame is not in within its first-frame deadline
+        SparkMessage.Task hello = new SparkMessage.Task(index, hostPerExecutor
+                ? HostHash.local("executor " + org.apache.spark.SparkEnv.get().executorId()) : HostHash.local(), executor);
         try (WireChannel<SparkMessage> c = WireChannel.connectAny(List.of(Endpoint.parse(jobService, "job service")),
-                Protocol.SPARK, key,
-                (int) LIVENESS.toMillis())) {
-            c.send(new SparkMessage.Task(index, hostPerExecutor
-                    ? HostHash.local("executor " + org.apache.spark.SparkEnv.get().executorId()) : HostHash.local(),
-                    executor));
+                Protocol.SPARK, key, (int) LIVENESS.toMillis())) {
+            c.send(hello);
             c.setReadTimeoutMillis(0);
             Thread watcher = new Thread(() -> watch(ctx, c, service), "troika-spark-task-" + index);
             watcher.setDaemon(true);

@@ -95,7 +95,8 @@ public final class WireChannel<M> implements Closeable {
     /**
      * Client channel to the first of {@code targets} that accepts; connect and read timeouts are {@code timeoutMillis}.
      * A service that answers busy ({@link ServiceBusyException}) is tried again after a short random back-off until
-     * {@code timeoutMillis} have passed for that target.
+     * {@code timeoutMillis} have passed for that target. Send the first message right away: a {@link WireServer}
+     * closes a connection whose first frame has not arrived within its first-frame deadline.
      *
      * @throws IOException the last failure when none accepts
      */

@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *        │  refused with a busy hello beyond maxPending / maxPendingPerPeer / maxConnections
  *        │  closed at helloDeadline, or at once when the proof does not verify (nothing else is ever read)
  *        ▼ proof verified
- *   pool thread (at most maxConnections):  first frame (by the same deadline) ─► handler.serve(channel, first)
+ *   pool thread (at most maxConnections):  first frame (within firstFrameDeadline) ─► handler.serve(channel, first)
  *                                          ─► channel closed when serve returns
  * </pre>
  *
@@ -54,41 +54,53 @@ public final class WireServer<M> implements AutoCloseable {
     /**
      * Bounds of one server.
      *
-     * @param helloDeadline time from accept to the end of the first frame (client hello and first request)
+     * @param helloDeadline time from accept to a verified client hello (a peer without the key is closed by then)
+     * @param firstFrameDeadline time from the verified hello to the end of the first frame (the peer holds the key;
+     *     this only keeps a stalled client from holding a thread)
      * @param maxPending connections that have not yet proven the key, in all
      * @param maxPendingPerPeer of those, from one peer address
      * @param maxConnections connections in all (pending and authenticated); also the bound on pool threads
      * @param maxBody largest body of an authenticated frame
      */
-    public record Limits(Duration helloDeadline, int maxPending, int maxPendingPerPeer, int maxConnections, int maxBody) {
+    public record Limits(Duration helloDeadline, Duration firstFrameDeadline, int maxPending, int maxPendingPerPeer,
+            int maxConnections, int maxBody) {
         /**
-         * 3 s to the end of the first frame (a client sends its hello and first request at once), 64 pending (16 per
-         * peer), 256 connections, 1 MiB frames.
+         * 3 s to a verified hello (a client sends it as soon as it read the server's), 10 s more to the first frame, 64
+         * pending (16 per peer), 256 connections, 1 MiB frames.
          */
-        public static final Limits DEFAULT = new Limits(Duration.ofSeconds(3), 64, 16, 256, WireChannel.DEFAULT_MAX_BODY);
+        public static final Limits DEFAULT = new Limits(Duration.ofSeconds(3), Duration.ofSeconds(10), 64, 16, 256,
+                WireChannel.DEFAULT_MAX_BODY);
 
         public Limits {
-            if (helloDeadline.isNegative() || helloDeadline.isZero() || maxPending < 1 || maxPendingPerPeer < 1
+            if (!positive(helloDeadline) || !positive(firstFrameDeadline) || maxPending < 1 || maxPendingPerPeer < 1
                     || maxPendingPerPeer > maxPending || maxConnections < 1 || maxBody < 1) {
-                throw new IllegalArgumentException("bad service limits " + helloDeadline + ", " + maxPending + ", "
-                        + maxPendingPerPeer + ", " + maxConnections + ", " + maxBody);
+                throw new IllegalArgumentException("bad service limits " + helloDeadline + ", " + firstFrameDeadline
+                        + ", " + maxPending + ", " + maxPendingPerPeer + ", " + maxConnections + ", " + maxBody);
             }
         }
 
+        private static boolean positive(Duration d) {
+            return !d.isNegative() && !d.isZero();
+        }
+
         public Limits withHelloDeadline(Duration d) {
-            return new Limits(d, maxPending, maxPendingPerPeer, maxConnections, maxBody);
+            return new Limits(d, firstFrameDeadline, maxPending, maxPendingPerPeer, maxConnections, maxBody);
+        }
+
+        public Limits withFirstFrameDeadline(Duration d) {
+            return new Limits(helloDeadline, d, maxPending, maxPendingPerPeer, maxConnections, maxBody);
         }
 
         public Limits withPending(int total, int perPeer) {
-            return new Limits(helloDeadline, total, perPeer, maxConnections, maxBody);
+            return new Limits(helloDeadline, firstFrameDeadline, total, perPeer, maxConnections, maxBody);
         }
 
         public Limits withMaxConnections(int n) {
-            return new Limits(helloDeadline, maxPending, maxPendingPerPeer, n, maxBody);
+            return new Limits(helloDeadline, firstFrameDeadline, maxPending, maxPendingPerPeer, n, maxBody);
         }
 
         public Limits withMaxBody(int n) {
-            return new Limits(helloDeadline, maxPending, maxPendingPerPeer, maxConnections, n);
+            return new Limits(helloDeadline, firstFrameDeadline, maxPending, maxPendingPerPeer, maxConnections, n);
         }
     }
 
@@ -110,7 +122,7 @@ public final class WireServer<M> implements AutoCloseable {
      * @param connections connections now handed to the pool (reading their first frame or being served)
      * @param accepted connections accepted so far
      * @param busy refused with a busy hello (over a bound)
-     * @param timedOut closed at the hello deadline (hello or first frame)
+     * @param timedOut closed at the hello or first-frame deadline
      * @param rejected closed for a hello that is not this protocol's or whose proof did not verify
      */
     public record Stats(int pending, int connections, long accepted, long busy, long timedOut, long rejected) {}
@@ -385,7 +397,8 @@ public final class WireServer<M> implements AutoCloseable {
             return;
         }
         try {
-            pool.execute(() -> serve(ch, p.deadline));
+            long firstFrameBy = System.nanoTime() + limits.firstFrameDeadline().toNanos();
+            pool.execute(() -> serve(ch, firstFrameBy));
         } catch (RejectedExecutionException e) {
             handed.decrementAndGet();
             busy.incrementAndGet();

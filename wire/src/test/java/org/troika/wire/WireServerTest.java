@@ -189,6 +189,22 @@ class WireServerTest {
     }
 
     @Test
+    void aClientWithTheKeyThatSendsNoFrameIsClosedAtTheFirstFrameDeadline() throws Exception {
+        WireServer<RelayMessage> s = echo("ws-first",
+                WireServer.Limits.DEFAULT.withFirstFrameDeadline(Duration.ofMillis(500)));
+        try (Socket raw = new Socket(LOOPBACK, s.endpoints().get(0).port())) {
+            raw.setSoTimeout(30_000);
+            byte[] serverHello = raw.getInputStream().readNBytes(Handshake.SERVER_HELLO_LEN);
+            byte[] serverNonce = Handshake.parseServerHello(Protocol.RELAY, serverHello);
+            raw.getOutputStream().write(Handshake.clientHello(Protocol.RELAY, SECRET, serverNonce, WireTestSupport.nonce(3)));
+            raw.getOutputStream().flush();
+            assertEquals(-1, raw.getInputStream().read(), "closed without a frame");
+        }
+        assertEquals(1, s.stats().timedOut(), s.stats().toString());
+        assertEquals(0, served.get());
+    }
+
+    @Test
     void aServiceAtItsConnectionBoundRefusesMoreUntilOneEnds() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         WireServer<RelayMessage> s = WireServer.start("ws-max", Protocol.RELAY, SECRET, List.of(LOOPBACK),

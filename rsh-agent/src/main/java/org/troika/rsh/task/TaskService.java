@@ -94,10 +94,13 @@ public final class TaskService implements AutoCloseable {
 
     /** Connects to the driver, opens the listeners and registers. Returns once registered. */
     public TaskService start() throws IOException {
+        // the name lookup (may wait on DNS) and the interfaces before connecting: the driver closes a connection whose
+        // Register has not arrived within its first-frame deadline
+        String hostname = InetAddress.getLocalHost().getHostName();
+        List<NicAddress> nics = NicInventory.local();
         control = WireChannel.connectAny(config.driver(), Protocol.RELAY, config.secret(),
                 (int) config.livenessTimeout().toMillis());
         InetAddress driverFacing = control.socket().getLocalAddress();
-        List<NicAddress> nics = NicInventory.local();
         List<InetAddress> bind = new ArrayList<>();
         for (NicAddress n : nics) {
             if (!n.loopback()) {
@@ -115,7 +118,7 @@ public final class TaskService implements AutoCloseable {
         eps.sort((x, y) -> Boolean.compare(!x.address().equals(driverFacing.getHostAddress()),
                 !y.address().equals(driverFacing.getHostAddress())));
         endpoints = List.copyOf(eps);
-        control.send(new RelayMessage.Register(config.host(), InetAddress.getLocalHost().getHostName(), endpoints, nics));
+        control.send(new RelayMessage.Register(config.host(), hostname, endpoints, nics));
         pool.submit(this::controlLoop);
         pool.submit(this::heartbeatLoop);
         return this;

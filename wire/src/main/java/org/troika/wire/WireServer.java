@@ -42,8 +42,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>A connection that has not proven the key costs no thread and at most {@value Handshake#CLIENT_HELLO_LEN} bytes
  *       of buffer; it is closed at the hello deadline however slowly it trickles bytes.</li>
  *   <li>Pool threads end after {@value #IDLE_SECONDS} s without work, so a burst leaves no threads behind.</li>
- *   <li>{@link #close()} closes the listeners, every pending connection and every live channel (so handlers blocked in
- *       {@link WireChannel#receive()} return), and returns once the ports are released.</li>
+ *   <li>{@link #stopAccepting()} closes the listeners and every pending connection and returns once the ports are
+ *       released; {@link #close()} also closes every live channel (so handlers blocked in {@link WireChannel#receive()}
+ *       return).</li>
+ *   <li>Accepted connections are NIO channels: an interrupt of a thread blocked reading or writing one closes it.</li>
  * </ul>
  *
  * @param <M> the protocol's message type
@@ -511,9 +513,11 @@ public final class WireServer<M> implements AutoCloseable {
         }
     }
 
-    /** Closes the listeners, pending connections and live channels; returns once the listening ports are released. */
-    @Override
-    public void close() {
+    /**
+     * Closes the listeners and the connections that have not authenticated yet; returns once the ports are released.
+     * Live channels stay open (a service can still tell its clients goodbye); {@link #close()} ends them.
+     */
+    public void stopAccepting() {
         if (closed) {
             return;
         }
@@ -526,6 +530,16 @@ public final class WireServer<M> implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * {@link #stopAccepting()}, then closes every live channel (handlers blocked in {@link WireChannel#receive()} get
+     * an {@link IOException}) and interrupts the handler threads. Handlers that still have work to finish (a command to
+     * stop) should have done it before: an interrupt closes a channel the thread is blocked on.
+     */
+    @Override
+    public void close() {
+        stopAccepting();
         for (WireChannel<M> ch : live) {
             try {
                 ch.close();

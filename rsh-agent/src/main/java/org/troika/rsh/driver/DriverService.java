@@ -280,7 +280,7 @@ public final class DriverService implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
-        server.close();
+        server.stopAccepting();
         for (Registration r : hosts.values()) {
             try {
                 r.channel.send(new RelayMessage.Shutdown("job finished"));
@@ -289,6 +289,7 @@ public final class DriverService implements AutoCloseable {
             }
             closeQuietly(r.channel);
         }
+        server.close();
         pool.shutdownNow();
     }
 }

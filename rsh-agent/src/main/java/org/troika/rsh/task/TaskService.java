@@ -364,8 +364,9 @@ public final class TaskService implements AutoCloseable {
             stopping = true;
             stopReason = reason;
         }
-        if (server != null) {
-            server.close();
+        WireServer<RelayMessage> listening = server;
+        if (listening != null) {
+            listening.stopAccepting(); // the agents' connections stay open: they get their command's exit code
         }
         running.values().parallelStream().forEach(this::terminate);
         try {
@@ -380,6 +381,9 @@ public final class TaskService implements AutoCloseable {
             } catch (IOException ignored) {
                 // best effort
             }
+        }
+        if (listening != null) {
+            listening.close();
         }
         pool.shutdownNow();
         stopped.countDown();

@@ -180,10 +180,26 @@ class RelayComponentTest {
     }
 
     @Test
+    void aStoppingServiceEndsItsCommandsAndTellsTheirAgentsTheExitCode() throws Exception {
+        Path pidFile = tmp.resolve("sleep.pid");
+        java.util.concurrent.CompletableFuture<Run> run = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> agent(secret, "hostB", "echo $$ > " + pidFile + "; exec sleep 600"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!(Files.exists(pidFile) && Files.readString(pidFile).endsWith("\n")) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        long pid = Long.parseLong(Files.readString(pidFile).trim());
+        b.close();
+        Run r = run.get(60, TimeUnit.SECONDS);
+        assertEquals(143, r.code(), r.toString());
+        assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "the command survived its service");
+    }
+
+    @Test
     void taskServicesStopWhenTheDriverCloses() throws Exception {
         driver.close();
         assertTrue(a.awaitStop().startsWith("driver"));
-        assertTrue(b.awaitStop().startsWith("driver"));
+        assertEquals("driver: job finished", b.awaitStop());
     }
 
     @Test

@@ -40,7 +40,7 @@ public final class FusionBuffer {
         if (thresholdBytes < type.bytes()) {
             throw new IllegalArgumentException("fusion threshold " + thresholdBytes + " B is smaller than one element");
         }
-        this.buffer = new Staging(thresholdBytes);
+        this.buffer = new Staging(comm.nativeMpi(), thresholdBytes);
         this.address = buffer.ensure(thresholdBytes);
     }
 

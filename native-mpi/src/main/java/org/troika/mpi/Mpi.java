@@ -35,7 +35,8 @@ public final class Mpi implements AutoCloseable {
     private Mpi(NativeMpi backend, ThreadLevel threadLevel) {
         this.backend = backend;
         this.threadLevel = threadLevel;
-        this.world = new Communicator(backend, ThreadLocal.withInitial(Staging::new), backend.commWorld(), false);
+        boolean pin = !"copy".equals(System.getenv(MpiLibrary.HEAP));
+        this.world = new Communicator(new Context(backend, pin, backend.tagUpperBound()), backend.commWorld(), false);
     }
 
     /** {@link #init(ThreadLevel)} with {@link ThreadLevel#SINGLE}. */
@@ -174,6 +175,16 @@ public final class Mpi implements AutoCloseable {
     /** {@code MPI_Abort} on the world communicator: ends every rank of the job. */
     public static void abort(int code) {
         current().backend.abort(current().backend.commWorld(), code);
+    }
+
+    /** {@code MPI_Query_thread}: the thread level MPI runs at. */
+    public static ThreadLevel queryThread() {
+        return ThreadLevel.of(current().backend.queryThread());
+    }
+
+    /** Whether Java arrays go to blocking collectives without a copy (FFM backend, unless TROIKA_MPI_HEAP=copy). */
+    public boolean pinsArrays() {
+        return world.pinsArrays();
     }
 
     /** The thread level MPI provides. */

@@ -23,6 +23,13 @@ public final class MpiLibrary {
     /** MPICH 3.x–4.x's soname (Debian: /usr/lib/x86_64-linux-gnu/libmpich.so.12). */
     public static final String MPICH = "libmpich.so.12";
 
+    /**
+     * {@code TROIKA_MPI_HEAP}: {@code copy} sends Java arrays through a native staging copy in every call; unset (or
+     * {@code pin}) lets the FFM backend hand arrays of blocking collectives to MPI directly, in critical downcalls
+     * during which this JVM cannot garbage-collect.
+     */
+    public static final String HEAP = "TROIKA_MPI_HEAP";
+
     private static final List<String> OPEN_MPI_VARS = List.of("OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK");
     private static final List<String> HYDRA_VARS = List.of("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID");
 

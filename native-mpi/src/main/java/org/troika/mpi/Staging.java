@@ -1,20 +1,21 @@
 package org.troika.mpi;
 
-import com.sun.jna.Native;
-import com.sun.jna.Pointer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.nio.LongBuffer;
+import org.troika.mpi.spi.NativeMpi;
 
 /**
  * One thread's native staging area for collectives on Java arrays: arrays are copied in, MPI works on native memory,
- * results are copied out (JNA would copy them anyway). It grows to the largest request and is kept for reuse.
- * Not thread-safe: one per thread.
+ * results are copied out. Used by the JNA backend (which would copy arrays anyway), by FFM for point-to-point calls
+ * and when {@code TROIKA_MPI_HEAP=copy}. It grows to the largest request and is kept for reuse. Not thread-safe: one
+ * per thread.
  */
 final class Staging {
+    private final NativeMpi mpi;
     private ByteBuffer bytes = ByteBuffer.allocateDirect(0);
     private long address;
     private FloatBuffer floats;
@@ -22,11 +23,12 @@ final class Staging {
     private IntBuffer ints;
     private LongBuffer longs;
 
-    Staging() {
-        this(4096);
+    Staging(NativeMpi mpi) {
+        this(mpi, 4096);
     }
 
-    Staging(int capacity) {
+    Staging(NativeMpi mpi, int capacity) {
+        this.mpi = mpi;
         reallocate(capacity);
     }
 
@@ -49,7 +51,7 @@ final class Staging {
 
     private void reallocate(int capacity) {
         bytes = ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
-        address = Pointer.nativeValue(Native.getDirectBufferPointer(bytes));
+        address = mpi.address(bytes);
         floats = bytes.asFloatBuffer();
         doubles = bytes.asDoubleBuffer();
         ints = bytes.asIntBuffer();

@@ -1,7 +1,5 @@
 package org.troika.mpi;
 
-import com.sun.jna.Native;
-import com.sun.jna.Pointer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.DoubleBuffer;
@@ -43,7 +41,7 @@ public final class TensorBucket {
             throw new IllegalArgumentException("capacity " + capacityBytes + " is negative");
         }
         this.bytes = ByteBuffer.allocateDirect(capacityBytes).order(ByteOrder.nativeOrder());
-        this.address = Pointer.nativeValue(Native.getDirectBufferPointer(bytes));
+        this.address = comm.addressOf(bytes);
     }
 
     public FloatBuffer floats(int length) {

@@ -3,7 +3,10 @@ package org.troika.mpi;
 import com.sun.jna.Pointer;
 import org.troika.mpi.spi.NativeMpi;
 
-/** A one-rank MPI in Java: collectives copy send to recv. Counts the collectives it was asked for. */
+/**
+ * A one-rank MPI in Java: collectives copy send to recv, point-to-point calls and requests only count. Counts every
+ * data-moving call it was asked for in {@link #collectives}.
+ */
 final class FakeNativeMpi implements NativeMpi {
     static final long IN_PLACE = 1;
     int collectives;
@@ -63,6 +66,138 @@ final class FakeNativeMpi implements NativeMpi {
         copy(send, recv, recvCount * type);
     }
 
+    @Override public int queryThread() { return 0; }
+    @Override public long commDup(long comm) { return 103; }
+    @Override public int commCompare(long comm1, long comm2) { return comm1 == comm2 ? 0 : 1; }
+    @Override public long commCreate(long comm, long group) { return 104; }
+    @Override public long commGroup(long comm) { return 200; }
+    @Override public int groupSize(long group) { return 1; }
+    @Override public int groupRank(long group) { return 0; }
+    @Override public long groupIncl(long group, int[] ranks) { return 201; }
+    @Override public long groupExcl(long group, int[] ranks) { return 202; }
+    @Override public int[] groupTranslateRanks(long from, int[] ranks, long to) { return ranks.clone(); }
+    @Override public void groupFree(long group) {}
+    @Override public int anySource() { return -1; }
+    @Override public int procNull() { return -2; }
+    @Override public int tagUpperBound() { return 32767; }
+
+    @Override
+    public void send(long buf, int count, long type, int dest, int tag, long comm) {
+        collectives++;
+    }
+
+    @Override
+    public void recv(long buf, int count, long type, int source, int tag, long comm, int[] status) {
+        collectives++;
+    }
+
+    @Override
+    public void sendrecv(long send, int sendCount, int dest, int sendTag, long recv, int recvCount, int source,
+            int recvTag, long type, long comm, int[] status) {
+        collectives++;
+        copy(send, recv, (long) Math.min(sendCount, recvCount) * type);
+        if (status != null) {
+            status[0] = 0;
+            status[1] = sendTag;
+            status[3] = (int) (sendCount * type);
+        }
+    }
+
+    @Override
+    public void probe(int source, int tag, long comm, long type, int[] status) {
+        collectives++;
+    }
+
+    @Override
+    public boolean iprobe(int source, int tag, long comm, long type, int[] status) {
+        collectives++;
+        return false;
+    }
+
+    @Override
+    public long isend(long buf, int count, long type, int dest, int tag, long comm) {
+        collectives++;
+        return 1;
+    }
+
+    @Override
+    public long irecv(long buf, int count, long type, int source, int tag, long comm) {
+        collectives++;
+        return 2;
+    }
+
+    @Override public void waitRequest(long request, long type, int[] status) {}
+    @Override public boolean test(long request, long type, int[] status) { return true; }
+    @Override public void cancel(long request) {}
+
+    @Override
+    public void reduce(long send, long recv, int count, long type, long op, int root, long comm) {
+        collectives++;
+        copy(send, recv, count * type);
+    }
+
+    @Override
+    public void gather(long send, int sendCount, long recv, int recvCount, long type, int root, long comm) {
+        collectives++;
+        copy(send, recv, sendCount * type);
+    }
+
+    @Override
+    public void gatherv(long send, int sendCount, long recv, int[] recvCounts, int[] displs, long type, int root,
+            long comm) {
+        collectives++;
+        copy(send, recv, sendCount * type);
+    }
+
+    @Override
+    public void scatter(long send, int sendCount, long recv, int recvCount, long type, int root, long comm) {
+        collectives++;
+        copy(send, recv, sendCount * type);
+    }
+
+    @Override
+    public void scatterv(long send, int[] sendCounts, int[] displs, long recv, int recvCount, long type, int root,
+            long comm) {
+        collectives++;
+        copy(send, recv, recvCount * type);
+    }
+
+    @Override
+    public void scan(long send, long recv, int count, long type, long op, long comm) {
+        collectives++;
+        copy(send, recv, count * type);
+    }
+
+    @Override
+    public void exscan(long send, long recv, int count, long type, long op, long comm) {
+        collectives++;
+    }
+
+    @Override public long ibarrier(long comm) { collectives++; return 3; }
+
+    @Override
+    public long iallreduce(long send, long recv, int count, long type, long op, long comm) {
+        allreduce(send, recv, count, type, op, comm);
+        return 4;
+    }
+
+    @Override
+    public long ibcast(long buf, int count, long type, int root, long comm) {
+        collectives++;
+        return 5;
+    }
+
+    @Override
+    public long iallgather(long send, int sendCount, long recv, int recvCount, long type, long comm) {
+        allgather(send, sendCount, recv, recvCount, type, comm);
+        return 6;
+    }
+
+    @Override
+    public long address(java.nio.Buffer direct) {
+        return Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(direct));
+    }
+
     @Override public double wtime() { return System.nanoTime() / 1e9; }
     @Override public String libraryVersion() { return "fake"; }
     @Override public String errorString(int code) { return "fake error " + code; }
@@ -75,6 +210,6 @@ final class FakeNativeMpi implements NativeMpi {
     }
 
     Communicator world() {
-        return new Communicator(this, ThreadLocal.withInitial(Staging::new), commWorld(), false);
+        return new Communicator(new Context(this, false, tagUpperBound()), commWorld(), false);
     }
 }

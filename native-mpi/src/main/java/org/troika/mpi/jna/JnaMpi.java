@@ -6,8 +6,8 @@ import com.sun.jna.NativeLibrary;
 import com.sun.jna.Platform;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import org.troika.mpi.MpiException;
 import org.troika.mpi.spi.MpiAbi;
+import org.troika.mpi.spi.MpiErrors;
 import org.troika.mpi.spi.NativeMpi;
 
 /**
@@ -73,10 +73,10 @@ public abstract class JnaMpi implements NativeMpi {
         return libraryName;
     }
 
-    /** Throws {@link MpiException} when {@code rc} is not MPI_SUCCESS (0 in every MPI). */
+    /** Throws {@link org.troika.mpi.MpiException} when {@code rc} is not MPI_SUCCESS (0 in every MPI). */
     final void check(int rc, String function) {
         if (rc != 0) {
-            throw new MpiException(function, rc, errorClass(rc), errorString(rc));
+            throw MpiErrors.exception(function, rc, errorClass(rc), errorString(rc));
         }
     }
 
@@ -129,6 +129,35 @@ public abstract class JnaMpi implements NativeMpi {
             return provided.getInt(0);
         }
     }
+
+    @Override
+    public final long address(java.nio.Buffer direct) {
+        return com.sun.jna.Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(direct));
+    }
+
+    @Override
+    public final int queryThread() {
+        int[] out = new int[1];
+        check(queryThread(out), "MPI_Query_thread");
+        return out[0];
+    }
+
+    /**
+     * Decodes a native {@code MPI_Status} held in {@code raw} (at least {@link MpiAbi#STATUS_BYTES} bytes) into
+     * {@code {source, tag, error, count}}; the ABI's field offsets are in bytes.
+     */
+    final void decodeStatus(int[] raw, int sourceAt, int tagAt, int errorAt, long type, int[] status) {
+        status[0] = raw[sourceAt / 4];
+        status[1] = raw[tagAt / 4];
+        status[2] = raw[errorAt / 4];
+        int[] count = new int[1];
+        check(getCount(raw, type, count), "MPI_Get_count");
+        status[3] = count[0];
+    }
+
+    abstract int getCount(int[] status, long type, int[] count);
+
+    abstract int queryThread(int[] provided);
 
     static long address(Memory memory) {
         return com.sun.jna.Pointer.nativeValue(memory);

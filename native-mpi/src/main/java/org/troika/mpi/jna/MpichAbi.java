@@ -3,6 +3,7 @@ package org.troika.mpi.jna;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
+import com.sun.jna.Pointer;
 import org.troika.mpi.Datatype;
 import org.troika.mpi.Op;
 import org.troika.mpi.spi.MpiAbi;
@@ -161,6 +162,256 @@ final class MpichAbi extends JnaMpi {
         check(Fn.MPI_Abort((int) comm, code), "MPI_Abort");
     }
 
+    // ---- communicators, groups ----
+
+    @Override
+    public long commDup(long comm) {
+        int[] out = new int[1];
+        check(Fn.MPI_Comm_dup((int) comm, out), "MPI_Comm_dup");
+        return out[0];
+    }
+
+    @Override
+    public int commCompare(long comm1, long comm2) {
+        int[] out = new int[1];
+        check(Fn.MPI_Comm_compare((int) comm1, (int) comm2, out), "MPI_Comm_compare");
+        return out[0];
+    }
+
+    @Override
+    public long commCreate(long comm, long group) {
+        int[] out = new int[1];
+        check(Fn.MPI_Comm_create((int) comm, (int) group, out), "MPI_Comm_create");
+        return out[0];
+    }
+
+    @Override
+    public long commGroup(long comm) {
+        int[] out = new int[1];
+        check(Fn.MPI_Comm_group((int) comm, out), "MPI_Comm_group");
+        return out[0];
+    }
+
+    @Override
+    public int groupSize(long group) {
+        int[] out = new int[1];
+        check(Fn.MPI_Group_size((int) group, out), "MPI_Group_size");
+        return out[0];
+    }
+
+    @Override
+    public int groupRank(long group) {
+        int[] out = new int[1];
+        check(Fn.MPI_Group_rank((int) group, out), "MPI_Group_rank");
+        return out[0];
+    }
+
+    @Override
+    public long groupIncl(long group, int[] ranks) {
+        int[] out = new int[1];
+        check(Fn.MPI_Group_incl((int) group, ranks.length, ranks, out), "MPI_Group_incl");
+        return out[0];
+    }
+
+    @Override
+    public long groupExcl(long group, int[] ranks) {
+        int[] out = new int[1];
+        check(Fn.MPI_Group_excl((int) group, ranks.length, ranks, out), "MPI_Group_excl");
+        return out[0];
+    }
+
+    @Override
+    public int[] groupTranslateRanks(long from, int[] ranks, long to) {
+        int[] out = new int[ranks.length];
+        check(Fn.MPI_Group_translate_ranks((int) from, ranks.length, ranks, (int) to, out), "MPI_Group_translate_ranks");
+        return out;
+    }
+
+    @Override
+    public void groupFree(long group) {
+        check(Fn.MPI_Group_free(new int[] {(int) group}), "MPI_Group_free");
+    }
+
+    // ---- point-to-point ----
+
+    @Override
+    public int anySource() {
+        return MpiAbi.Mpich.ANY_SOURCE;
+    }
+
+    @Override
+    public int procNull() {
+        return MpiAbi.Mpich.PROC_NULL;
+    }
+
+    @Override
+    public int tagUpperBound() {
+        long[] value = new long[1];
+        int[] flag = new int[1];
+        check(Fn.MPI_Comm_get_attr(COMM_WORLD, MpiAbi.Mpich.TAG_UB_KEY, value, flag), "MPI_Comm_get_attr");
+        return flag[0] == 0 ? 32767 : new Pointer(value[0]).getInt(0);
+    }
+
+    private void status(int[] raw, long type, int[] status) {
+        if (status != null) {
+            decodeStatus(raw, MpiAbi.Mpich.STATUS_SOURCE, MpiAbi.Mpich.STATUS_TAG, MpiAbi.Mpich.STATUS_ERROR, type,
+                    status);
+        }
+    }
+
+    @Override
+    public void send(long buf, int count, long type, int dest, int tag, long comm) {
+        check(Fn.MPI_Send(buf, count, (int) type, dest, tag, (int) comm), "MPI_Send");
+    }
+
+    @Override
+    public void recv(long buf, int count, long type, int source, int tag, long comm, int[] status) {
+        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        check(Fn.MPI_Recv(buf, count, (int) type, source, tag, (int) comm, raw), "MPI_Recv");
+        status(raw, type, status);
+    }
+
+    @Override
+    public void sendrecv(long send, int sendCount, int dest, int sendTag, long recv, int recvCount, int source,
+            int recvTag, long type, long comm, int[] status) {
+        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        check(Fn.MPI_Sendrecv(send, sendCount, (int) type, dest, sendTag, recv, recvCount, (int) type, source, recvTag, (int) comm, raw),
+                "MPI_Sendrecv");
+        status(raw, type, status);
+    }
+
+    @Override
+    public void probe(int source, int tag, long comm, long type, int[] status) {
+        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        check(Fn.MPI_Probe(source, tag, (int) comm, raw), "MPI_Probe");
+        status(raw, type, status);
+    }
+
+    @Override
+    public boolean iprobe(int source, int tag, long comm, long type, int[] status) {
+        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] flag = new int[1];
+        check(Fn.MPI_Iprobe(source, tag, (int) comm, flag, raw), "MPI_Iprobe");
+        if (flag[0] != 0) {
+            status(raw, type, status);
+        }
+        return flag[0] != 0;
+    }
+
+    @Override
+    public long isend(long buf, int count, long type, int dest, int tag, long comm) {
+        int[] request = new int[1];
+        check(Fn.MPI_Isend(buf, count, (int) type, dest, tag, (int) comm, request), "MPI_Isend");
+        return request[0];
+    }
+
+    @Override
+    public long irecv(long buf, int count, long type, int source, int tag, long comm) {
+        int[] request = new int[1];
+        check(Fn.MPI_Irecv(buf, count, (int) type, source, tag, (int) comm, request), "MPI_Irecv");
+        return request[0];
+    }
+
+    @Override
+    public void waitRequest(long request, long type, int[] status) {
+        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        check(Fn.MPI_Wait(new int[] {(int) request}, raw), "MPI_Wait");
+        status(raw, type, status);
+    }
+
+    @Override
+    public boolean test(long request, long type, int[] status) {
+        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] flag = new int[1];
+        check(Fn.MPI_Test(new int[] {(int) request}, flag, raw), "MPI_Test");
+        if (flag[0] != 0) {
+            status(raw, type, status);
+        }
+        return flag[0] != 0;
+    }
+
+    @Override
+    public void cancel(long request) {
+        check(Fn.MPI_Cancel(new int[] {(int) request}), "MPI_Cancel");
+    }
+
+    // ---- more collectives ----
+
+    @Override
+    public void reduce(long send, long recv, int count, long type, long op, int root, long comm) {
+        check(Fn.MPI_Reduce(send, recv, count, (int) type, (int) op, root, (int) comm), "MPI_Reduce");
+    }
+
+    @Override
+    public void gather(long send, int sendCount, long recv, int recvCount, long type, int root, long comm) {
+        check(Fn.MPI_Gather(send, sendCount, (int) type, recv, recvCount, (int) type, root, (int) comm), "MPI_Gather");
+    }
+
+    @Override
+    public void gatherv(long send, int sendCount, long recv, int[] recvCounts, int[] displs, long type, int root,
+            long comm) {
+        check(Fn.MPI_Gatherv(send, sendCount, (int) type, recv, recvCounts, displs, (int) type, root, (int) comm), "MPI_Gatherv");
+    }
+
+    @Override
+    public void scatter(long send, int sendCount, long recv, int recvCount, long type, int root, long comm) {
+        check(Fn.MPI_Scatter(send, sendCount, (int) type, recv, recvCount, (int) type, root, (int) comm), "MPI_Scatter");
+    }
+
+    @Override
+    public void scatterv(long send, int[] sendCounts, int[] displs, long recv, int recvCount, long type, int root,
+            long comm) {
+        check(Fn.MPI_Scatterv(send, sendCounts, displs, (int) type, recv, recvCount, (int) type, root, (int) comm), "MPI_Scatterv");
+    }
+
+    @Override
+    public void scan(long send, long recv, int count, long type, long op, long comm) {
+        check(Fn.MPI_Scan(send, recv, count, (int) type, (int) op, (int) comm), "MPI_Scan");
+    }
+
+    @Override
+    public void exscan(long send, long recv, int count, long type, long op, long comm) {
+        check(Fn.MPI_Exscan(send, recv, count, (int) type, (int) op, (int) comm), "MPI_Exscan");
+    }
+
+    @Override
+    public long ibarrier(long comm) {
+        int[] request = new int[1];
+        check(Fn.MPI_Ibarrier((int) comm, request), "MPI_Ibarrier");
+        return request[0];
+    }
+
+    @Override
+    public long iallreduce(long send, long recv, int count, long type, long op, long comm) {
+        int[] request = new int[1];
+        check(Fn.MPI_Iallreduce(send, recv, count, (int) type, (int) op, (int) comm, request), "MPI_Iallreduce");
+        return request[0];
+    }
+
+    @Override
+    public long ibcast(long buf, int count, long type, int root, long comm) {
+        int[] request = new int[1];
+        check(Fn.MPI_Ibcast(buf, count, (int) type, root, (int) comm, request), "MPI_Ibcast");
+        return request[0];
+    }
+
+    @Override
+    public long iallgather(long send, int sendCount, long recv, int recvCount, long type, long comm) {
+        int[] request = new int[1];
+        check(Fn.MPI_Iallgather(send, sendCount, (int) type, recv, recvCount, (int) type, (int) comm, request), "MPI_Iallgather");
+        return request[0];
+    }
+
+    @Override
+    int getCount(int[] status, long type, int[] count) {
+        return Fn.MPI_Get_count(status, (int) type, count);
+    }
+
+    @Override
+    int queryThread(int[] provided) {
+        return Fn.MPI_Query_thread(provided);
+    }
+
     @Override
     int errorString(int code, long text, long len) {
         return Fn.MPI_Error_string(code, text, len);
@@ -241,5 +492,80 @@ final class MpichAbi extends JnaMpi {
         static native int MPI_Error_class(int code, long errorClass);
 
         static native int MPI_Get_library_version(long text, long len);
+
+        static native int MPI_Query_thread(int[] provided);
+
+        static native int MPI_Comm_dup(int comm, int[] newcomm);
+
+        static native int MPI_Comm_compare(int comm1, int comm2, int[] result);
+
+        static native int MPI_Comm_create(int comm, int group, int[] newcomm);
+
+        static native int MPI_Comm_get_attr(int comm, int key, long[] value, int[] flag);
+
+        static native int MPI_Comm_group(int comm, int[] group);
+
+        static native int MPI_Group_size(int group, int[] size);
+
+        static native int MPI_Group_rank(int group, int[] rank);
+
+        static native int MPI_Group_incl(int group, int n, int[] ranks, int[] newgroup);
+
+        static native int MPI_Group_excl(int group, int n, int[] ranks, int[] newgroup);
+
+        static native int MPI_Group_translate_ranks(int group1, int n, int[] ranks1, int group2, int[] ranks2);
+
+        static native int MPI_Group_free(int[] group);
+
+        static native int MPI_Send(long buf, int count, int type, int dest, int tag, int comm);
+
+        static native int MPI_Recv(long buf, int count, int type, int source, int tag, int comm, int[] status);
+
+        static native int MPI_Sendrecv(long send, int sendCount, int sendType, int dest, int sendTag, long recv,
+                int recvCount, int recvType, int source, int recvTag, int comm, int[] status);
+
+        static native int MPI_Probe(int source, int tag, int comm, int[] status);
+
+        static native int MPI_Iprobe(int source, int tag, int comm, int[] flag, int[] status);
+
+        static native int MPI_Isend(long buf, int count, int type, int dest, int tag, int comm, int[] request);
+
+        static native int MPI_Irecv(long buf, int count, int type, int source, int tag, int comm, int[] request);
+
+        static native int MPI_Wait(int[] request, int[] status);
+
+        static native int MPI_Test(int[] request, int[] flag, int[] status);
+
+        static native int MPI_Cancel(int[] request);
+
+        static native int MPI_Get_count(int[] status, int type, int[] count);
+
+        static native int MPI_Reduce(long send, long recv, int count, int type, int op, int root, int comm);
+
+        static native int MPI_Gather(long send, int sendCount, int sendType, long recv, int recvCount, int recvType,
+                int root, int comm);
+
+        static native int MPI_Gatherv(long send, int sendCount, int sendType, long recv, int[] recvCounts,
+                int[] displs, int recvType, int root, int comm);
+
+        static native int MPI_Scatter(long send, int sendCount, int sendType, long recv, int recvCount,
+                int recvType, int root, int comm);
+
+        static native int MPI_Scatterv(long send, int[] sendCounts, int[] displs, int sendType, long recv,
+                int recvCount, int recvType, int root, int comm);
+
+        static native int MPI_Scan(long send, long recv, int count, int type, int op, int comm);
+
+        static native int MPI_Exscan(long send, long recv, int count, int type, int op, int comm);
+
+        static native int MPI_Ibarrier(int comm, int[] request);
+
+        static native int MPI_Iallreduce(long send, long recv, int count, int type, int op, int comm,
+                int[] request);
+
+        static native int MPI_Ibcast(long buf, int count, int type, int root, int comm, int[] request);
+
+        static native int MPI_Iallgather(long send, int sendCount, int sendType, long recv, int recvCount,
+                int recvType, int comm, int[] request);
     }
 }

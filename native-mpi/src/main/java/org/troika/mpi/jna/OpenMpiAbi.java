@@ -176,6 +176,256 @@ final class OpenMpiAbi extends JnaMpi {
         check(Fn.MPI_Abort(comm, code), "MPI_Abort");
     }
 
+    // ---- communicators, groups ----
+
+    @Override
+    public long commDup(long comm) {
+        long[] out = new long[1];
+        check(Fn.MPI_Comm_dup(comm, out), "MPI_Comm_dup");
+        return out[0];
+    }
+
+    @Override
+    public int commCompare(long comm1, long comm2) {
+        int[] out = new int[1];
+        check(Fn.MPI_Comm_compare(comm1, comm2, out), "MPI_Comm_compare");
+        return out[0];
+    }
+
+    @Override
+    public long commCreate(long comm, long group) {
+        long[] out = new long[1];
+        check(Fn.MPI_Comm_create(comm, group, out), "MPI_Comm_create");
+        return out[0];
+    }
+
+    @Override
+    public long commGroup(long comm) {
+        long[] out = new long[1];
+        check(Fn.MPI_Comm_group(comm, out), "MPI_Comm_group");
+        return out[0];
+    }
+
+    @Override
+    public int groupSize(long group) {
+        int[] out = new int[1];
+        check(Fn.MPI_Group_size(group, out), "MPI_Group_size");
+        return out[0];
+    }
+
+    @Override
+    public int groupRank(long group) {
+        int[] out = new int[1];
+        check(Fn.MPI_Group_rank(group, out), "MPI_Group_rank");
+        return out[0];
+    }
+
+    @Override
+    public long groupIncl(long group, int[] ranks) {
+        long[] out = new long[1];
+        check(Fn.MPI_Group_incl(group, ranks.length, ranks, out), "MPI_Group_incl");
+        return out[0];
+    }
+
+    @Override
+    public long groupExcl(long group, int[] ranks) {
+        long[] out = new long[1];
+        check(Fn.MPI_Group_excl(group, ranks.length, ranks, out), "MPI_Group_excl");
+        return out[0];
+    }
+
+    @Override
+    public int[] groupTranslateRanks(long from, int[] ranks, long to) {
+        int[] out = new int[ranks.length];
+        check(Fn.MPI_Group_translate_ranks(from, ranks.length, ranks, to, out), "MPI_Group_translate_ranks");
+        return out;
+    }
+
+    @Override
+    public void groupFree(long group) {
+        check(Fn.MPI_Group_free(new long[] {group}), "MPI_Group_free");
+    }
+
+    // ---- point-to-point ----
+
+    @Override
+    public int anySource() {
+        return MpiAbi.OpenMpi.ANY_SOURCE;
+    }
+
+    @Override
+    public int procNull() {
+        return MpiAbi.OpenMpi.PROC_NULL;
+    }
+
+    @Override
+    public int tagUpperBound() {
+        long[] value = new long[1];
+        int[] flag = new int[1];
+        check(Fn.MPI_Comm_get_attr(commWorld, MpiAbi.OpenMpi.TAG_UB_KEY, value, flag), "MPI_Comm_get_attr");
+        return flag[0] == 0 ? 32767 : new Pointer(value[0]).getInt(0);
+    }
+
+    private void status(int[] raw, long type, int[] status) {
+        if (status != null) {
+            decodeStatus(raw, MpiAbi.OpenMpi.STATUS_SOURCE, MpiAbi.OpenMpi.STATUS_TAG, MpiAbi.OpenMpi.STATUS_ERROR, type,
+                    status);
+        }
+    }
+
+    @Override
+    public void send(long buf, int count, long type, int dest, int tag, long comm) {
+        check(Fn.MPI_Send(buf, count, type, dest, tag, comm), "MPI_Send");
+    }
+
+    @Override
+    public void recv(long buf, int count, long type, int source, int tag, long comm, int[] status) {
+        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        check(Fn.MPI_Recv(buf, count, type, source, tag, comm, raw), "MPI_Recv");
+        status(raw, type, status);
+    }
+
+    @Override
+    public void sendrecv(long send, int sendCount, int dest, int sendTag, long recv, int recvCount, int source,
+            int recvTag, long type, long comm, int[] status) {
+        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        check(Fn.MPI_Sendrecv(send, sendCount, type, dest, sendTag, recv, recvCount, type, source, recvTag, comm, raw),
+                "MPI_Sendrecv");
+        status(raw, type, status);
+    }
+
+    @Override
+    public void probe(int source, int tag, long comm, long type, int[] status) {
+        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        check(Fn.MPI_Probe(source, tag, comm, raw), "MPI_Probe");
+        status(raw, type, status);
+    }
+
+    @Override
+    public boolean iprobe(int source, int tag, long comm, long type, int[] status) {
+        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] flag = new int[1];
+        check(Fn.MPI_Iprobe(source, tag, comm, flag, raw), "MPI_Iprobe");
+        if (flag[0] != 0) {
+            status(raw, type, status);
+        }
+        return flag[0] != 0;
+    }
+
+    @Override
+    public long isend(long buf, int count, long type, int dest, int tag, long comm) {
+        long[] request = new long[1];
+        check(Fn.MPI_Isend(buf, count, type, dest, tag, comm, request), "MPI_Isend");
+        return request[0];
+    }
+
+    @Override
+    public long irecv(long buf, int count, long type, int source, int tag, long comm) {
+        long[] request = new long[1];
+        check(Fn.MPI_Irecv(buf, count, type, source, tag, comm, request), "MPI_Irecv");
+        return request[0];
+    }
+
+    @Override
+    public void waitRequest(long request, long type, int[] status) {
+        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        check(Fn.MPI_Wait(new long[] {request}, raw), "MPI_Wait");
+        status(raw, type, status);
+    }
+
+    @Override
+    public boolean test(long request, long type, int[] status) {
+        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] flag = new int[1];
+        check(Fn.MPI_Test(new long[] {request}, flag, raw), "MPI_Test");
+        if (flag[0] != 0) {
+            status(raw, type, status);
+        }
+        return flag[0] != 0;
+    }
+
+    @Override
+    public void cancel(long request) {
+        check(Fn.MPI_Cancel(new long[] {request}), "MPI_Cancel");
+    }
+
+    // ---- more collectives ----
+
+    @Override
+    public void reduce(long send, long recv, int count, long type, long op, int root, long comm) {
+        check(Fn.MPI_Reduce(send, recv, count, type, op, root, comm), "MPI_Reduce");
+    }
+
+    @Override
+    public void gather(long send, int sendCount, long recv, int recvCount, long type, int root, long comm) {
+        check(Fn.MPI_Gather(send, sendCount, type, recv, recvCount, type, root, comm), "MPI_Gather");
+    }
+
+    @Override
+    public void gatherv(long send, int sendCount, long recv, int[] recvCounts, int[] displs, long type, int root,
+            long comm) {
+        check(Fn.MPI_Gatherv(send, sendCount, type, recv, recvCounts, displs, type, root, comm), "MPI_Gatherv");
+    }
+
+    @Override
+    public void scatter(long send, int sendCount, long recv, int recvCount, long type, int root, long comm) {
+        check(Fn.MPI_Scatter(send, sendCount, type, recv, recvCount, type, root, comm), "MPI_Scatter");
+    }
+
+    @Override
+    public void scatterv(long send, int[] sendCounts, int[] displs, long recv, int recvCount, long type, int root,
+            long comm) {
+        check(Fn.MPI_Scatterv(send, sendCounts, displs, type, recv, recvCount, type, root, comm), "MPI_Scatterv");
+    }
+
+    @Override
+    public void scan(long send, long recv, int count, long type, long op, long comm) {
+        check(Fn.MPI_Scan(send, recv, count, type, op, comm), "MPI_Scan");
+    }
+
+    @Override
+    public void exscan(long send, long recv, int count, long type, long op, long comm) {
+        check(Fn.MPI_Exscan(send, recv, count, type, op, comm), "MPI_Exscan");
+    }
+
+    @Override
+    public long ibarrier(long comm) {
+        long[] request = new long[1];
+        check(Fn.MPI_Ibarrier(comm, request), "MPI_Ibarrier");
+        return request[0];
+    }
+
+    @Override
+    public long iallreduce(long send, long recv, int count, long type, long op, long comm) {
+        long[] request = new long[1];
+        check(Fn.MPI_Iallreduce(send, recv, count, type, op, comm, request), "MPI_Iallreduce");
+        return request[0];
+    }
+
+    @Override
+    public long ibcast(long buf, int count, long type, int root, long comm) {
+        long[] request = new long[1];
+        check(Fn.MPI_Ibcast(buf, count, type, root, comm, request), "MPI_Ibcast");
+        return request[0];
+    }
+
+    @Override
+    public long iallgather(long send, int sendCount, long recv, int recvCount, long type, long comm) {
+        long[] request = new long[1];
+        check(Fn.MPI_Iallgather(send, sendCount, type, recv, recvCount, type, comm, request), "MPI_Iallgather");
+        return request[0];
+    }
+
+    @Override
+    int getCount(int[] status, long type, int[] count) {
+        return Fn.MPI_Get_count(status, type, count);
+    }
+
+    @Override
+    int queryThread(int[] provided) {
+        return Fn.MPI_Query_thread(provided);
+    }
+
     @Override
     int errorString(int code, long text, long len) {
         return Fn.MPI_Error_string(code, text, len);
@@ -256,5 +506,80 @@ final class OpenMpiAbi extends JnaMpi {
         static native int MPI_Error_class(int code, long errorClass);
 
         static native int MPI_Get_library_version(long text, long len);
+
+        static native int MPI_Query_thread(int[] provided);
+
+        static native int MPI_Comm_dup(long comm, long[] newcomm);
+
+        static native int MPI_Comm_compare(long comm1, long comm2, int[] result);
+
+        static native int MPI_Comm_create(long comm, long group, long[] newcomm);
+
+        static native int MPI_Comm_get_attr(long comm, int key, long[] value, int[] flag);
+
+        static native int MPI_Comm_group(long comm, long[] group);
+
+        static native int MPI_Group_size(long group, int[] size);
+
+        static native int MPI_Group_rank(long group, int[] rank);
+
+        static native int MPI_Group_incl(long group, int n, int[] ranks, long[] newgroup);
+
+        static native int MPI_Group_excl(long group, int n, int[] ranks, long[] newgroup);
+
+        static native int MPI_Group_translate_ranks(long group1, int n, int[] ranks1, long group2, int[] ranks2);
+
+        static native int MPI_Group_free(long[] group);
+
+        static native int MPI_Send(long buf, int count, long type, int dest, int tag, long comm);
+
+        static native int MPI_Recv(long buf, int count, long type, int source, int tag, long comm, int[] status);
+
+        static native int MPI_Sendrecv(long send, int sendCount, long sendType, int dest, int sendTag, long recv,
+                int recvCount, long recvType, int source, int recvTag, long comm, int[] status);
+
+        static native int MPI_Probe(int source, int tag, long comm, int[] status);
+
+        static native int MPI_Iprobe(int source, int tag, long comm, int[] flag, int[] status);
+
+        static native int MPI_Isend(long buf, int count, long type, int dest, int tag, long comm, long[] request);
+
+        static native int MPI_Irecv(long buf, int count, long type, int source, int tag, long comm, long[] request);
+
+        static native int MPI_Wait(long[] request, int[] status);
+
+        static native int MPI_Test(long[] request, int[] flag, int[] status);
+
+        static native int MPI_Cancel(long[] request);
+
+        static native int MPI_Get_count(int[] status, long type, int[] count);
+
+        static native int MPI_Reduce(long send, long recv, int count, long type, long op, int root, long comm);
+
+        static native int MPI_Gather(long send, int sendCount, long sendType, long recv, int recvCount, long recvType,
+                int root, long comm);
+
+        static native int MPI_Gatherv(long send, int sendCount, long sendType, long recv, int[] recvCounts,
+                int[] displs, long recvType, int root, long comm);
+
+        static native int MPI_Scatter(long send, int sendCount, long sendType, long recv, int recvCount,
+                long recvType, int root, long comm);
+
+        static native int MPI_Scatterv(long send, int[] sendCounts, int[] displs, long sendType, long recv,
+                int recvCount, long recvType, int root, long comm);
+
+        static native int MPI_Scan(long send, long recv, int count, long type, long op, long comm);
+
+        static native int MPI_Exscan(long send, long recv, int count, long type, long op, long comm);
+
+        static native int MPI_Ibarrier(long comm, long[] request);
+
+        static native int MPI_Iallreduce(long send, long recv, int count, long type, long op, long comm,
+                long[] request);
+
+        static native int MPI_Ibcast(long buf, int count, long type, int root, long comm, long[] request);
+
+        static native int MPI_Iallgather(long send, int sendCount, long sendType, long recv, int recvCount,
+                long recvType, long comm, long[] request);
     }
 }

@@ -14,6 +14,9 @@ public final class MpiAbi {
     /** {@code MPI_UNDEFINED} in both. */
     public static final int UNDEFINED = -32766;
 
+    /** Bytes to reserve for one {@code MPI_Status} in either ABI (Open MPI 24, MPICH 20). */
+    public static final int STATUS_BYTES = 32;
+
     /** A symbol only Open MPI's library exports: tells the ABIs apart. */
     public static final String OPEN_MPI_MARKER = "ompi_mpi_comm_world";
 
@@ -23,6 +26,16 @@ public final class MpiAbi {
 
         public static final long IN_PLACE = 1L;
         public static final int COMM_TYPE_SHARED = 0;
+        public static final int ANY_SOURCE = -1;
+        public static final int PROC_NULL = -2;
+        /** The {@code MPI_TAG_UB} attribute key (first of an enum). */
+        public static final int TAG_UB_KEY = 0;
+        public static final long STATUS_IGNORE = 0L;
+        /** {@code MPI_Status}: {@code int MPI_SOURCE, MPI_TAG, MPI_ERROR, _cancelled; size_t _ucount} (24 bytes). */
+        public static final int STATUS_SOURCE = 0;
+        public static final int STATUS_TAG = 4;
+        public static final int STATUS_ERROR = 8;
+        public static final String REQUEST_NULL = "ompi_request_null";
         public static final String COMM_WORLD = "ompi_mpi_comm_world";
         public static final String COMM_NULL = "ompi_mpi_comm_null";
         public static final String INFO_NULL = "ompi_mpi_info_null";
@@ -54,6 +67,15 @@ public final class MpiAbi {
 
         public static final long IN_PLACE = -1L;
         public static final int COMM_TYPE_SHARED = 1;
+        public static final int ANY_SOURCE = -2;
+        public static final int PROC_NULL = -1;
+        public static final int TAG_UB_KEY = 0x64400001;
+        public static final long STATUS_IGNORE = 1L;
+        /** {@code MPI_Status}: {@code int count_lo, count_hi_and_cancelled, MPI_SOURCE, MPI_TAG, MPI_ERROR} (20 bytes). */
+        public static final int STATUS_SOURCE = 8;
+        public static final int STATUS_TAG = 12;
+        public static final int STATUS_ERROR = 16;
+        public static final int REQUEST_NULL = 0x2c000000;
         public static final int COMM_WORLD = 0x44000000;
         public static final int COMM_NULL = 0x04000000;
         public static final int INFO_NULL = 0x1c000000;

@@ -10,7 +10,19 @@ import org.troika.mpi.Op;
  * 32-bit integers for MPICH-derived libraries. Buffers are raw native addresses. Every method checks the MPI return
  * code and throws {@link org.troika.mpi.MpiException} with MPI's error string; none validates its arguments, which
  * is the caller's job ({@link org.troika.mpi.Communicator} does it). Implementations: JNA direct mapping
- * ({@code org.troika.mpi.jna}); a Foreign Function &amp; Memory backend (JDK 22+) can implement the same interface.
+ * ({@code org.troika.mpi.jna}, JDK 17+) and Foreign Function &amp; Memory ({@code org.troika.mpi.ffm}, JDK 22+).
+ *
+ * <p>Every MPI call troika makes goes through this interface, so a decorator passed to
+ * {@code Mpi.init(NativeMpi, ThreadLevel)} sees all of them (the one place for a progress hook or tracing).
+ *
+ * <p>Statuses come back in an {@code int[]} of at least {@link #STATUS_INTS} elements:
+ * {@code {source, tag, error, count}}, the count in elements of the call's datatype. Requests are opaque
+ * {@code long} handles, completed (and freed by MPI) by {@link #waitRequest} or a successful {@link #test}.
+ *
+ * <p><b>Heap arrays.</b> A backend with {@link #heapAccess()} takes Java arrays directly in the {@code ...Heap}
+ * methods (FFM critical downcalls: the array cannot move during the call because no GC can run in it); a
+ * {@code null} send array there means {@code MPI_IN_PLACE}. Other backends never see arrays: the caller copies them
+ * through native memory.
  *
  * <p>Threading: as allowed by the thread level MPI was initialised with.
  */
@@ -62,6 +74,150 @@ public interface NativeMpi {
 
     void barrier(long comm);
 
+    /** {@code MPI_Comm_dup}. */
+    long commDup(long comm);
+
+    /** {@code MPI_Comm_compare}: {@code MPI_IDENT} 0, {@code MPI_CONGRUENT} 1, {@code MPI_SIMILAR} 2, {@code MPI_UNEQUAL} 3. */
+    int commCompare(long comm1, long comm2);
+
+    /** {@code MPI_Comm_create} (collective over {@code comm}); {@link #commNull()} on ranks outside the group. */
+    long commCreate(long comm, long group);
+
+    // ---- groups ----
+
+    long commGroup(long comm);
+
+    int groupSize(long group);
+
+    /** This process's rank in the group, or {@link #undefined()}. */
+    int groupRank(long group);
+
+    long groupIncl(long group, int[] ranks);
+
+    long groupExcl(long group, int[] ranks);
+
+    /** The ranks in {@code to} of {@code ranks} of {@code from}; {@link #undefined()} where absent. */
+    int[] groupTranslateRanks(long from, int[] ranks, long to);
+
+    void groupFree(long group);
+
+    // ---- point-to-point ----
+
+    /** Size of the {@code int[]} status out-parameter. */
+    int STATUS_INTS = 4;
+
+    /** {@code MPI_ANY_SOURCE} (Open MPI -1, MPICH -2). */
+    int anySource();
+
+    /** {@code MPI_PROC_NULL} (Open MPI -2, MPICH -1). */
+    int procNull();
+
+    /** {@code MPI_ANY_TAG}: -1 in both. */
+    default int anyTag() {
+        return -1;
+    }
+
+    /** {@code MPI_TAG_UB} of the world communicator: the largest tag allowed. */
+    int tagUpperBound();
+
+    void send(long buf, int count, long type, int dest, int tag, long comm);
+
+    /** {@code status} may be null ({@code MPI_STATUS_IGNORE}). */
+    void recv(long buf, int count, long type, int source, int tag, long comm, int[] status);
+
+    void sendrecv(long send, int sendCount, int dest, int sendTag, long recv, int recvCount, int source, int recvTag,
+            long type, long comm, int[] status);
+
+    /** {@code MPI_Probe}; the status count is in elements of {@code type}. */
+    void probe(int source, int tag, long comm, long type, int[] status);
+
+    /** {@code MPI_Iprobe}: whether a message is waiting; fills status when it is. */
+    boolean iprobe(int source, int tag, long comm, long type, int[] status);
+
+    long isend(long buf, int count, long type, int dest, int tag, long comm);
+
+    long irecv(long buf, int count, long type, int source, int tag, long comm);
+
+    /** {@code MPI_Wait}; {@code type} gives the unit of the status count ({@code status} may be null). */
+    void waitRequest(long request, long type, int[] status);
+
+    /** {@code MPI_Test}: true when the request completed (MPI then freed it). */
+    boolean test(long request, long type, int[] status);
+
+    /** {@code MPI_Cancel} then the caller waits. */
+    void cancel(long request);
+
+    // ---- more collectives ----
+
+    void reduce(long send, long recv, int count, long type, long op, int root, long comm);
+
+    void gather(long send, int sendCount, long recv, int recvCount, long type, int root, long comm);
+
+    /** {@code recvCounts}, {@code displs}: {@code int} arrays of the communicator's size (read at the root only). */
+    void gatherv(long send, int sendCount, long recv, int[] recvCounts, int[] displs, long type, int root, long comm);
+
+    void scatter(long send, int sendCount, long recv, int recvCount, long type, int root, long comm);
+
+    void scatterv(long send, int[] sendCounts, int[] displs, long recv, int recvCount, long type, int root, long comm);
+
+    void scan(long send, long recv, int count, long type, long op, long comm);
+
+    void exscan(long send, long recv, int count, long type, long op, long comm);
+
+    long ibarrier(long comm);
+
+    long iallreduce(long send, long recv, int count, long type, long op, long comm);
+
+    long ibcast(long buf, int count, long type, int root, long comm);
+
+    long iallgather(long send, int sendCount, long recv, int recvCount, long type, long comm);
+
+    // ---- heap arrays (backends with heapAccess() only) ----
+
+    /** Whether the {@code ...Heap} methods take Java arrays without a copy. */
+    default boolean heapAccess() {
+        return false;
+    }
+
+    default void allreduceHeap(Object send, Object recv, int count, long type, long op, long comm) {
+        throw new UnsupportedOperationException("no heap access in " + getClass().getSimpleName());
+    }
+
+    default void bcastHeap(Object buf, int count, long type, int root, long comm) {
+        throw new UnsupportedOperationException("no heap access in " + getClass().getSimpleName());
+    }
+
+    default void allgatherHeap(Object send, int sendCount, Object recv, int recvCount, long type, long comm) {
+        throw new UnsupportedOperationException("no heap access in " + getClass().getSimpleName());
+    }
+
+    default void reduceHeap(Object send, Object recv, int count, long type, long op, int root, long comm) {
+        throw new UnsupportedOperationException("no heap access in " + getClass().getSimpleName());
+    }
+
+    default void gatherHeap(Object send, int sendCount, Object recv, int recvCount, long type, int root, long comm) {
+        throw new UnsupportedOperationException("no heap access in " + getClass().getSimpleName());
+    }
+
+    default void scatterHeap(Object send, int sendCount, Object recv, int recvCount, long type, int root, long comm) {
+        throw new UnsupportedOperationException("no heap access in " + getClass().getSimpleName());
+    }
+
+    default void scanHeap(Object send, Object recv, int count, long type, long op, boolean exclusive, long comm) {
+        throw new UnsupportedOperationException("no heap access in " + getClass().getSimpleName());
+    }
+
+    default void alltoallHeap(Object send, int count, Object recv, long type, long comm) {
+        throw new UnsupportedOperationException("no heap access in " + getClass().getSimpleName());
+    }
+
+    default void reduceScatterBlockHeap(Object send, Object recv, int recvCount, long type, long op, long comm) {
+        throw new UnsupportedOperationException("no heap access in " + getClass().getSimpleName());
+    }
+
+    /** The native address of a direct buffer's first element (index 0, not its position). */
+    long address(java.nio.Buffer direct);
+
     void allreduce(long send, long recv, int count, long type, long op, long comm);
 
     void bcast(long buf, int count, long type, int root, long comm);
@@ -76,6 +232,9 @@ public interface NativeMpi {
     void reduceScatterBlock(long send, long recv, int recvCount, long type, long op, long comm);
 
     double wtime();
+
+    /** {@code MPI_Query_thread}. */
+    int queryThread();
 
     String libraryVersion();
 

@@ -1,5 +1,6 @@
 package org.troika.mpi.ffm;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -13,21 +14,27 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.nio.Buffer;
 import org.troika.mpi.Datatype;
-import org.troika.mpi.MpiException;
 import org.troika.mpi.Op;
 import org.troika.mpi.spi.MpiAbi;
+import org.troika.mpi.spi.MpiErrors;
 import org.troika.mpi.spi.NativeMpi;
 
 /**
- * {@link NativeMpi} over the Foreign Function &amp; Memory API (JDK 22+): a downcall costs a few nanoseconds where
- * JNA direct mapping costs ~0.25 µs. Shipped in the multi-release jar ({@code META-INF/versions/22}) and chosen by
- * {@code Mpi.init()} on JDK 22+ when native access is enabled ({@code --enable-native-access=ALL-UNNAMED}), or when
- * {@code TROIKA_MPI_BACKEND=ffm}.
+ * {@link NativeMpi} over the Foreign Function &amp; Memory API (JDK 22+). Shipped in the multi-release jar
+ * ({@code META-INF/versions/22}) and chosen by {@code Mpi.init()} on JDK 22+ when native access is enabled
+ * ({@code --enable-native-access=ALL-UNNAMED}), or when {@code TROIKA_MPI_BACKEND=ffm}.
  *
- * <p>Handles and buffer addresses are passed as {@code long}s: pointer-sized integers go in the same registers as
- * pointers on LP64 ABIs. MPICH's {@code int} handles are narrowed by an argument filter, so every call site has one
- * exact type for both ABIs.
+ * <p>The call path: every downcall handle is a {@code static final} field of {@link Fn}, so the JIT treats it as a
+ * constant and inlines the downcall stub; nothing is allocated per call (out-parameters use a per-thread native
+ * scratch area). Handles and buffer addresses are passed as {@code long}s (pointer-sized integers go in the same
+ * registers as pointers on LP64 ABIs); MPICH's {@code int} handles are narrowed by an argument filter, so every call
+ * site has one exact type for both ABIs. The {@code ...Heap} methods pass Java arrays as heap segments through
+ * {@code Linker.Option.critical(true)} downcalls: no copy, and the array cannot move because no GC can start while
+ * the thread is inside the call (the price: other threads that need a GC wait until the call returns).
+ *
+ * <p>A process binds one MPI library: {@link #load} stores it for {@link Fn}'s class initialiser.
  */
 public final class FfmMpi implements NativeMpi {
     private static final Linker LINKER = Linker.nativeLinker();
@@ -35,98 +42,43 @@ public final class FfmMpi implements NativeMpi {
     private static final MethodHandle LONG_TO_INT = MethodHandles.explicitCastArguments(
             MethodHandles.identity(int.class), MethodType.methodType(int.class, long.class));
 
-    private final String name;
-    private final boolean openMpi;
-    private final SymbolLookup lookup;
-    private final long commWorld;
-    private final long commNull;
-    private final long infoNull;
-    private final long errorsReturn;
+    // the library Fn binds; written once by load() before Fn is first used (class initialisation publishes them)
+    private static String boundName;
+    private static SymbolLookup boundLookup;
+    private static boolean boundOpenMpi;
+
+    /** Per-thread native out-parameters: [0, 32) an MPI_Status, [32, 40) a handle, [40, 48) ints. */
+    private static final ThreadLocal<MemorySegment> SCRATCH =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(64, 16));
+    private static final long HANDLE_AT = 32;
+    private static final long INT_AT = 40;
+
     private final long[] datatypes = new long[Datatype.values().length];
     private final long[] ops = new long[Op.values().length];
 
-    private final MethodHandle initializedMh;
-    private final MethodHandle finalizedMh;
-    private final MethodHandle initThreadMh;
-    private final MethodHandle finalizeMh;
-    private final MethodHandle commRankMh;
-    private final MethodHandle commSizeMh;
-    private final MethodHandle commSplitMh;
-    private final MethodHandle commSplitTypeMh;
-    private final MethodHandle commFreeMh;
-    private final MethodHandle setErrhandlerMh;
-    private final MethodHandle barrierMh;
-    private final MethodHandle allreduceMh;
-    private final MethodHandle bcastMh;
-    private final MethodHandle allgatherMh;
-    private final MethodHandle allgathervMh;
-    private final MethodHandle alltoallMh;
-    private final MethodHandle reduceScatterBlockMh;
-    private final MethodHandle wtimeMh;
-    private final MethodHandle abortMh;
-    private final MethodHandle errorStringMh;
-    private final MethodHandle errorClassMh;
-    private final MethodHandle libraryVersionMh;
-
-    private FfmMpi(String name, SymbolLookup lookup) {
-        this.name = name;
-        this.lookup = lookup;
-        this.openMpi = lookup.find(MpiAbi.OPEN_MPI_MARKER).isPresent();
-        if (openMpi) {
-            commWorld = global(MpiAbi.OpenMpi.COMM_WORLD);
-            commNull = global(MpiAbi.OpenMpi.COMM_NULL);
-            infoNull = global(MpiAbi.OpenMpi.INFO_NULL);
-            errorsReturn = global(MpiAbi.OpenMpi.ERRORS_RETURN);
-            for (Datatype t : Datatype.values()) {
-                datatypes[t.ordinal()] = global(MpiAbi.OpenMpi.datatypeSymbol(t));
-            }
-            for (Op o : Op.values()) {
-                ops[o.ordinal()] = global(MpiAbi.OpenMpi.opSymbol(o));
-            }
-        } else {
-            commWorld = MpiAbi.Mpich.COMM_WORLD;
-            commNull = MpiAbi.Mpich.COMM_NULL;
-            infoNull = MpiAbi.Mpich.INFO_NULL;
-            errorsReturn = MpiAbi.Mpich.ERRORS_RETURN;
-            for (Datatype t : Datatype.values()) {
-                datatypes[t.ordinal()] = MpiAbi.Mpich.datatype(t);
-            }
-            for (Op o : Op.values()) {
-                ops[o.ordinal()] = MpiAbi.Mpich.op(o);
-            }
+    private FfmMpi() {
+        for (Datatype t : Datatype.values()) {
+            datatypes[t.ordinal()] = Fn.OPEN_MPI ? global(MpiAbi.OpenMpi.datatypeSymbol(t)) : MpiAbi.Mpich.datatype(t);
         }
-        // signature letters: a = address (long), i = int, h = handle (long; int for MPICH)
-        initializedMh = down("MPI_Initialized", "a");
-        finalizedMh = down("MPI_Finalized", "a");
-        initThreadMh = down("MPI_Init_thread", "aaia");
-        finalizeMh = down("MPI_Finalize", "");
-        commRankMh = down("MPI_Comm_rank", "ha");
-        commSizeMh = down("MPI_Comm_size", "ha");
-        commSplitMh = down("MPI_Comm_split", "hiia");
-        commSplitTypeMh = down("MPI_Comm_split_type", "hiiha");
-        commFreeMh = down("MPI_Comm_free", "a");
-        setErrhandlerMh = down("MPI_Comm_set_errhandler", "hh");
-        barrierMh = down("MPI_Barrier", "h");
-        allreduceMh = down("MPI_Allreduce", "aaihhh");
-        bcastMh = down("MPI_Bcast", "aihih");
-        allgatherMh = down("MPI_Allgather", "aihaihh");
-        allgathervMh = down("MPI_Allgatherv", "aihaaahh");
-        alltoallMh = down("MPI_Alltoall", "aihaihh");
-        reduceScatterBlockMh = down("MPI_Reduce_scatter_block", "aaihhh");
-        wtimeMh = LINKER.downcallHandle(symbol("MPI_Wtime"), FunctionDescriptor.of(JAVA_DOUBLE));
-        abortMh = down("MPI_Abort", "hi");
-        errorStringMh = down("MPI_Error_string", "iaa");
-        errorClassMh = down("MPI_Error_class", "ia");
-        libraryVersionMh = down("MPI_Get_library_version", "aa");
+        for (Op o : Op.values()) {
+            ops[o.ordinal()] = Fn.OPEN_MPI ? global(MpiAbi.OpenMpi.opSymbol(o)) : MpiAbi.Mpich.op(o);
+        }
     }
 
     /**
      * Opens an MPI library with {@code RTLD_NOW | RTLD_GLOBAL} (after setting {@code UCX_ERROR_SIGNALS} as the JNA
-     * backend does, for the same reason) and binds it.
+     * backend does, for the same reason) and binds it. A process binds one library.
      *
      * @throws UnsatisfiedLinkError when the library cannot be opened
      */
-    public static NativeMpi load(String library) {
+    public static synchronized NativeMpi load(String library) {
+        if (boundName != null) {
+            if (!boundName.equals(library)) {
+                throw new IllegalStateException("the FFM backend is bound to " + boundName + " already; a process "
+                        + "binds one MPI library, not also " + library);
+            }
+            return new FfmMpi();
+        }
         SymbolLookup libc = LINKER.defaultLookup();
         try (Arena arena = Arena.ofConfined()) {
             MethodHandle setenv = LINKER.downcallHandle(libc.find("setenv").orElseThrow(),
@@ -144,45 +96,164 @@ public final class FfmMpi implements NativeMpi {
         } catch (Throwable t) {
             throw new IllegalStateException("FFM setup failed", t);
         }
-        return new FfmMpi(library, SymbolLookup.libraryLookup(library, Arena.global()));
+        SymbolLookup lookup = SymbolLookup.libraryLookup(library, Arena.global());
+        boundLookup = lookup;
+        boundOpenMpi = lookup.find(MpiAbi.OPEN_MPI_MARKER).isPresent();
+        boundName = library;
+        return new FfmMpi();
     }
 
-    private MemorySegment symbol(String function) {
-        return lookup.find(function).orElseThrow(() -> new UnsatisfiedLinkError(function + " not found in " + name));
+    private static MemorySegment symbol(String function) {
+        return boundLookup.find(function)
+                .orElseThrow(() -> new UnsatisfiedLinkError(function + " not found in " + boundName));
     }
 
-    private long global(String symbol) {
+    private static long global(String symbol) {
         return symbol(symbol).address();
     }
 
-    private MethodHandle down(String function, String signature) {
+    /**
+     * A downcall handle returning {@code int}. Signature letters: {@code a} an address as {@code long}, {@code A} an
+     * address as a {@code MemorySegment} (heap arrays; makes the call critical with heap access), {@code i} an
+     * {@code int}, {@code h} a handle ({@code long}; narrowed to {@code int} for MPICH).
+     */
+    private static MethodHandle down(String function, String signature) {
         MemoryLayout[] args = new MemoryLayout[signature.length()];
+        boolean heap = false;
         for (int i = 0; i < args.length; i++) {
             char c = signature.charAt(i);
-            args[i] = c == 'i' || (c == 'h' && !openMpi) ? JAVA_INT : JAVA_LONG;
+            heap |= c == 'A';
+            args[i] = c == 'A' ? ADDRESS : c == 'i' || (c == 'h' && !boundOpenMpi) ? JAVA_INT : JAVA_LONG;
         }
-        MethodHandle mh = LINKER.downcallHandle(symbol(function), FunctionDescriptor.of(JAVA_INT, args));
+        FunctionDescriptor fd = FunctionDescriptor.of(JAVA_INT, args);
+        MethodHandle mh = heap ? LINKER.downcallHandle(symbol(function), fd, Linker.Option.critical(true))
+                : LINKER.downcallHandle(symbol(function), fd);
         for (int i = 0; i < args.length; i++) {
-            if (signature.charAt(i) == 'h' && !openMpi) {
+            if (signature.charAt(i) == 'h' && !boundOpenMpi) {
                 mh = MethodHandles.filterArguments(mh, i, LONG_TO_INT);
             }
         }
         return mh;
     }
 
-    private void check(int rc, String function) {
+    /** The downcall handles, constants for the JIT once this class is initialised (after {@link #load}). */
+    static final class Fn {
+        private Fn() {}
+
+        static final boolean OPEN_MPI = boundOpenMpi;
+        static final long IN_PLACE = OPEN_MPI ? MpiAbi.OpenMpi.IN_PLACE : MpiAbi.Mpich.IN_PLACE;
+        static final MemorySegment IN_PLACE_SEGMENT = MemorySegment.ofAddress(IN_PLACE);
+        static final long STATUS_IGNORE = OPEN_MPI ? MpiAbi.OpenMpi.STATUS_IGNORE : MpiAbi.Mpich.STATUS_IGNORE;
+        static final long STATUS_SOURCE = OPEN_MPI ? MpiAbi.OpenMpi.STATUS_SOURCE : MpiAbi.Mpich.STATUS_SOURCE;
+        static final long STATUS_TAG = OPEN_MPI ? MpiAbi.OpenMpi.STATUS_TAG : MpiAbi.Mpich.STATUS_TAG;
+        static final long STATUS_ERROR = OPEN_MPI ? MpiAbi.OpenMpi.STATUS_ERROR : MpiAbi.Mpich.STATUS_ERROR;
+        static final long COMM_WORLD = OPEN_MPI ? global(MpiAbi.OpenMpi.COMM_WORLD) : MpiAbi.Mpich.COMM_WORLD;
+        static final long COMM_NULL = OPEN_MPI ? global(MpiAbi.OpenMpi.COMM_NULL) : MpiAbi.Mpich.COMM_NULL;
+        static final long INFO_NULL = OPEN_MPI ? global(MpiAbi.OpenMpi.INFO_NULL) : MpiAbi.Mpich.INFO_NULL;
+        static final long ERRORS_RETURN = OPEN_MPI ? global(MpiAbi.OpenMpi.ERRORS_RETURN)
+                : MpiAbi.Mpich.ERRORS_RETURN;
+        static final long REQUEST_NULL = OPEN_MPI ? global(MpiAbi.OpenMpi.REQUEST_NULL) : MpiAbi.Mpich.REQUEST_NULL;
+
+        static final MethodHandle INITIALIZED = down("MPI_Initialized", "a");
+        static final MethodHandle FINALIZED = down("MPI_Finalized", "a");
+        static final MethodHandle INIT_THREAD = down("MPI_Init_thread", "aaia");
+        static final MethodHandle QUERY_THREAD = down("MPI_Query_thread", "a");
+        static final MethodHandle FINALIZE = down("MPI_Finalize", "");
+        static final MethodHandle COMM_RANK = down("MPI_Comm_rank", "ha");
+        static final MethodHandle COMM_SIZE = down("MPI_Comm_size", "ha");
+        static final MethodHandle COMM_SPLIT = down("MPI_Comm_split", "hiia");
+        static final MethodHandle COMM_SPLIT_TYPE = down("MPI_Comm_split_type", "hiiha");
+        static final MethodHandle COMM_DUP = down("MPI_Comm_dup", "ha");
+        static final MethodHandle COMM_CREATE = down("MPI_Comm_create", "hha");
+        static final MethodHandle COMM_COMPARE = down("MPI_Comm_compare", "hha");
+        static final MethodHandle COMM_FREE = down("MPI_Comm_free", "a");
+        static final MethodHandle COMM_GET_ATTR = down("MPI_Comm_get_attr", "hiaa");
+        static final MethodHandle SET_ERRHANDLER = down("MPI_Comm_set_errhandler", "hh");
+        static final MethodHandle COMM_GROUP = down("MPI_Comm_group", "ha");
+        static final MethodHandle GROUP_SIZE = down("MPI_Group_size", "ha");
+        static final MethodHandle GROUP_RANK = down("MPI_Group_rank", "ha");
+        static final MethodHandle GROUP_INCL = down("MPI_Group_incl", "hiAa");
+        static final MethodHandle GROUP_EXCL = down("MPI_Group_excl", "hiAa");
+        static final MethodHandle GROUP_TRANSLATE = down("MPI_Group_translate_ranks", "hiAhA");
+        static final MethodHandle GROUP_FREE = down("MPI_Group_free", "a");
+
+        static final MethodHandle BARRIER = down("MPI_Barrier", "h");
+        static final MethodHandle ALLREDUCE = down("MPI_Allreduce", "aaihhh");
+        static final MethodHandle BCAST = down("MPI_Bcast", "aihih");
+        static final MethodHandle ALLGATHER = down("MPI_Allgather", "aihaihh");
+        static final MethodHandle ALLGATHERV = down("MPI_Allgatherv", "aihaaahh");
+        static final MethodHandle ALLTOALL = down("MPI_Alltoall", "aihaihh");
+        static final MethodHandle REDUCE_SCATTER_BLOCK = down("MPI_Reduce_scatter_block", "aaihhh");
+        static final MethodHandle REDUCE = down("MPI_Reduce", "aaihhih");
+        static final MethodHandle GATHER = down("MPI_Gather", "aihaihih");
+        static final MethodHandle GATHERV = down("MPI_Gatherv", "aihaAAhih");
+        static final MethodHandle SCATTER = down("MPI_Scatter", "aihaihih");
+        static final MethodHandle SCATTERV = down("MPI_Scatterv", "aAAhaihih");
+        static final MethodHandle SCAN = down("MPI_Scan", "aaihhh");
+        static final MethodHandle EXSCAN = down("MPI_Exscan", "aaihhh");
+        static final MethodHandle IBARRIER = down("MPI_Ibarrier", "ha");
+        static final MethodHandle IALLREDUCE = down("MPI_Iallreduce", "aaihhha");
+        static final MethodHandle IBCAST = down("MPI_Ibcast", "aihiha");
+        static final MethodHandle IALLGATHER = down("MPI_Iallgather", "aihaihha");
+
+        static final MethodHandle ALLREDUCE_HEAP = down("MPI_Allreduce", "AAihhh");
+        static final MethodHandle BCAST_HEAP = down("MPI_Bcast", "Aihih");
+        static final MethodHandle ALLGATHER_HEAP = down("MPI_Allgather", "AihAihh");
+        static final MethodHandle ALLTOALL_HEAP = down("MPI_Alltoall", "AihAihh");
+        static final MethodHandle REDUCE_SCATTER_BLOCK_HEAP = down("MPI_Reduce_scatter_block", "AAihhh");
+        static final MethodHandle REDUCE_HEAP = down("MPI_Reduce", "AAihhih");
+        static final MethodHandle GATHER_HEAP = down("MPI_Gather", "AihAihih");
+        static final MethodHandle SCATTER_HEAP = down("MPI_Scatter", "AihAihih");
+        static final MethodHandle SCAN_HEAP = down("MPI_Scan", "AAihhh");
+        static final MethodHandle EXSCAN_HEAP = down("MPI_Exscan", "AAihhh");
+
+        static final MethodHandle SEND = down("MPI_Send", "aihiih");
+        static final MethodHandle RECV = down("MPI_Recv", "aihiiha");
+        static final MethodHandle SENDRECV = down("MPI_Sendrecv", "aihiiaihiiha");
+        static final MethodHandle PROBE = down("MPI_Probe", "iiha");
+        static final MethodHandle IPROBE = down("MPI_Iprobe", "iihaa");
+        static final MethodHandle ISEND = down("MPI_Isend", "aihiiha");
+        static final MethodHandle IRECV = down("MPI_Irecv", "aihiiha");
+        static final MethodHandle WAIT = down("MPI_Wait", "aa");
+        static final MethodHandle TEST = down("MPI_Test", "aaa");
+        static final MethodHandle CANCEL = down("MPI_Cancel", "a");
+        static final MethodHandle GET_COUNT = down("MPI_Get_count", "aha");
+
+        static final MethodHandle WTIME = LINKER.downcallHandle(symbol("MPI_Wtime"),
+                FunctionDescriptor.of(JAVA_DOUBLE));
+        static final MethodHandle ABORT = down("MPI_Abort", "hi");
+        static final MethodHandle ERROR_STRING = down("MPI_Error_string", "iaa");
+        static final MethodHandle ERROR_CLASS = down("MPI_Error_class", "ia");
+        static final MethodHandle LIBRARY_VERSION = down("MPI_Get_library_version", "aa");
+    }
+
+    private static void check(int rc, String function) {
         if (rc != 0) {
-            int cls;
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment out = arena.allocate(JAVA_INT);
-                cls = (int) errorClassMh.invokeExact(rc, out.address()) == 0 ? out.get(JAVA_INT, 0) : -1;
-            } catch (Throwable t) {
-                cls = -1;
-            }
-            throw new MpiException(function, rc, cls, errorString(rc));
+            throw MpiErrors.exception(function, rc, errorClassOf(rc), errorStringOf(rc));
         }
     }
 
+    private static int errorClassOf(int code) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_INT);
+            return (int) Fn.ERROR_CLASS.invokeExact(code, out.address()) == 0 ? out.get(JAVA_INT, 0) : -1;
+        } catch (Throwable t) {
+            return -1;
+        }
+    }
+
+    private static String errorStringOf(int code) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment text = arena.allocate(1024);
+            MemorySegment len = arena.allocate(JAVA_INT);
+            int rc = (int) Fn.ERROR_STRING.invokeExact(code, text.address(), len.address());
+            return rc == 0 ? text.getString(0) : "unknown MPI error " + code;
+        } catch (Throwable t) {
+            return "unknown MPI error " + code;
+        }
+    }
+
+    /** Downcalls throw only what MPI's stubs cannot: rethrown as they are (errors) or wrapped. */
     private static RuntimeException rethrow(Throwable t) {
         if (t instanceof RuntimeException r) {
             return r;
@@ -193,51 +264,127 @@ public final class FfmMpi implements NativeMpi {
         return new IllegalStateException(t);
     }
 
+    /** A Java array as a heap segment; {@code null} is {@code MPI_IN_PLACE} (send side) or NULL (receive side). */
+    private static MemorySegment heap(Object array, MemorySegment ifNull) {
+        if (array instanceof float[] a) {
+            return MemorySegment.ofArray(a);
+        } else if (array instanceof double[] a) {
+            return MemorySegment.ofArray(a);
+        } else if (array instanceof int[] a) {
+            return MemorySegment.ofArray(a);
+        } else if (array instanceof long[] a) {
+            return MemorySegment.ofArray(a);
+        } else if (array instanceof byte[] a) {
+            return MemorySegment.ofArray(a);
+        } else if (array == null) {
+            return ifNull;
+        }
+        throw new IllegalArgumentException("not a primitive array: " + array.getClass());
+    }
+
+    private static MemorySegment in(Object array) {
+        return heap(array, Fn.IN_PLACE_SEGMENT);
+    }
+
+    private static MemorySegment out(Object array) {
+        return heap(array, MemorySegment.NULL);
+    }
+
+    private static MemorySegment scratch() {
+        return SCRATCH.get();
+    }
+
+    private static long readHandle(MemorySegment s) {
+        return Fn.OPEN_MPI ? s.get(JAVA_LONG, HANDLE_AT) : s.get(JAVA_INT, HANDLE_AT);
+    }
+
+    private static void writeHandle(MemorySegment s, long handle) {
+        if (Fn.OPEN_MPI) {
+            s.set(JAVA_LONG, HANDLE_AT, handle);
+        } else {
+            s.set(JAVA_INT, HANDLE_AT, (int) handle);
+        }
+    }
+
+    /** Copies a native MPI_Status (at scratch offset 0) into {@code status}, with the count in {@code type} units. */
+    private static void readStatus(MemorySegment s, long type, int[] status) throws Throwable {
+        status[0] = s.get(JAVA_INT, Fn.STATUS_SOURCE);
+        status[1] = s.get(JAVA_INT, Fn.STATUS_TAG);
+        status[2] = s.get(JAVA_INT, Fn.STATUS_ERROR);
+        check((int) Fn.GET_COUNT.invokeExact(s.address(), type, s.address() + INT_AT), "MPI_Get_count");
+        status[3] = s.get(JAVA_INT, INT_AT);
+    }
+
     @Override
     public String libraryName() {
-        return name;
+        return boundName;
     }
 
     @Override
     public String abi() {
-        return openMpi ? "open-mpi" : "mpich";
+        return Fn.OPEN_MPI ? "open-mpi" : "mpich";
     }
 
     @Override
     public boolean initialized() {
-        return flag(initializedMh, "MPI_Initialized");
+        return intOut(Fn.INITIALIZED, "MPI_Initialized") != 0;
     }
 
     @Override
     public boolean finalized() {
-        return flag(finalizedMh, "MPI_Finalized");
+        return intOut(Fn.FINALIZED, "MPI_Finalized") != 0;
     }
 
-    private boolean flag(MethodHandle mh, String function) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_INT);
-            check((int) mh.invokeExact(out.address()), function);
-            return out.get(JAVA_INT, 0) != 0;
+    private static int intOut(MethodHandle mh, String function) {
+        MemorySegment s = scratch();
+        try {
+            check((int) mh.invokeExact(s.address() + INT_AT), function);
         } catch (Throwable t) {
             throw rethrow(t);
         }
+        return s.get(JAVA_INT, INT_AT);
+    }
+
+    private static int intOut(MethodHandle mh, long handle, String function) {
+        MemorySegment s = scratch();
+        try {
+            check((int) mh.invokeExact(handle, s.address() + INT_AT), function);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return s.get(JAVA_INT, INT_AT);
+    }
+
+    private static long handleOut(MethodHandle mh, long handle, String function) {
+        MemorySegment s = scratch();
+        try {
+            check((int) mh.invokeExact(handle, s.address() + HANDLE_AT), function);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return readHandle(s);
     }
 
     @Override
     public int initThread(int required) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_INT);
-            check((int) initThreadMh.invokeExact(0L, 0L, required, out.address()), "MPI_Init_thread");
-            return out.get(JAVA_INT, 0);
+        MemorySegment s = scratch();
+        try {
+            check((int) Fn.INIT_THREAD.invokeExact(0L, 0L, required, s.address() + INT_AT), "MPI_Init_thread");
         } catch (Throwable t) {
             throw rethrow(t);
         }
+        return s.get(JAVA_INT, INT_AT);
+    }
+
+    @Override
+    public int queryThread() {
+        return intOut(Fn.QUERY_THREAD, "MPI_Query_thread");
     }
 
     @Override
     public void finalizeMpi() {
         try {
-            check((int) finalizeMh.invokeExact(), "MPI_Finalize");
+            check((int) Fn.FINALIZE.invokeExact(), "MPI_Finalize");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -245,17 +392,17 @@ public final class FfmMpi implements NativeMpi {
 
     @Override
     public long commWorld() {
-        return commWorld;
+        return Fn.COMM_WORLD;
     }
 
     @Override
     public long commNull() {
-        return commNull;
+        return Fn.COMM_NULL;
     }
 
     @Override
     public long inPlace() {
-        return openMpi ? MpiAbi.OpenMpi.IN_PLACE : MpiAbi.Mpich.IN_PLACE;
+        return Fn.IN_PLACE;
     }
 
     @Override
@@ -274,62 +421,102 @@ public final class FfmMpi implements NativeMpi {
     }
 
     @Override
+    public int anySource() {
+        return Fn.OPEN_MPI ? MpiAbi.OpenMpi.ANY_SOURCE : MpiAbi.Mpich.ANY_SOURCE;
+    }
+
+    @Override
+    public int procNull() {
+        return Fn.OPEN_MPI ? MpiAbi.OpenMpi.PROC_NULL : MpiAbi.Mpich.PROC_NULL;
+    }
+
+    @Override
+    public int tagUpperBound() {
+        MemorySegment s = scratch();
+        int key = Fn.OPEN_MPI ? MpiAbi.OpenMpi.TAG_UB_KEY : MpiAbi.Mpich.TAG_UB_KEY;
+        try {
+            check((int) Fn.COMM_GET_ATTR.invokeExact(Fn.COMM_WORLD, key, s.address() + HANDLE_AT, s.address() + INT_AT),
+                    "MPI_Comm_get_attr");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        if (s.get(JAVA_INT, INT_AT) == 0) {
+            return 32767; // the standard's guaranteed minimum
+        }
+        return MemorySegment.ofAddress(s.get(JAVA_LONG, HANDLE_AT)).reinterpret(4).get(JAVA_INT, 0);
+    }
+
+    @Override
     public int commRank(long comm) {
-        return intOut(commRankMh, comm, "MPI_Comm_rank");
+        return intOut(Fn.COMM_RANK, comm, "MPI_Comm_rank");
     }
 
     @Override
     public int commSize(long comm) {
-        return intOut(commSizeMh, comm, "MPI_Comm_size");
-    }
-
-    private int intOut(MethodHandle mh, long comm, String function) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_INT);
-            check((int) mh.invokeExact(comm, out.address()), function);
-            return out.get(JAVA_INT, 0);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    private long handleAt(MemorySegment out) {
-        return openMpi ? out.get(JAVA_LONG, 0) : out.get(JAVA_INT, 0);
+        return intOut(Fn.COMM_SIZE, comm, "MPI_Comm_size");
     }
 
     @Override
     public long commSplit(long comm, int color, int key) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_LONG);
-            check((int) commSplitMh.invokeExact(comm, color, key, out.address()), "MPI_Comm_split");
-            return handleAt(out);
+        MemorySegment s = scratch();
+        try {
+            check((int) Fn.COMM_SPLIT.invokeExact(comm, color, key, s.address() + HANDLE_AT), "MPI_Comm_split");
         } catch (Throwable t) {
             throw rethrow(t);
         }
+        return readHandle(s);
     }
 
     @Override
     public long commSplitShared(long comm, int key) {
-        int type = openMpi ? MpiAbi.OpenMpi.COMM_TYPE_SHARED : MpiAbi.Mpich.COMM_TYPE_SHARED;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_LONG);
-            check((int) commSplitTypeMh.invokeExact(comm, type, key, infoNull, out.address()), "MPI_Comm_split_type");
-            return handleAt(out);
+        int type = Fn.OPEN_MPI ? MpiAbi.OpenMpi.COMM_TYPE_SHARED : MpiAbi.Mpich.COMM_TYPE_SHARED;
+        MemorySegment s = scratch();
+        try {
+            check((int) Fn.COMM_SPLIT_TYPE.invokeExact(comm, type, key, Fn.INFO_NULL, s.address() + HANDLE_AT),
+                    "MPI_Comm_split_type");
         } catch (Throwable t) {
             throw rethrow(t);
         }
+        return readHandle(s);
+    }
+
+    @Override
+    public long commDup(long comm) {
+        return handleOut(Fn.COMM_DUP, comm, "MPI_Comm_dup");
+    }
+
+    @Override
+    public int commCompare(long comm1, long comm2) {
+        MemorySegment s = scratch();
+        try {
+            check((int) Fn.COMM_COMPARE.invokeExact(comm1, comm2, s.address() + INT_AT), "MPI_Comm_compare");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return s.get(JAVA_INT, INT_AT);
+    }
+
+    @Override
+    public long commCreate(long comm, long group) {
+        MemorySegment s = scratch();
+        try {
+            check((int) Fn.COMM_CREATE.invokeExact(comm, group, s.address() + HANDLE_AT), "MPI_Comm_create");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return readHandle(s);
     }
 
     @Override
     public void commFree(long comm) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment handle = arena.allocate(JAVA_LONG);
-            if (openMpi) {
-                handle.set(JAVA_LONG, 0, comm);
-            } else {
-                handle.set(JAVA_INT, 0, (int) comm);
-            }
-            check((int) commFreeMh.invokeExact(handle.address()), "MPI_Comm_free");
+        freeHandle(Fn.COMM_FREE, comm, "MPI_Comm_free");
+    }
+
+    private static void freeHandle(MethodHandle mh, long handle, String function) {
+        MemorySegment s = scratch();
+        writeHandle(s, handle);
+        try {
+            check((int) mh.invokeExact(s.address() + HANDLE_AT), function);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -338,26 +525,88 @@ public final class FfmMpi implements NativeMpi {
     @Override
     public void setErrorsReturn(long comm) {
         try {
-            check((int) setErrhandlerMh.invokeExact(comm, errorsReturn), "MPI_Comm_set_errhandler");
+            check((int) Fn.SET_ERRHANDLER.invokeExact(comm, Fn.ERRORS_RETURN), "MPI_Comm_set_errhandler");
         } catch (Throwable t) {
             throw rethrow(t);
         }
     }
 
+    // ---- groups ----
+
     @Override
-    public void barrier(long comm) {
+    public long commGroup(long comm) {
+        return handleOut(Fn.COMM_GROUP, comm, "MPI_Comm_group");
+    }
+
+    @Override
+    public int groupSize(long group) {
+        return intOut(Fn.GROUP_SIZE, group, "MPI_Group_size");
+    }
+
+    @Override
+    public int groupRank(long group) {
+        return intOut(Fn.GROUP_RANK, group, "MPI_Group_rank");
+    }
+
+    @Override
+    public long groupIncl(long group, int[] ranks) {
+        MemorySegment s = scratch();
         try {
-            check((int) barrierMh.invokeExact(comm), "MPI_Barrier");
+            check((int) Fn.GROUP_INCL.invokeExact(group, ranks.length, MemorySegment.ofArray(ranks),
+                    s.address() + HANDLE_AT), "MPI_Group_incl");
         } catch (Throwable t) {
             throw rethrow(t);
         }
+        return readHandle(s);
+    }
+
+    @Override
+    public long groupExcl(long group, int[] ranks) {
+        MemorySegment s = scratch();
+        try {
+            check((int) Fn.GROUP_EXCL.invokeExact(group, ranks.length, MemorySegment.ofArray(ranks),
+                    s.address() + HANDLE_AT), "MPI_Group_excl");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return readHandle(s);
+    }
+
+    @Override
+    public int[] groupTranslateRanks(long from, int[] ranks, long to) {
+        int[] result = new int[ranks.length];
+        try {
+            check((int) Fn.GROUP_TRANSLATE.invokeExact(from, ranks.length, MemorySegment.ofArray(ranks), to,
+                    MemorySegment.ofArray(result)), "MPI_Group_translate_ranks");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return result;
+    }
+
+    @Override
+    public void groupFree(long group) {
+        freeHandle(Fn.GROUP_FREE, group, "MPI_Group_free");
+    }
+
+    // ---- collectives on addresses ----
+
+    @Override
+    public void barrier(long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.BARRIER.invokeExact(comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Barrier");
     }
 
     @Override
     public void allreduce(long send, long recv, int count, long type, long op, long comm) {
         int rc;
         try {
-            rc = (int) allreduceMh.invokeExact(send, recv, count, type, op, comm);
+            rc = (int) Fn.ALLREDUCE.invokeExact(send, recv, count, type, op, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -368,7 +617,7 @@ public final class FfmMpi implements NativeMpi {
     public void bcast(long buf, int count, long type, int root, long comm) {
         int rc;
         try {
-            rc = (int) bcastMh.invokeExact(buf, count, type, root, comm);
+            rc = (int) Fn.BCAST.invokeExact(buf, count, type, root, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -379,7 +628,7 @@ public final class FfmMpi implements NativeMpi {
     public void allgather(long send, int sendCount, long recv, int recvCount, long type, long comm) {
         int rc;
         try {
-            rc = (int) allgatherMh.invokeExact(send, sendCount, type, recv, recvCount, type, comm);
+            rc = (int) Fn.ALLGATHER.invokeExact(send, sendCount, type, recv, recvCount, type, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -390,7 +639,7 @@ public final class FfmMpi implements NativeMpi {
     public void allgatherv(long send, int sendCount, long recv, long recvCounts, long displs, long type, long comm) {
         int rc;
         try {
-            rc = (int) allgathervMh.invokeExact(send, sendCount, type, recv, recvCounts, displs, type, comm);
+            rc = (int) Fn.ALLGATHERV.invokeExact(send, sendCount, type, recv, recvCounts, displs, type, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -401,7 +650,7 @@ public final class FfmMpi implements NativeMpi {
     public void alltoall(long send, int count, long recv, long type, long comm) {
         int rc;
         try {
-            rc = (int) alltoallMh.invokeExact(send, count, type, recv, count, type, comm);
+            rc = (int) Fn.ALLTOALL.invokeExact(send, count, type, recv, count, type, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -412,7 +661,7 @@ public final class FfmMpi implements NativeMpi {
     public void reduceScatterBlock(long send, long recv, int recvCount, long type, long op, long comm) {
         int rc;
         try {
-            rc = (int) reduceScatterBlockMh.invokeExact(send, recv, recvCount, type, op, comm);
+            rc = (int) Fn.REDUCE_SCATTER_BLOCK.invokeExact(send, recv, recvCount, type, op, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -420,9 +669,403 @@ public final class FfmMpi implements NativeMpi {
     }
 
     @Override
+    public void reduce(long send, long recv, int count, long type, long op, int root, long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.REDUCE.invokeExact(send, recv, count, type, op, root, comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Reduce");
+    }
+
+    @Override
+    public void gather(long send, int sendCount, long recv, int recvCount, long type, int root, long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.GATHER.invokeExact(send, sendCount, type, recv, recvCount, type, root, comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Gather");
+    }
+
+    @Override
+    public void gatherv(long send, int sendCount, long recv, int[] recvCounts, int[] displs, long type, int root,
+            long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.GATHERV.invokeExact(send, sendCount, type, recv, out(recvCounts), out(displs), type, root,
+                    comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Gatherv");
+    }
+
+    @Override
+    public void scatter(long send, int sendCount, long recv, int recvCount, long type, int root, long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.SCATTER.invokeExact(send, sendCount, type, recv, recvCount, type, root, comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Scatter");
+    }
+
+    @Override
+    public void scatterv(long send, int[] sendCounts, int[] displs, long recv, int recvCount, long type, int root,
+            long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.SCATTERV.invokeExact(send, out(sendCounts), out(displs), type, recv, recvCount, type, root,
+                    comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Scatterv");
+    }
+
+    @Override
+    public void scan(long send, long recv, int count, long type, long op, long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.SCAN.invokeExact(send, recv, count, type, op, comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Scan");
+    }
+
+    @Override
+    public void exscan(long send, long recv, int count, long type, long op, long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.EXSCAN.invokeExact(send, recv, count, type, op, comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Exscan");
+    }
+
+    // ---- non-blocking collectives ----
+
+    @Override
+    public long ibarrier(long comm) {
+        return handleOut(Fn.IBARRIER, comm, "MPI_Ibarrier");
+    }
+
+    @Override
+    public long iallreduce(long send, long recv, int count, long type, long op, long comm) {
+        MemorySegment s = scratch();
+        int rc;
+        try {
+            rc = (int) Fn.IALLREDUCE.invokeExact(send, recv, count, type, op, comm, s.address() + HANDLE_AT);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Iallreduce");
+        return readHandle(s);
+    }
+
+    @Override
+    public long ibcast(long buf, int count, long type, int root, long comm) {
+        MemorySegment s = scratch();
+        int rc;
+        try {
+            rc = (int) Fn.IBCAST.invokeExact(buf, count, type, root, comm, s.address() + HANDLE_AT);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Ibcast");
+        return readHandle(s);
+    }
+
+    @Override
+    public long iallgather(long send, int sendCount, long recv, int recvCount, long type, long comm) {
+        MemorySegment s = scratch();
+        int rc;
+        try {
+            rc = (int) Fn.IALLGATHER.invokeExact(send, sendCount, type, recv, recvCount, type, comm,
+                    s.address() + HANDLE_AT);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Iallgather");
+        return readHandle(s);
+    }
+
+    // ---- collectives on heap arrays (critical downcalls) ----
+
+    @Override
+    public boolean heapAccess() {
+        return true;
+    }
+
+    @Override
+    public void allreduceHeap(Object send, Object recv, int count, long type, long op, long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.ALLREDUCE_HEAP.invokeExact(in(send), out(recv), count, type, op, comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Allreduce");
+    }
+
+    @Override
+    public void bcastHeap(Object buf, int count, long type, int root, long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.BCAST_HEAP.invokeExact(out(buf), count, type, root, comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Bcast");
+    }
+
+    @Override
+    public void allgatherHeap(Object send, int sendCount, Object recv, int recvCount, long type, long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.ALLGATHER_HEAP.invokeExact(in(send), sendCount, type, out(recv), recvCount, type, comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Allgather");
+    }
+
+    @Override
+    public void alltoallHeap(Object send, int count, Object recv, long type, long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.ALLTOALL_HEAP.invokeExact(in(send), count, type, out(recv), count, type, comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Alltoall");
+    }
+
+    @Override
+    public void reduceScatterBlockHeap(Object send, Object recv, int recvCount, long type, long op, long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.REDUCE_SCATTER_BLOCK_HEAP.invokeExact(in(send), out(recv), recvCount, type, op, comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Reduce_scatter_block");
+    }
+
+    @Override
+    public void reduceHeap(Object send, Object recv, int count, long type, long op, int root, long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.REDUCE_HEAP.invokeExact(in(send), out(recv), count, type, op, root, comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Reduce");
+    }
+
+    @Override
+    public void gatherHeap(Object send, int sendCount, Object recv, int recvCount, long type, int root, long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.GATHER_HEAP.invokeExact(in(send), sendCount, type, out(recv), recvCount, type, root, comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Gather");
+    }
+
+    @Override
+    public void scatterHeap(Object send, int sendCount, Object recv, int recvCount, long type, int root, long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.SCATTER_HEAP.invokeExact(out(send), sendCount, type, in(recv), recvCount, type, root,
+                    comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Scatter");
+    }
+
+    @Override
+    public void scanHeap(Object send, Object recv, int count, long type, long op, boolean exclusive, long comm) {
+        int rc;
+        try {
+            rc = exclusive ? (int) Fn.EXSCAN_HEAP.invokeExact(in(send), out(recv), count, type, op, comm)
+                    : (int) Fn.SCAN_HEAP.invokeExact(in(send), out(recv), count, type, op, comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, exclusive ? "MPI_Exscan" : "MPI_Scan");
+    }
+
+    // ---- point-to-point ----
+
+    @Override
+    public int anyTag() {
+        return -1;
+    }
+
+    @Override
+    public void send(long buf, int count, long type, int dest, int tag, long comm) {
+        int rc;
+        try {
+            rc = (int) Fn.SEND.invokeExact(buf, count, type, dest, tag, comm);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Send");
+    }
+
+    @Override
+    public void recv(long buf, int count, long type, int source, int tag, long comm, int[] status) {
+        try {
+            if (status == null) {
+                check((int) Fn.RECV.invokeExact(buf, count, type, source, tag, comm, Fn.STATUS_IGNORE), "MPI_Recv");
+            } else {
+                MemorySegment s = scratch();
+                check((int) Fn.RECV.invokeExact(buf, count, type, source, tag, comm, s.address()), "MPI_Recv");
+                readStatus(s, type, status);
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    public void sendrecv(long send, int sendCount, int dest, int sendTag, long recv, int recvCount, int source,
+            int recvTag, long type, long comm, int[] status) {
+        try {
+            MemorySegment s = status == null ? null : scratch();
+            check((int) Fn.SENDRECV.invokeExact(send, sendCount, type, dest, sendTag, recv, recvCount, type, source,
+                    recvTag, comm, s == null ? Fn.STATUS_IGNORE : s.address()), "MPI_Sendrecv");
+            if (s != null) {
+                readStatus(s, type, status);
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    public void probe(int source, int tag, long comm, long type, int[] status) {
+        MemorySegment s = scratch();
+        try {
+            check((int) Fn.PROBE.invokeExact(source, tag, comm, s.address()), "MPI_Probe");
+            readStatus(s, type, status);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    public boolean iprobe(int source, int tag, long comm, long type, int[] status) {
+        MemorySegment s = scratch();
+        try {
+            check((int) Fn.IPROBE.invokeExact(source, tag, comm, s.address() + INT_AT + 4, s.address()), "MPI_Iprobe");
+            if (s.get(JAVA_INT, INT_AT + 4) == 0) {
+                return false;
+            }
+            readStatus(s, type, status);
+            return true;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    public long isend(long buf, int count, long type, int dest, int tag, long comm) {
+        MemorySegment s = scratch();
+        int rc;
+        try {
+            rc = (int) Fn.ISEND.invokeExact(buf, count, type, dest, tag, comm, s.address() + HANDLE_AT);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Isend");
+        return readHandle(s);
+    }
+
+    @Override
+    public long irecv(long buf, int count, long type, int source, int tag, long comm) {
+        MemorySegment s = scratch();
+        int rc;
+        try {
+            rc = (int) Fn.IRECV.invokeExact(buf, count, type, source, tag, comm, s.address() + HANDLE_AT);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Irecv");
+        return readHandle(s);
+    }
+
+    @Override
+    public void waitRequest(long request, long type, int[] status) {
+        MemorySegment s = scratch();
+        writeHandle(s, request);
+        try {
+            check((int) Fn.WAIT.invokeExact(s.address() + HANDLE_AT, status == null ? Fn.STATUS_IGNORE : s.address()),
+                    "MPI_Wait");
+            if (status != null) {
+                readStatus(s, type, status);
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    public boolean test(long request, long type, int[] status) {
+        MemorySegment s = scratch();
+        writeHandle(s, request);
+        try {
+            check((int) Fn.TEST.invokeExact(s.address() + HANDLE_AT, s.address() + INT_AT + 4,
+                    status == null ? Fn.STATUS_IGNORE : s.address()), "MPI_Test");
+            if (s.get(JAVA_INT, INT_AT + 4) == 0) {
+                return false;
+            }
+            if (status != null) {
+                readStatus(s, type, status);
+            }
+            return true;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    public void cancel(long request) {
+        MemorySegment s = scratch();
+        writeHandle(s, request);
+        try {
+            check((int) Fn.CANCEL.invokeExact(s.address() + HANDLE_AT), "MPI_Cancel");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    public long address(Buffer direct) {
+        return MemorySegment.ofBuffer(direct).address()
+                - (long) direct.position() * elementBytes(direct);
+    }
+
+    private static int elementBytes(Buffer b) {
+        return b instanceof java.nio.ByteBuffer ? 1 : b instanceof java.nio.IntBuffer || b instanceof java.nio.FloatBuffer
+                ? 4 : b instanceof java.nio.CharBuffer || b instanceof java.nio.ShortBuffer ? 2 : 8;
+    }
+
+    // ---- environment ----
+
+    @Override
     public double wtime() {
         try {
-            return (double) wtimeMh.invokeExact();
+            return (double) Fn.WTIME.invokeExact();
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -433,7 +1076,7 @@ public final class FfmMpi implements NativeMpi {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment text = arena.allocate(8192);
             MemorySegment len = arena.allocate(JAVA_INT);
-            check((int) libraryVersionMh.invokeExact(text.address(), len.address()), "MPI_Get_library_version");
+            check((int) Fn.LIBRARY_VERSION.invokeExact(text.address(), len.address()), "MPI_Get_library_version");
             return text.getString(0).strip();
         } catch (Throwable t) {
             throw rethrow(t);
@@ -442,20 +1085,13 @@ public final class FfmMpi implements NativeMpi {
 
     @Override
     public String errorString(int code) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment text = arena.allocate(1024);
-            MemorySegment len = arena.allocate(JAVA_INT);
-            int rc = (int) errorStringMh.invokeExact(code, text.address(), len.address());
-            return rc == 0 ? text.getString(0) : "unknown MPI error " + code;
-        } catch (Throwable t) {
-            return "unknown MPI error " + code;
-        }
+        return errorStringOf(code);
     }
 
     @Override
     public void abort(long comm, int code) {
         try {
-            check((int) abortMh.invokeExact(comm, code), "MPI_Abort");
+            check((int) Fn.ABORT.invokeExact(comm, code), "MPI_Abort");
         } catch (Throwable t) {
             throw rethrow(t);
         }

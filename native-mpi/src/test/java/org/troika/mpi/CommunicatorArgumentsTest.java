@@ -44,6 +44,59 @@ class CommunicatorArgumentsTest {
     }
 
     @Test
+    void refusesBadPointToPointAndRootedArgumentsWithoutCallingMpi() {
+        assertAll(
+                refused("dest = size", () -> world.send(new int[1], 1, 0), "not a rank"),
+                refused("ANY_SOURCE as dest", () -> world.send(new int[1], Communicator.ANY_SOURCE, 0), "not a rank"),
+                refused("source below", () -> world.recv(new float[1], -7, 0), "ANY_SOURCE or PROC_NULL"),
+                refused("negative tag", () -> world.isend(new int[1], 0, -2), "tag -2"),
+                refused("ANY_TAG on send", () -> world.send(direct(1), 0, Communicator.ANY_TAG), "tag -1"),
+                refused("tag above bound", () -> world.send(new byte[1], 0, 32768), "0..32767"),
+                refused("heap buffer isend", () -> world.isend(FloatBuffer.allocate(1), 0, 0), "allocateDirect"),
+                refused("read-only irecv", () -> world.irecv(direct(1).asReadOnlyBuffer(), 0, 0), "read-only"),
+                refused("mixed sendrecv types", () -> world.sendrecv(direct(1), 0, 0, directInts(1), 0, 0),
+                        "one element type"),
+                refused("null address", () -> world.isend(0L, 2, Datatype.INT, 0, 0), "null address"),
+                refused("reduce root", () -> world.reduce(new int[1], new int[1], Op.SUM, 1), "not a rank"),
+                refused("reduce without out", () -> world.reduce(new int[1], null, Op.SUM, 0), "receives the result"),
+                refused("reduce lengths", () -> world.reduce(new long[2], new long[3], Op.SUM, 0), "must match"),
+                refused("gather lengths", () -> world.gather(new double[2], new double[3], 0), "must match"),
+                refused("scatter lengths", () -> world.scatter(new float[3], new float[2], 0), "must match"),
+                refused("scatterv counts", () -> world.scatterv(new int[3], new int[] {1, 2}, 0), "entries"),
+                refused("scatterv sum", () -> world.scatterv(new int[3], new int[] {2}, 0), "must match"),
+                refused("scatterv negative", () -> world.scatterv(new int[0], new int[] {-1}, 0), ">= 0"),
+                refused("scan in place", () -> {
+                    int[] x = new int[1];
+                    world.scan(x, x, Op.SUM);
+                }, "two arrays"),
+                refused("iallreduce bytes", () -> world.iallreduce(ByteBuffer.allocateDirect(4), Op.SUM), "numeric"),
+                refused("iallgather lengths", () -> world.iallgather(new int[2], new int[3]), "must match"),
+                refused("ibcast root", () -> world.ibcast(new byte[1], 2), "not a rank"),
+                refused("split color", () -> world.split(-3, 0), "negative"),
+                refused("group incl", () -> world.group().incl(1), "not in this group"),
+                refused("group incl twice", () -> world.group().incl(0, 0), "twice"));
+        assertEquals(0, mpi.collectives);
+    }
+
+    @Test
+    void sendrecvStatusReportsTheMessageInBytesAndElements() {
+        float[] got = new float[3];
+        Status s = world.sendrecv(new float[] {1f, 2f, 3f}, 0, 9, got, 0, 9);
+        assertAll(() -> assertArrayEquals(new float[] {1f, 2f, 3f}, got), () -> assertEquals(12, s.bytes()),
+                () -> assertEquals(3, s.count(Datatype.FLOAT)), () -> assertEquals(9, s.tag()));
+    }
+
+    @Test
+    void nonBlockingArrayCallsCopyTheResultBackOnCompletion() {
+        int[] data = {4, 5};
+        Request r = world.iallreduce(data, Op.SUM);
+        data[0] = 99; // MPI works on a native copy: the array may change before completion...
+        r.waitFor();
+        assertArrayEquals(new int[] {4, 5}, data); // ...and receives the result when the request completes
+        assertTrue(r.isDone());
+    }
+
+    @Test
     void buffersAreUsedFromTheirPositionAndKeepIt() {
         FloatBuffer send = direct(4);
         FloatBuffer recv = direct(2);

@@ -99,7 +99,7 @@ final class FakeNativeMpi implements NativeMpi {
         if (status != null) {
             status[0] = 0;
             status[1] = sendTag;
-            status[3] = (int) (sendCount * type);
+            status[3] = sendCount; // in elements of the call's type, as MPI_Get_count
         }
     }
 

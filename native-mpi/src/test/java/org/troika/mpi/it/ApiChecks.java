@@ -77,6 +77,9 @@ public final class ApiChecks {
         communicators();
         wtime();
         argumentErrors();
+        if (Mpi.current().backend().getClass().getSimpleName().equals("FfmMpi")) {
+            segments();
+        }
         if (large) {
             large();
         }
@@ -598,6 +601,49 @@ public final class ApiChecks {
         expectIllegal("incl out of range", () -> { try (Group g = world.group()) { g.incl(size); } });
         world.barrier(); // still in step after the rejected calls
         passed++;
+    }
+
+    /**
+     * The FFM-only {@code Segments} calls on off-heap segments (reflectively: this class is compiled for JDK 17 and
+     * runs on JDK 25 in the FFM jobs): allreduce, a send/recv ring, iallreduce, and a heap segment refused.
+     */
+    private void segments() {
+        try {
+            Class<?> arenaClass = Class.forName("java.lang.foreign.Arena");
+            Class<?> seg = Class.forName("java.lang.foreign.MemorySegment");
+            Class<?> segs = Class.forName("org.troika.mpi.ffm.Segments");
+            try (AutoCloseable arena = (AutoCloseable) arenaClass.getMethod("ofConfined").invoke(null)) {
+                java.lang.reflect.Method allocate = arenaClass.getMethod("allocate", long.class, long.class);
+                Object send = allocate.invoke(arena, 4L * N, 8L);
+                Object recv = allocate.invoke(arena, 4L * N, 8L);
+                java.lang.reflect.Method asBuffer = seg.getMethod("asByteBuffer");
+                FloatBuffer s = ((ByteBuffer) asBuffer.invoke(send)).order(ByteOrder.nativeOrder()).asFloatBuffer();
+                FloatBuffer r = ((ByteBuffer) asBuffer.invoke(recv)).order(ByteOrder.nativeOrder()).asFloatBuffer();
+                fillFloats(s, rank);
+                segs.getMethod("allreduce", Communicator.class, seg, seg, Datatype.class, Op.class)
+                        .invoke(null, world, send, recv, Datatype.FLOAT, Op.MAX);
+                check("segment allreduce", matchesFloats(r, size - 1));
+                Request in = (Request) segs.getMethod("irecv", Communicator.class, seg, Datatype.class, int.class,
+                        int.class).invoke(null, world, recv, Datatype.FLOAT, prev, 40);
+                segs.getMethod("send", Communicator.class, seg, Datatype.class, int.class, int.class)
+                        .invoke(null, world, send, Datatype.FLOAT, next, 40);
+                check("segment ring", in.waitFor().count(Datatype.FLOAT) == N && matchesFloats(r, prev));
+                Request a = (Request) segs.getMethod("iallreduce", Communicator.class, seg, seg, Datatype.class,
+                        Op.class).invoke(null, world, send, recv, Datatype.FLOAT, Op.MIN);
+                a.waitFor();
+                check("segment iallreduce", matchesFloats(r, 0));
+                Object heap = seg.getMethod("ofArray", float[].class).invoke(null, (Object) new float[4]);
+                try {
+                    segs.getMethod("allreduce", Communicator.class, seg, Datatype.class, Op.class)
+                            .invoke(null, world, heap, Datatype.FLOAT, Op.SUM);
+                    fail("a heap segment was accepted");
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                    check("heap segment refused", e.getCause() instanceof IllegalArgumentException);
+                }
+            }
+        } catch (Exception e) {
+            fail("segments: " + e);
+        }
     }
 
     private void large() {

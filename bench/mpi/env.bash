@@ -1,4 +1,4 @@
-# Sourced by bench/allreduce.sh and bench/fusion.sh: the troika class path and a scratch folder. Run `mvn -o -q install -DskipTests` first.
+# Sourced by bench/mpi.sh and bench/fusion.sh: the troika class path and a scratch folder. Run `mvn -o -q install -DskipTests` first.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 if [ -d "$root/dist/target/troika/lib" ]; then
   TROIKA_CP="$root/dist/target/troika/lib/*"

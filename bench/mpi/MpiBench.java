@@ -1,0 +1,207 @@
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.util.Arrays;
+import java.util.Locale;
+import org.troika.mpi.Communicator;
+import org.troika.mpi.Mpi;
+import org.troika.mpi.Op;
+import org.troika.mpi.Request;
+
+/**
+ * Java side of bench/mpi.sh: the loops of osu.c through troika-mpi, on direct buffers ("buffer": passed to MPI as
+ * they are) and on float[]/byte[] arrays ("array": pinned on FFM for collectives, copied on JNA and for
+ * point-to-point). Same sizes, iterations, warm-up, repetitions and slowest-rank timing as osu.c; before the first
+ * timed size every loop is run 200,000 times at 8 B so the JIT has compiled it (C needs no such warm-up).
+ * Arguments: SCALE REPS TESTS LABEL MAXBYTES (LABEL prefixes the impl names, e.g. ffm; the backend itself is chosen
+ * by TROIKA_MPI_BACKEND; sizes above MAXBYTES are skipped).
+ */
+public final class MpiBench {
+    private static final int[] SIZES = {8, 1024, 65536, 1048576, 16777216};
+    private static final int[] ITERS = {20000, 10000, 1000, 100, 10};
+    private static final int WINDOW = 64;
+
+    private final Communicator world;
+    private final int rank;
+    private final int size;
+    private final FloatBuffer a;
+    private final FloatBuffer b;
+    private final ByteBuffer ab;
+    private final ByteBuffer bb;
+    private final float[] fa;
+    private final float[] fb;
+    private final byte[] ba;
+    private final byte[] bba;
+    private final Request[] window = new Request[WINDOW];
+
+    private MpiBench(Communicator world) {
+        this.world = world;
+        this.rank = world.rank();
+        this.size = world.size();
+        int max = SIZES[SIZES.length - 1] * Math.max(1, size);
+        ab = ByteBuffer.allocateDirect(max).order(ByteOrder.nativeOrder());
+        bb = ByteBuffer.allocateDirect(max).order(ByteOrder.nativeOrder());
+        a = ab.asFloatBuffer();
+        b = bb.asFloatBuffer();
+        fa = new float[max / 4];
+        fb = new float[max / 4];
+        Arrays.fill(fa, 1f);
+        for (int i = 0; i < max / 4; i++) {
+            a.put(i, 1f);
+        }
+        ba = new byte[max];
+        bba = new byte[max];
+    }
+
+    public static void main(String[] args) {
+        double scale = args.length > 0 ? Double.parseDouble(args[0]) : 1.0;
+        int reps = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        String[] tests = (args.length > 2 ? args[2] : "allreduce,bcast,allgather,latency,bw").split(",");
+        String label = args.length > 3 ? args[3] : "java";
+        int maxBytes = args.length > 4 ? Integer.parseInt(args[4]) : SIZES[SIZES.length - 1];
+        try (Mpi mpi = Mpi.init()) {
+            MpiBench bench = new MpiBench(Mpi.world());
+            for (String test : tests) {
+                for (String kind : new String[] {"buffer", "array"}) {
+                    if (bench.skip(test, kind, 8)) {
+                        continue;
+                    }
+                    bench.run(test, kind, 8, 200_000); // JIT warm-up (C2 needs ~10^4 calls; more under load), untimed
+                    double[] t = new double[reps];
+                    for (int s = 0; s < SIZES.length; s++) {
+                        int bytes = SIZES[s];
+                        if (bench.skip(test, kind, bytes) || bytes > maxBytes) {
+                            continue;
+                        }
+                        int iters = (int) (ITERS[s] * scale) + 1;
+                        if (test.equals("bw")) {
+                            iters = iters / 16 + 1;
+                        }
+                        bench.run(test, kind, bytes, iters / 5 + 10);
+                        for (int r = 0; r < reps; r++) {
+                            t[r] = bench.run(test, kind, bytes, iters);
+                        }
+                        Arrays.sort(t);
+                        if (bench.rank == 0) {
+                            System.out.printf(Locale.ROOT, "impl=%s-%s test=%s bytes=%d iters=%d min_us=%.4f "
+                                    + "med_us=%.4f%n", label, kind, test, bytes, iters, t[0] * 1e6, t[reps / 2] * 1e6);
+                            System.out.flush();
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private boolean skip(String test, String kind, int bytes) {
+        boolean p2p = test.equals("latency") || test.equals("bw");
+        return (p2p && size < 2) || (test.equals("bw") && (bytes > 1048576 || kind.equals("array")));
+    }
+
+    /** One timed repetition; seconds per call (per message for latency and bw), slowest rank. */
+    private double run(String test, String kind, int bytes, int iters) {
+        int n = bytes / 4;
+        boolean buf = kind.equals("buffer");
+        a.limit(n).position(0);
+        b.limit(n).position(0);
+        world.barrier();
+        double t0 = Mpi.wtime();
+        switch (test) {
+            case "allreduce" -> {
+                float[] x = buf ? null : Arrays.copyOf(fa, n);
+                float[] y = buf ? null : new float[n];
+                world.barrier();
+                t0 = Mpi.wtime();
+                for (int i = 0; i < iters; i++) {
+                    if (buf) {
+                        world.allreduce(a, b, Op.SUM);
+                    } else {
+                        world.allreduce(x, y, Op.SUM);
+                    }
+                }
+            }
+            case "bcast" -> {
+                float[] x = buf ? null : Arrays.copyOf(fa, n);
+                world.barrier();
+                t0 = Mpi.wtime();
+                for (int i = 0; i < iters; i++) {
+                    if (buf) {
+                        world.broadcast(a, 0);
+                    } else {
+                        world.broadcast(x, 0);
+                    }
+                }
+            }
+            case "allgather" -> {
+                int per = Math.max(1, n / size);
+                a.limit(per);
+                b.limit(per * size);
+                float[] x = buf ? null : Arrays.copyOf(fa, per);
+                float[] y = buf ? null : new float[per * size];
+                world.barrier();
+                t0 = Mpi.wtime();
+                for (int i = 0; i < iters; i++) {
+                    if (buf) {
+                        world.allgather(a, b);
+                    } else {
+                        world.allgather(x, y);
+                    }
+                }
+            }
+            case "latency" -> {
+                ab.limit(bytes).position(0);
+                bb.limit(bytes).position(0);
+                byte[] x = buf ? null : Arrays.copyOf(ba, bytes);
+                byte[] y = buf ? null : new byte[bytes];
+                world.barrier();
+                t0 = Mpi.wtime();
+                for (int i = 0; i < iters; i++) {
+                    if (rank == 0) {
+                        if (buf) {
+                            world.send(ab, 1, 1);
+                            world.recv(bb, 1, 1);
+                        } else {
+                            world.send(x, 1, 1);
+                            world.recv(y, 1, 1);
+                        }
+                    } else if (rank == 1) {
+                        if (buf) {
+                            world.recv(bb, 0, 1);
+                            world.send(ab, 0, 1);
+                        } else {
+                            world.recv(y, 0, 1);
+                            world.send(x, 0, 1);
+                        }
+                    }
+                }
+            }
+            default -> { // bw: direct buffers only
+                ab.limit(bytes).position(0);
+                bb.limit(bytes).position(0);
+                ByteBuffer ack = ab.duplicate().order(ByteOrder.nativeOrder());
+                ack.limit(4);
+                world.barrier();
+                t0 = Mpi.wtime();
+                for (int i = 0; i < iters; i++) {
+                    if (rank == 0) {
+                        for (int w = 0; w < WINDOW; w++) {
+                            window[w] = world.isend(ab, 1, 2);
+                        }
+                        Request.waitAll(window);
+                        world.recv(bb.duplicate().limit(4), 1, 3);
+                    } else if (rank == 1) {
+                        for (int w = 0; w < WINDOW; w++) {
+                            window[w] = world.irecv(bb, 0, 2);
+                        }
+                        Request.waitAll(window);
+                        world.send(ack, 0, 3);
+                    }
+                }
+            }
+        }
+        double[] t = {Mpi.wtime() - t0};
+        world.allreduce(t, Op.MAX);
+        double per = test.equals("latency") ? 2.0 * iters : test.equals("bw") ? (double) WINDOW * iters : iters;
+        return t[0] / per;
+    }
+}

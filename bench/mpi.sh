@@ -28,29 +28,73 @@ if [ -x "$JAVA22" ] && [ -n "$TROIKA_FFM_CP" ]; then ffm=yes; fi
 bind=(--bind-to none)
 if [ "$(nproc)" -ge "$NP" ]; then bind=(--bind-to core --map-by core); fi
 
-# one round of every implementation: $1 ranks, $2 scale, $3 tests, $4 max bytes
+# one round of every implementation: $1 ranks, $2 scale, $3 tests, $4 max bytes, $5 repetitions
 round() {
   local mpirun=(timeout -k 5 900 mpirun --allow-run-as-root "${bind[@]}" --oversubscribe -np "$1")
-  "${mpirun[@]}" "$BENCH_TMP/osu" "$2" "$REPS" "$3" "$4"
+  "${mpirun[@]}" "$BENCH_TMP/osu" "$2" "$5" "$3" "$4"
   if [ "$ffm" = yes ]; then
     "${mpirun[@]}" -x TROIKA_MPI_BACKEND=ffm "$JAVA22" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC \
-      -cp "$BENCH_TMP:$TROIKA_FFM_CP" MpiBench "$2" "$REPS" "$3" ffm "$4"
+      -cp "$BENCH_TMP:$TROIKA_FFM_CP" MpiBench "$2" "$5" "$3" ffm "$4"
   fi
   "${mpirun[@]}" -x TROIKA_MPI_BACKEND=jna "$JAVA17" -XX:+UseSerialGC -cp "$BENCH_TMP:$TROIKA_CP" \
-    MpiBench "$2" "$REPS" "$3" jna "$4"
+    MpiBench "$2" "$5" "$3" jna "$4"
 }
 
-# the peer: Open MPI 5.0.7's Java bindings inside the Open MPI 5 root, when there is one (scripts/ documents it)
-peer_round() { :; }
-if [ -n "${OMPI5_ROOT:-}" ] && [ -x "$here/../../scripts/ompi5-run.sh" ]; then
-  peer_round() { bash "$here/../../scripts/ompi5-run.sh" "$@" || true; }
+# The peer: Open MPI 5.0.7's own Java bindings (JNI; ../shared/peers/ompi-java) run only inside the Open MPI 5 root
+# that scripts/openmpi5-root.sh builds. Each command there runs in a private mount namespace (nothing is mounted on
+# the host): the root with /proc, /sys, /dev, a private /dev/shm, the host's JDK 25 (FFM ranks) and /tmp, where this
+# script's programs and jars are.
+OMPI5_ROOT=${TROIKA_OMPI5_ROOT:-/var/cache/troika-test/openmpi5-root}
+PEER=${PEER:-/work/shared/peers/ompi-java}
+in_root() {
+  unshare --mount --propagation private /bin/sh -c '
+    set -e; R=$1; J=$2; shift 2
+    mount --bind "$R" "$R"; mount -t proc proc "$R/proc"; mount -t sysfs sysfs "$R/sys"; mount --rbind /dev "$R/dev"
+    mount -t tmpfs -o mode=1777,nosuid,nodev shm "$R/dev/shm"
+    mkdir -p "$R$J" "$R/tmp"; mount --bind "$J" "$R$J"; mount --rbind /tmp "$R/tmp"
+    exec chroot "$R" env -i PATH=/usr/bin:/bin HOME=/root OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$@"
+  ' sh "$OMPI5_ROOT" "$(dirname "$(dirname "$JAVA22")")" "$@"
+}
+peer=no
+if [ -f "$OMPI5_ROOT/.troika-root-packages" ] && [ -f "$PEER/mpi.jar" ] && [ "$(id -u)" = 0 ] && [ "$ffm" = yes ] \
+    && [ -d "$root/dist/target/troika/lib" ]; then
+  peer=yes
+  mkdir -p "$BENCH_TMP/peer"
+  cp "$PEER/mpi.jar" "$PEER/Bench.java" "$here/osu.c" "$BENCH_TMP/peer/"
+  # troika's jars, copied so that the root sees them under /tmp
+  mkdir -p "$BENCH_TMP/peer/lib"
+  cp "$root"/dist/target/troika/lib/*.jar "$BENCH_TMP/peer/lib/"
+  cp "$BENCH_TMP"/MpiBench*.class "$BENCH_TMP/peer/"
+  in_root /bin/sh -c "cd $BENCH_TMP/peer && mpicc -O2 -o osu5 osu.c && javac -nowarn -cp mpi.jar -d . Bench.java"
 fi
+# one round inside the Open MPI 5 root: C, troika over FFM (JDK 25), Open MPI's Java bindings (JDK 21); np $1, $2
+# repetitions
+peer_round() {
+  local p="$BENCH_TMP/peer" mpirun=(timeout -k 5 900 mpirun "${bind[@]}" --oversubscribe -np "$1")
+  in_root "${mpirun[@]}" "$p/osu5" "$SCALE" "$2" allreduce,latency 1048576 | sed 's/impl=c /impl=c5 /'
+  in_root "${mpirun[@]}" -x TROIKA_MPI_BACKEND=ffm -x TROIKA_LIBMPI=libmpi.so.40 "$JAVA22" \
+    --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -cp "$p:$p/lib/*" MpiBench "$SCALE" "$2" \
+    allreduce,latency troika5 1048576
+  for v in buf arr; do
+    in_root "${mpirun[@]}" java -XX:+UseSerialGC -Djava.library.path=/usr/lib/x86_64-linux-gnu -cp "$p/mpi.jar:$p" \
+      Bench "$v" ar8 ar1m pp8 | awk -v v="$v" '/^OMPI-Java/ { split($5, b, "="); split($6, i, "="); split($7, u, "=")
+        t = $3 == "pp8" ? "latency" : "allreduce"
+        printf "impl=ompijava-%s test=%s bytes=%s iters=%s min_us=%s med_us=%s\n", v, t, b[2], i[2], u[2], u[2] }'
+  done
+}
 
 echo "load before: $(uptime)"
-for r in $(seq "$ROUNDS"); do round "$NP" "$SCALE" "$TESTS" 16777216; done > "$BENCH_TMP/raw.txt"
-# at 1 rank the collectives are local copies: what remains is each binding's own cost per call
-for r in $(seq "$ROUNDS"); do round 1 $(awk "BEGIN{print $SCALE*10}") allreduce,bcast,allgather 8; done \
-  > "$BENCH_TMP/raw1.txt"
+for r in $(seq "$ROUNDS"); do round "$NP" "$SCALE" "$TESTS" 16777216 "$REPS"; done > "$BENCH_TMP/raw.txt"
+# at 1 rank the collectives are local copies: what remains is each binding's own cost per call. Many short
+# repetitions (about 1 ms each), so that the best of them escaped the other processes of a shared machine.
+for r in $(seq "$ROUNDS"); do round 1 "$SCALE" allreduce,bcast,allgather 8 $((REPS * 6)); done > "$BENCH_TMP/raw1.txt"
+if [ "$peer" = yes ]; then
+  if ! { for r in $(seq "$ROUNDS"); do peer_round "$NP" "$REPS"; done > "$BENCH_TMP/raw5.txt"
+         for r in $(seq "$ROUNDS"); do peer_round 1 $((REPS * 6)); done > "$BENCH_TMP/raw5-1.txt"; } 2>"$BENCH_TMP/peer.err"; then
+    echo "(peer rows failed: $(tail -3 "$BENCH_TMP/peer.err"))"
+    peer=no
+  fi
+fi
 echo "load after:  $(uptime)"
 
 impls="c ffm-buffer ffm-array jna-buffer jna-array"
@@ -113,3 +157,31 @@ awk -v impls="$impls" '
       printf "  %s\n", t == "allreduce" ? "FFM <= +30" : ""
     }
   }' "$BENCH_TMP/raw1.txt"
+
+if [ "$peer" = yes ]; then
+  echo
+  echo "the peer, in the Open MPI 5.0.7 root: C, troika-mpi (FFM, JDK 25) and Open MPI's Java bindings (JNI, JDK 21);"
+  echo "cells: C's best time per call, then Java/C time ratios min/median (Open MPI's Bench times one run: min = median)"
+  for f in raw5 raw5-1; do
+    awk -v np="$([ $f = raw5 ] && echo "$NP" || echo 1)" -v header="$([ $f = raw5 ] && echo 1 || echo 0)" '
+      { for (i = 1; i <= NF; i++) { split($i, kv, "="); g[kv[1]] = kv[2] }
+        k = g["impl"] SUBSEP g["test"] SUBSEP g["bytes"]
+        if (!(k in mn) || g["min_us"] + 0 < mn[k]) mn[k] = g["min_us"] + 0
+        if (!(k in md) || g["med_us"] + 0 < md[k]) md[k] = g["med_us"] + 0 }
+      END {
+        split("troika5-buffer troika5-array ompijava-buf ompijava-arr", im, " ")
+        if (header) printf "%-3s %-9s %-7s %11s %15s %15s %15s %15s\n", "np", "test", "size", "C (OMPI 5)",
+          "troika-ffm-buf", "troika-ffm-arr", "ompi-java-buf", "ompi-java-arr"
+        split("allreduce 8,allreduce 1048576,latency 8", rows, ",")
+        for (r = 1; r <= 3; r++) {
+          split(rows[r], tb, " "); c = tb[1] SUBSEP tb[2]
+          if (!(("c5" SUBSEP c) in mn)) continue
+          cm = mn["c5" SUBSEP c]; cd = md["c5" SUBSEP c]
+          printf "%-3s %-9s %-7s %8.3f us", np, tb[1], (tb[2] >= 1048576 ? "1 MiB" : "8 B"), cm
+          for (i = 1; i <= 4; i++) { k = im[i] SUBSEP c
+            printf " %15s", (k in mn) ? sprintf("%.2f/%.2f", mn[k] / cm, md[k] / cd) : "-" }
+          printf "\n"
+        }
+      }' "$BENCH_TMP/$f.txt"
+  done
+fi

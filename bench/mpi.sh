@@ -7,13 +7,13 @@
 # Then the same programs at 1 rank, where the collectives are local copies: the binding's own cost per call, in ns.
 # Implementations: C; FFM (JDK 22+, java22 multi-release part) and JNA (JDK 17), each on direct buffers ("buf") and
 # arrays ("arr"); Open MPI's own Java bindings (JNI) when the Open MPI 5 root of scripts/ exists (see peer rows).
-# Env: NP (ranks, default 2), ROUNDS (default 2), REPS (default 5), SCALE (iterations, default 1), TESTS,
+# Env: NP (ranks, default 2), ROUNDS (default 2), REPS (default 5), SCALE (iteration multiplier, default 0.5), TESTS,
 #      JAVA17, JAVA22.
 set -euo pipefail
 source "$(dirname "$0")/mpi/env.bash"
 ROUNDS=${ROUNDS:-2}
 REPS=${REPS:-5}
-SCALE=${SCALE:-1}
+SCALE=${SCALE:-0.5}
 TESTS=${TESTS:-allreduce,bcast,allgather,latency,bw}
 JAVA17=${JAVA17:-java}
 JAVA22=${JAVA22:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}

@@ -12,7 +12,7 @@ import org.troika.mpi.Request;
  * Java side of bench/mpi.sh: the loops of osu.c through troika-mpi, on direct buffers ("buffer": passed to MPI as
  * they are) and on float[]/byte[] arrays ("array": pinned on FFM for collectives, copied on JNA and for
  * point-to-point). Same sizes, iterations, warm-up, repetitions and slowest-rank timing as osu.c; before the first
- * timed size every loop is run 200,000 times at 8 B so the JIT has compiled it (C needs no such warm-up).
+ * timed size every loop is run 100,000 times at 8 B so the JIT has compiled it (C needs no such warm-up).
  * Arguments: SCALE REPS TESTS LABEL MAXBYTES (LABEL prefixes the impl names, e.g. ffm; the backend itself is chosen
  * by TROIKA_MPI_BACKEND; sizes above MAXBYTES are skipped).
  */
@@ -66,7 +66,7 @@ public final class MpiBench {
                     if (bench.skip(test, kind, 8)) {
                         continue;
                     }
-                    bench.run(test, kind, 8, 200_000); // JIT warm-up (C2 needs ~10^4 calls; more under load), untimed
+                    bench.run(test, kind, 8, 100_000); // JIT warm-up (C2 needs ~10^4 calls; more under load), untimed
                     double[] t = new double[reps];
                     for (int s = 0; s < SIZES.length; s++) {
                         int bytes = SIZES[s];
@@ -104,104 +104,117 @@ public final class MpiBench {
         boolean buf = kind.equals("buffer");
         a.limit(n).position(0);
         b.limit(n).position(0);
+        ab.limit(bytes).position(0);
+        bb.limit(bytes).position(0);
+        int per = Math.max(1, n / size);
+        if (test.equals("allgather")) {
+            a.limit(per);
+            b.limit(per * size);
+        }
+        float[] x = Arrays.copyOf(fa, test.equals("allgather") ? per : n);
+        float[] y = new float[test.equals("allgather") ? per * size : n];
+        byte[] bx = Arrays.copyOf(ba, bytes);
+        byte[] by = new byte[bytes];
         world.barrier();
         double t0 = Mpi.wtime();
-        switch (test) {
-            case "allreduce" -> {
-                float[] x = buf ? null : Arrays.copyOf(fa, n);
-                float[] y = buf ? null : new float[n];
-                world.barrier();
-                t0 = Mpi.wtime();
-                for (int i = 0; i < iters; i++) {
-                    if (buf) {
-                        world.allreduce(a, b, Op.SUM);
-                    } else {
-                        world.allreduce(x, y, Op.SUM);
-                    }
-                }
-            }
-            case "bcast" -> {
-                float[] x = buf ? null : Arrays.copyOf(fa, n);
-                world.barrier();
-                t0 = Mpi.wtime();
-                for (int i = 0; i < iters; i++) {
-                    if (buf) {
-                        world.broadcast(a, 0);
-                    } else {
-                        world.broadcast(x, 0);
-                    }
-                }
-            }
-            case "allgather" -> {
-                int per = Math.max(1, n / size);
-                a.limit(per);
-                b.limit(per * size);
-                float[] x = buf ? null : Arrays.copyOf(fa, per);
-                float[] y = buf ? null : new float[per * size];
-                world.barrier();
-                t0 = Mpi.wtime();
-                for (int i = 0; i < iters; i++) {
-                    if (buf) {
-                        world.allgather(a, b);
-                    } else {
-                        world.allgather(x, y);
-                    }
-                }
-            }
-            case "latency" -> {
-                ab.limit(bytes).position(0);
-                bb.limit(bytes).position(0);
-                byte[] x = buf ? null : Arrays.copyOf(ba, bytes);
-                byte[] y = buf ? null : new byte[bytes];
-                world.barrier();
-                t0 = Mpi.wtime();
-                for (int i = 0; i < iters; i++) {
-                    if (rank == 0) {
-                        if (buf) {
-                            world.send(ab, 1, 1);
-                            world.recv(bb, 1, 1);
-                        } else {
-                            world.send(x, 1, 1);
-                            world.recv(y, 1, 1);
-                        }
-                    } else if (rank == 1) {
-                        if (buf) {
-                            world.recv(bb, 0, 1);
-                            world.send(ab, 0, 1);
-                        } else {
-                            world.recv(y, 0, 1);
-                            world.send(x, 0, 1);
-                        }
-                    }
-                }
-            }
-            default -> { // bw: direct buffers only
-                ab.limit(bytes).position(0);
-                bb.limit(bytes).position(0);
-                ByteBuffer ack = ab.duplicate().order(ByteOrder.nativeOrder());
-                ack.limit(4);
-                world.barrier();
-                t0 = Mpi.wtime();
-                for (int i = 0; i < iters; i++) {
-                    if (rank == 0) {
-                        for (int w = 0; w < WINDOW; w++) {
-                            window[w] = world.isend(ab, 1, 2);
-                        }
-                        Request.waitAll(window);
-                        world.recv(bb.duplicate().limit(4), 1, 3);
-                    } else if (rank == 1) {
-                        for (int w = 0; w < WINDOW; w++) {
-                            window[w] = world.irecv(bb, 0, 2);
-                        }
-                        Request.waitAll(window);
-                        world.send(ack, 0, 3);
-                    }
-                }
-            }
+        // one small method per loop, the same for warm-up and timed runs, so the JIT compiles each on its own
+        switch (test + "-" + kind) {
+            case "allreduce-buffer" -> allreduceBuffers(iters);
+            case "allreduce-array" -> allreduceArrays(x, y, iters);
+            case "bcast-buffer" -> bcastBuffer(iters);
+            case "bcast-array" -> bcastArray(x, iters);
+            case "allgather-buffer" -> allgatherBuffers(iters);
+            case "allgather-array" -> allgatherArrays(x, y, iters);
+            case "latency-buffer" -> pingPongBuffers(iters);
+            case "latency-array" -> pingPongArrays(bx, by, iters);
+            default -> windowedBuffers(iters);
         }
         double[] t = {Mpi.wtime() - t0};
         world.allreduce(t, Op.MAX);
-        double per = test.equals("latency") ? 2.0 * iters : test.equals("bw") ? (double) WINDOW * iters : iters;
-        return t[0] / per;
+        double calls = test.equals("latency") ? 2.0 * iters : test.equals("bw") ? (double) WINDOW * iters : iters;
+        return t[0] / calls;
+    }
+
+    private void allreduceBuffers(int iters) {
+        for (int i = 0; i < iters; i++) {
+            world.allreduce(a, b, Op.SUM);
+        }
+    }
+
+    private void allreduceArrays(float[] x, float[] y, int iters) {
+        for (int i = 0; i < iters; i++) {
+            world.allreduce(x, y, Op.SUM);
+        }
+    }
+
+    private void bcastBuffer(int iters) {
+        for (int i = 0; i < iters; i++) {
+            world.broadcast(a, 0);
+        }
+    }
+
+    private void bcastArray(float[] x, int iters) {
+        for (int i = 0; i < iters; i++) {
+            world.broadcast(x, 0);
+        }
+    }
+
+    private void allgatherBuffers(int iters) {
+        for (int i = 0; i < iters; i++) {
+            world.allgather(a, b);
+        }
+    }
+
+    private void allgatherArrays(float[] x, float[] y, int iters) {
+        for (int i = 0; i < iters; i++) {
+            world.allgather(x, y);
+        }
+    }
+
+    private void pingPongBuffers(int iters) {
+        for (int i = 0; i < iters; i++) {
+            if (rank == 0) {
+                world.send(ab, 1, 1);
+                world.recv(bb, 1, 1);
+            } else if (rank == 1) {
+                world.recv(bb, 0, 1);
+                world.send(ab, 0, 1);
+            }
+        }
+    }
+
+    private void pingPongArrays(byte[] x, byte[] y, int iters) {
+        for (int i = 0; i < iters; i++) {
+            if (rank == 0) {
+                world.send(x, 1, 1);
+                world.recv(y, 1, 1);
+            } else if (rank == 1) {
+                world.recv(y, 0, 1);
+                world.send(x, 0, 1);
+            }
+        }
+    }
+
+    /** osu_bw: a window of isends (irecvs) completed by waitAll, then a 4-byte acknowledgement. */
+    private void windowedBuffers(int iters) {
+        ByteBuffer ack = ab.duplicate().order(ByteOrder.nativeOrder());
+        ack.limit(4);
+        ByteBuffer ackIn = bb.duplicate().order(ByteOrder.nativeOrder());
+        ackIn.limit(4);
+        for (int i = 0; i < iters; i++) {
+            if (rank == 0) {
+                for (int w = 0; w < WINDOW; w++) {
+                    window[w] = world.isend(ab, 1, 2);
+                }
+                Request.waitAll(window);
+                world.recv(ackIn, 1, 3);
+            } else if (rank == 1) {
+                for (int w = 0; w < WINDOW; w++) {
+                    window[w] = world.irecv(bb, 0, 2);
+                }
+                Request.waitAll(window);
+                world.send(ack, 0, 3);
+            }
+        }
     }
 }

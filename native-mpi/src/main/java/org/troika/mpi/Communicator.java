@@ -399,7 +399,7 @@ public final class Communicator implements AutoCloseable {
     private Request isendArray(Object data, int n, Datatype type, int dest, int tag) {
         int d = peer(dest, false);
         int t = tag(tag, false);
-        Staging copy = new Staging(mpi, Math.max(1, n * type.bytes()));
+        Staging copy = ownCopy((long) n * type.bytes());
         copy.put(data, 0, n, 0);
         return new Request(ctx, mpi.isend(copy.ensure(0), n, type(type), d, t, handle), copy, null);
     }
@@ -407,7 +407,7 @@ public final class Communicator implements AutoCloseable {
     private Request irecvArray(Object data, int n, Datatype type, int source, int tag) {
         int src = peer(source, true);
         int t = tag(tag, true);
-        Staging copy = new Staging(mpi, Math.max(1, n * type.bytes()));
+        Staging copy = ownCopy((long) n * type.bytes());
         Request[] self = new Request[1];
         Request r = new Request(ctx, mpi.irecv(copy.ensure(0), n, type(type), src, t, handle), copy,
                 () -> copy.get(0, data, 0, Math.min(n, self[0].status().count(type))));
@@ -543,7 +543,7 @@ public final class Communicator implements AutoCloseable {
 
     private Request iallreduceArray(Object data, int n, Datatype type, Op op) {
         long o = op(op);
-        Staging copy = new Staging(mpi, Math.max(1, n * type.bytes()));
+        Staging copy = ownCopy((long) n * type.bytes());
         copy.put(data, 0, n, 0);
         long h = mpi.iallreduce(mpi.inPlace(), copy.ensure(0), n, type(type), o, handle);
         return new Request(ctx, h, copy, () -> copy.get(0, data, 0, n));
@@ -589,7 +589,7 @@ public final class Communicator implements AutoCloseable {
 
     private Request ibcastArray(Object data, int n, Datatype type, int root) {
         checkRoot(root);
-        Staging copy = new Staging(mpi, Math.max(1, n * type.bytes()));
+        Staging copy = ownCopy((long) n * type.bytes());
         if (rank == root) {
             copy.put(data, 0, n, 0);
         }
@@ -637,7 +637,7 @@ public final class Communicator implements AutoCloseable {
     private Request iallgatherArray(Object send, int n, Object recv, int recvN, Datatype type) {
         sameLength((long) n * size, recvN, "size × send", "recv");
         long sendBytes = align((long) n * type.bytes());
-        Staging copy = new Staging(mpi, (int) Math.max(1, sendBytes + (long) recvN * type.bytes()));
+        Staging copy = ownCopy(sendBytes + (long) recvN * type.bytes());
         copy.put(send, 0, n, 0);
         long base = copy.ensure(0);
         long h = mpi.iallgather(base, n, base + sendBytes, n, type(type), handle);
@@ -1254,6 +1254,15 @@ public final class Communicator implements AutoCloseable {
     }
 
     // ---- handles, checks ----
+
+    /** Native memory of its own for a non-blocking call on arrays (owned by the Request until it completes). */
+    private Staging ownCopy(long bytes) {
+        if (bytes > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("a non-blocking call on Java arrays is limited to 2 GiB; got " + bytes
+                    + " bytes: split it, or pass a direct buffer or native memory");
+        }
+        return new Staging(mpi, (int) Math.max(1, bytes));
+    }
 
     private long type(Datatype type) {
         return ctx.types[Objects.requireNonNull(type, "type").ordinal()];

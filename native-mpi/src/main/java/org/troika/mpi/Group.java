@@ -46,7 +46,13 @@ public final class Group implements AutoCloseable {
 
     /** {@code MPI_Group_translate_ranks}: where {@code ranks} of this group sit in {@code other} (or UNDEFINED). */
     public int[] translateRanks(int[] ranks, Group other) {
-        checkRanks(ranks);
+        Objects.requireNonNull(ranks, "ranks");
+        int n = size();
+        for (int r : ranks) {
+            if (r < 0 || r >= n) {
+                throw new IllegalArgumentException("rank " + r + " is not in this group of " + n);
+            }
+        }
         return mpi.groupTranslateRanks(handle(), ranks.clone(), Objects.requireNonNull(other, "other").handle());
     }
 

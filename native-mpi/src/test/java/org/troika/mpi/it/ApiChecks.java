@@ -27,7 +27,7 @@ import org.troika.mpi.ThreadLevel;
  * {@code --large}: 64 MiB point-to-point and non-blocking transfers. Prints
  * {@code rank R abi A backend B pin P checks-passed N failed M} and exits 1 when a check failed.
  */
-public final class ApiChecks {
+public final class ApiChecks extends RankChecks {
     private static final int N = 29;
 
     private final Communicator world;
@@ -35,8 +35,6 @@ public final class ApiChecks {
     private final int size;
     private final int next;
     private final int prev;
-    private final List<String> failures = new ArrayList<>();
-    private int passed;
 
     private ApiChecks(Communicator world) {
         this.world = world;
@@ -156,8 +154,8 @@ public final class ApiChecks {
         for (int i = 0; i < N; i++) {
             a.put(i, (int) v(rank, i));
         }
-        Request rr = world.irecv(address(b), N, Datatype.INT, prev, 4);
-        world.send(address(a), N, Datatype.INT, next, 4);
+        Request rr = world.irecv(addressOf(b), N, Datatype.INT, prev, 4);
+        world.send(addressOf(a), N, Datatype.INT, next, 4);
         Status st = rr.waitFor();
         boolean ok = st.source() == prev;
         for (int i = 0; i < N; i++) {
@@ -357,7 +355,7 @@ public final class ApiChecks {
         for (int i = 0; i < N; i++) {
             inPlace.put(i, rank + i);
         }
-        Request h = world.iallreduce(address(inPlace), address(inPlace), N, Datatype.DOUBLE, Op.SUM);
+        Request h = world.iallreduce(addressOf(inPlace), addressOf(inPlace), N, Datatype.DOUBLE, Op.SUM);
         Request.waitAll(a, b, c, d, e, f, g, h);
         boolean ok = true;
         for (int i = 0; i < N; i++) {
@@ -683,38 +681,6 @@ public final class ApiChecks {
 
     // ---- helpers ----
 
-    private void check(String name, boolean ok) {
-        if (ok) {
-            passed++;
-        } else {
-            fail(name);
-        }
-    }
-
-    private void fail(String what) {
-        failures.add(what);
-    }
-
-    private void expectIllegal(String name, Runnable call) {
-        try {
-            call.run();
-            fail(name + ": no exception");
-        } catch (IllegalArgumentException e) {
-            passed++;
-        }
-    }
-
-    private static Buffer direct(Datatype t, int n) {
-        ByteBuffer b = ByteBuffer.allocateDirect(n * t.bytes()).order(ByteOrder.nativeOrder());
-        return switch (t) {
-            case FLOAT -> b.asFloatBuffer();
-            case DOUBLE -> b.asDoubleBuffer();
-            case INT -> b.asIntBuffer();
-            case LONG -> b.asLongBuffer();
-            default -> b;
-        };
-    }
-
     private static FloatBuffer floats(int n) {
         return (FloatBuffer) direct(Datatype.FLOAT, n);
     }
@@ -738,7 +704,4 @@ public final class ApiChecks {
         return true;
     }
 
-    private static long address(Buffer b) {
-        return com.sun.jna.Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(b));
-    }
 }

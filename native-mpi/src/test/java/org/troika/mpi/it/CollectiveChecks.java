@@ -27,14 +27,12 @@ import org.troika.mpi.spi.NativeMpi;
  * for all ranks, plus in-place, zero-length, address, error and (with {@code --large}) 64 MiB cases. Prints one line
  * {@code rank R abi A checks-passed N failed M} and exits 1 when a check failed.
  */
-public final class CollectiveChecks {
+public final class CollectiveChecks extends RankChecks {
     private static final int N = 37;
 
     private final Communicator world;
     private final int rank;
     private final int size;
-    private final List<String> failures = new ArrayList<>();
-    private int passed;
 
     private CollectiveChecks(Communicator world) {
         this.world = world;
@@ -507,42 +505,6 @@ public final class CollectiveChecks {
     }
 
     // ---- helpers ----
-
-    private void check(String name, boolean ok) {
-        if (ok) {
-            passed++;
-        } else {
-            fail(name);
-        }
-    }
-
-    private void fail(String what) {
-        failures.add(what);
-    }
-
-    private void expectIllegal(String name, Runnable call) {
-        try {
-            call.run();
-            fail(name + ": no exception");
-        } catch (IllegalArgumentException e) {
-            passed++;
-        }
-    }
-
-    private static Buffer direct(Datatype t, int n) {
-        ByteBuffer b = ByteBuffer.allocateDirect(n * t.bytes()).order(ByteOrder.nativeOrder());
-        return switch (t) {
-            case FLOAT -> b.asFloatBuffer();
-            case DOUBLE -> b.asDoubleBuffer();
-            case INT -> b.asIntBuffer();
-            case LONG -> b.asLongBuffer();
-            default -> b;
-        };
-    }
-
-    private static long addressOf(Buffer b) {
-        return Pointer.nativeValue(Native.getDirectBufferPointer(b));
-    }
 
     private static void fill(Buffer buf, int at, Object values) {
         int n = java.lang.reflect.Array.getLength(values);

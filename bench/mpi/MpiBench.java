@@ -171,13 +171,14 @@ public final class MpiBench {
         }
     }
 
+    /** Like osu_latency (MPI_STATUS_IGNORE): recvIgnoreStatus, as C. */
     private void pingPongBuffers(int iters) {
         for (int i = 0; i < iters; i++) {
             if (rank == 0) {
                 world.send(ab, 1, 1);
-                world.recv(bb, 1, 1);
+                world.recvIgnoreStatus(bb, 1, 1);
             } else if (rank == 1) {
-                world.recv(bb, 0, 1);
+                world.recvIgnoreStatus(bb, 0, 1);
                 world.send(ab, 0, 1);
             }
         }

@@ -156,7 +156,7 @@ public final class Communicator implements AutoCloseable {
 
     /** {@code MPI_Ibarrier}. */
     public Request ibarrier() {
-        return new Request(ctx, mpi.ibarrier(handle), null, null);
+        return new Request(ctx, mpi.ibarrier(handle), null, null, false);
     }
 
     // ---- point-to-point: blocking ----
@@ -351,13 +351,13 @@ public final class Communicator implements AutoCloseable {
         Datatype type = HeapArrays.type(data, "data");
         long h = mpi.isend(address(data, type), data.remaining(), type(type), peer(dest, false), tag(tag, false),
                 handle);
-        return new Request(ctx, h, data, null);
+        return new Request(ctx, h, data, null, false);
     }
 
     public Request isend(long address, int count, Datatype type, int dest, int tag) {
         checkAddress(address, count, "address");
         return new Request(ctx, mpi.isend(address, count, type(type), peer(dest, false), tag(tag, false), handle),
-                null, null);
+                null, null, false);
     }
 
     /** {@code MPI_Irecv} into native memory; the array receives the data when the request completes. */
@@ -387,13 +387,13 @@ public final class Communicator implements AutoCloseable {
         writable(data, "data");
         long h = mpi.irecv(address(data, type), data.remaining(), type(type), peer(source, true), tag(tag, true),
                 handle);
-        return new Request(ctx, h, data, null);
+        return new Request(ctx, h, data, null, true);
     }
 
     public Request irecv(long address, int count, Datatype type, int source, int tag) {
         checkAddress(address, count, "address");
         return new Request(ctx, mpi.irecv(address, count, type(type), peer(source, true), tag(tag, true), handle),
-                null, null);
+                null, null, true);
     }
 
     private Request isendArray(Object data, int n, Datatype type, int dest, int tag) {
@@ -401,7 +401,7 @@ public final class Communicator implements AutoCloseable {
         int t = tag(tag, false);
         Staging copy = ownCopy((long) n * type.bytes());
         copy.put(data, 0, n, 0);
-        return new Request(ctx, mpi.isend(copy.ensure(0), n, type(type), d, t, handle), copy, null);
+        return new Request(ctx, mpi.isend(copy.ensure(0), n, type(type), d, t, handle), copy, null, false);
     }
 
     private Request irecvArray(Object data, int n, Datatype type, int source, int tag) {
@@ -410,7 +410,7 @@ public final class Communicator implements AutoCloseable {
         Staging copy = ownCopy((long) n * type.bytes());
         Request[] self = new Request[1];
         Request r = new Request(ctx, mpi.irecv(copy.ensure(0), n, type(type), src, t, handle), copy,
-                () -> copy.get(0, data, 0, Math.min(n, self[0].status().count(type))));
+                () -> copy.get(0, data, 0, Math.min(n, self[0].status().count(type))), true);
         self[0] = r;
         return r;
     }
@@ -505,7 +505,7 @@ public final class Communicator implements AutoCloseable {
         sameLength(send.remaining(), recv.remaining(), "send", "recv");
         long h = mpi.iallreduce(address(send, type), address(recv, type), send.remaining(), type(type), op(op),
                 handle);
-        return new Request(ctx, h, new Buffer[] {send, recv}, null);
+        return new Request(ctx, h, new Buffer[] {send, recv}, null, false);
     }
 
     /** {@code MPI_Iallreduce} in place on a direct buffer. */
@@ -513,7 +513,7 @@ public final class Communicator implements AutoCloseable {
         Datatype type = numeric(HeapArrays.type(data, "data"));
         writable(data, "data");
         long h = mpi.iallreduce(mpi.inPlace(), address(data, type), data.remaining(), type(type), op(op), handle);
-        return new Request(ctx, h, data, null);
+        return new Request(ctx, h, data, null, false);
     }
 
     /** {@code MPI_Iallreduce} on native addresses ({@code send} may equal {@code recv}: then in place). */
@@ -521,7 +521,7 @@ public final class Communicator implements AutoCloseable {
         checkAddress(send, count, "send");
         checkAddress(recv, count, "recv");
         long h = mpi.iallreduce(send == recv ? mpi.inPlace() : send, recv, count, type(numeric(type)), op(op), handle);
-        return new Request(ctx, h, null, null);
+        return new Request(ctx, h, null, null, false);
     }
 
     /** {@code MPI_Iallreduce} in place on an array: reduced in a native copy, copied back on completion. */
@@ -546,7 +546,7 @@ public final class Communicator implements AutoCloseable {
         Staging copy = ownCopy((long) n * type.bytes());
         copy.put(data, 0, n, 0);
         long h = mpi.iallreduce(mpi.inPlace(), copy.ensure(0), n, type(type), o, handle);
-        return new Request(ctx, h, copy, () -> copy.get(0, data, 0, n));
+        return new Request(ctx, h, copy, () -> copy.get(0, data, 0, n), false);
     }
 
     /** {@code MPI_Ibcast} of a direct buffer's remaining elements. */
@@ -557,13 +557,13 @@ public final class Communicator implements AutoCloseable {
             writable(data, "data");
         }
         return new Request(ctx, mpi.ibcast(address(data, type), data.remaining(), type(type), root, handle), data,
-                null);
+                null, false);
     }
 
     public Request ibcast(long address, int count, Datatype type, int root) {
         checkAddress(address, count, "address");
         checkRoot(root);
-        return new Request(ctx, mpi.ibcast(address, count, type(type), root, handle), null, null);
+        return new Request(ctx, mpi.ibcast(address, count, type(type), root, handle), null, null, false);
     }
 
     /** {@code MPI_Ibcast} of an array through a native copy (copied back on completion on the other ranks). */
@@ -594,7 +594,7 @@ public final class Communicator implements AutoCloseable {
             copy.put(data, 0, n, 0);
         }
         long h = mpi.ibcast(copy.ensure(0), n, type(type), root, handle);
-        return new Request(ctx, h, copy, rank == root ? null : () -> copy.get(0, data, 0, n));
+        return new Request(ctx, h, copy, rank == root ? null : () -> copy.get(0, data, 0, n), false);
     }
 
     /** {@code MPI_Iallgather} on direct buffers: {@code recv} holds size × send's remaining elements. */
@@ -604,13 +604,13 @@ public final class Communicator implements AutoCloseable {
         sameLength((long) send.remaining() * size, recv.remaining(), "size × send", "recv");
         long h = mpi.iallgather(address(send, type), send.remaining(), address(recv, type), send.remaining(),
                 type(type), handle);
-        return new Request(ctx, h, new Buffer[] {send, recv}, null);
+        return new Request(ctx, h, new Buffer[] {send, recv}, null, false);
     }
 
     public Request iallgather(long send, int count, long recv, Datatype type) {
         checkAddress(send, count, "send");
         checkAddress(recv, count, "recv");
-        return new Request(ctx, mpi.iallgather(send, count, recv, count, type(type), handle), null, null);
+        return new Request(ctx, mpi.iallgather(send, count, recv, count, type(type), handle), null, null, false);
     }
 
     /** {@code MPI_Iallgather} on arrays through native copies; {@code recv} is filled on completion. */
@@ -641,7 +641,7 @@ public final class Communicator implements AutoCloseable {
         copy.put(send, 0, n, 0);
         long base = copy.ensure(0);
         long h = mpi.iallgather(base, n, base + sendBytes, n, type(type), handle);
-        return new Request(ctx, h, copy, () -> copy.get(sendBytes, recv, 0, recvN));
+        return new Request(ctx, h, copy, () -> copy.get(sendBytes, recv, 0, recvN), false);
     }
 
     // ---- broadcast ----

@@ -17,10 +17,15 @@ public final class Request {
     private final int anySource;
     private final long handle;
     private final Runnable onComplete; // copies a staged result back into the caller's array, or null
+    private final boolean receive; // only a receive's status says something: others complete with MPI_STATUS_IGNORE
     private Object keepAlive; // native memory MPI uses until completion
     private Status status;
 
-    Request(Context ctx, long handle, Object keepAlive, Runnable onComplete) {
+    /** The status of a completed request that received nothing (a send or a collective): no source, no tag. */
+    public static final Status NO_MESSAGE = new Status(Communicator.UNDEFINED, Communicator.UNDEFINED, 0, 0);
+
+    Request(Context ctx, long handle, Object keepAlive, Runnable onComplete, boolean receive) {
+        this.receive = receive;
         this.mpi = ctx.mpi;
         this.byteType = ctx.byteType;
         this.procNull = ctx.procNull;
@@ -30,10 +35,14 @@ public final class Request {
         this.onComplete = onComplete;
     }
 
-    /** {@code MPI_Wait}: blocks until the operation completes; returns its status (again on later calls). */
+    /**
+     * {@code MPI_Wait}: blocks until the operation completes; returns its status (again on later calls). Only
+     * receives report a source, tag and size; sends and collectives complete with {@link #NO_MESSAGE} (their MPI
+     * status is undefined, so it is not even asked for).
+     */
     public Status waitFor() {
         if (status == null) {
-            int[] s = new int[NativeMpi.STATUS_INTS];
+            int[] s = receive ? new int[NativeMpi.STATUS_INTS] : null;
             mpi.waitRequest(handle, byteType, s);
             complete(s);
         }
@@ -43,7 +52,7 @@ public final class Request {
     /** {@code MPI_Test}: whether the operation completed (the request is then done, see {@link #status()}). */
     public boolean test() {
         if (status == null) {
-            int[] s = new int[NativeMpi.STATUS_INTS];
+            int[] s = receive ? new int[NativeMpi.STATUS_INTS] : null;
             if (mpi.test(handle, byteType, s)) {
                 complete(s);
             }
@@ -93,8 +102,12 @@ public final class Request {
     }
 
     private void complete(int[] s) {
-        int source = s[0] == procNull ? Communicator.PROC_NULL : s[0] == anySource ? Communicator.ANY_SOURCE : s[0];
-        status = new Status(source, s[1], s[2], s[3]);
+        if (s == null) {
+            status = NO_MESSAGE;
+        } else {
+            int source = s[0] == procNull ? Communicator.PROC_NULL : s[0] == anySource ? Communicator.ANY_SOURCE : s[0];
+            status = new Status(source, s[1], s[2], s[3]);
+        }
         if (onComplete != null) {
             onComplete.run();
         }

@@ -13,6 +13,9 @@ import org.troika.mpi.Request;
  * they are) and on float[]/byte[] arrays ("array": pinned on FFM for collectives, copied on JNA and for
  * point-to-point). Same sizes, iterations, warm-up, repetitions and slowest-rank timing as osu.c; before the first
  * timed size every loop is run 100,000 times at 8 B so the JIT has compiled it (C needs no such warm-up).
+ * With OSU_LIB set (osu.c built as a library), each Java repetition is preceded by the same C repetition in this
+ * process, and the line also carries the best and median of the per-repetition Java/C ratios (pbest, pmed; for
+ * bandwidth rows C/Java, higher is better).
  * Arguments: SCALE REPS TESTS LABEL MAXBYTES (LABEL prefixes the impl names, e.g. ffm; the backend itself is chosen
  * by TROIKA_MPI_BACKEND; sizes above MAXBYTES are skipped).
  */
@@ -20,6 +23,9 @@ public final class MpiBench {
     private static final int[] SIZES = {8, 1024, 65536, 1048576, 16777216};
     private static final int[] ITERS = {20000, 10000, 1000, 100, 10};
     private static final int WINDOW = 64;
+    /** osu.c's loop as a library (env OSU_LIB), run before every Java repetition for paired ratios; or null. */
+    private static final com.sun.jna.Function PAIRED = System.getenv("OSU_LIB") == null ? null
+            : com.sun.jna.Function.getFunction(System.getenv("OSU_LIB"), "osu_loop");
 
     private final Communicator world;
     private final int rank;
@@ -78,13 +84,21 @@ public final class MpiBench {
                             iters = iters / 16 + 1;
                         }
                         bench.run(test, kind, bytes, iters / 5 + 10);
+                        double[] ratio = new double[reps];
+                        boolean bandwidth = test.equals("bw") || bytes >= 1048576;
                         for (int r = 0; r < reps; r++) {
+                            double c = PAIRED == null ? Double.NaN : PAIRED.invokeDouble(new Object[] {test, bytes,
+                                    iters});
                             t[r] = bench.run(test, kind, bytes, iters);
+                            ratio[r] = bandwidth ? c / t[r] : t[r] / c;
                         }
                         Arrays.sort(t);
+                        Arrays.sort(ratio);
                         if (bench.rank == 0) {
                             System.out.printf(Locale.ROOT, "impl=%s-%s test=%s bytes=%d iters=%d min_us=%.4f "
-                                    + "med_us=%.4f%n", label, kind, test, bytes, iters, t[0] * 1e6, t[reps / 2] * 1e6);
+                                    + "med_us=%.4f pbest=%.4f pmed=%.4f%n", label, kind, test, bytes, iters,
+                                    t[0] * 1e6, t[reps / 2] * 1e6, bandwidth ? ratio[reps - 1] : ratio[0],
+                                    ratio[reps / 2]);
                             System.out.flush();
                         }
                     }

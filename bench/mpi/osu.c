@@ -32,7 +32,7 @@ static void report(const char *test, int bytes, int iters, double *t, int reps) 
 }
 
 /* one timed repetition of `iters` calls of test at `bytes`; returns seconds per call, slowest rank */
-static double run(const char *test, int bytes, int iters, float *a, float *b) {
+double run(const char *test, int bytes, int iters, float *a, float *b) {
     int n = bytes / 4;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
@@ -73,6 +73,25 @@ static double run(const char *test, int bytes, int iters, float *a, float *b) {
     return slowest / per;
 }
 
+#ifdef OSU_LIB
+/*
+ * Built as a library (-DOSU_LIB -shared), MpiBench calls this between its own repetitions, in the same process and
+ * at the same moment, so that every Java repetition has a C repetition next to it (paired ratios survive a machine
+ * whose load changes from second to second). MPI is initialised by the caller.
+ */
+double osu_loop(const char *test, int bytes, int iters) {
+    static float *a, *b;
+    if (!a) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        size_t max = (size_t) SIZES[NSIZES - 1] * (size > 1 ? size : 1);
+        a = aligned_alloc(64, max);
+        b = aligned_alloc(64, max);
+        for (size_t i = 0; i < max / 4; i++) a[i] = 1.0f, b[i] = 0.0f;
+    }
+    return run(test, bytes, iters, a, b);
+}
+#else
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -105,3 +124,4 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 0;
 }
+#endif

@@ -104,7 +104,8 @@ echo "load after:  $(uptime)"
 impls="c ffm-buffer ffm-array jna-buffer jna-array"
 echo
 echo "$NP ranks on $(nproc) cores (${bind[*]}), best of $ROUNDS rounds x $REPS repetitions; FFM: $ffm"
-echo "cells: C's best time per call (us; MB/s for bandwidth rows), then paired Java/C ratios as best/median"
+echo "cells: C's best time per call (us; MB/s for bandwidth rows), then Java/C as min-ratio/median-ratio of the"
+echo "separate runs, and [the median of the paired ratios] (each Java repetition against the C one just before it)"
 awk -v impls="$impls" '
   { delete f; for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
     k = f["impl"] SUBSEP f["test"] SUBSEP f["bytes"]
@@ -129,7 +130,7 @@ awk -v impls="$impls" '
   END {
     ni = split(impls, im, " ")
     printf "%-9s %-7s %12s", "test", "size", "C"
-    for (i = 2; i <= ni; i++) printf " %12s", im[i]
+    for (i = 2; i <= ni; i++) printf " %17s", im[i]
     printf "  %s\n", "target"
     for (r = 1; r <= rows; r++) {
       split(order[r], tb, SUBSEP); test = tb[1]; b = tb[2] + 0
@@ -140,10 +141,10 @@ awk -v impls="$impls" '
       printf "%-9s %-7s %12s", test, human(b), bw ? sprintf("%.0f MB/s", b / cm) : sprintf("%.3f us", cm)
       for (i = 2; i <= ni; i++) {
         k = im[i] SUBSEP c
-        if (!(k in mn)) { printf " %12s", "-"; continue }
-        if (k in pb) { printf " %12s", sprintf("%.2f/%.2f", pb[k], pmedian(k)); continue }
+        if (!(k in mn)) { printf " %17s", "-"; continue }
         jm = mn[k]; jmed = median(k)
-        printf " %12s", bw ? sprintf("%.2f/%.2f", cm / jm, cmed / jmed) : sprintf("%.2f/%.2f", jm / cm, jmed / cmed)
+        printf " %17s", (bw ? sprintf("%.2f/%.2f", cm / jm, cmed / jmed) : sprintf("%.2f/%.2f", jm / cm, jmed / cmed)) \
+          ((k in pb) ? sprintf("[%.2f]", pmedian(k)) : "")
       }
       printf "  %s\n", target(test, b)
     }

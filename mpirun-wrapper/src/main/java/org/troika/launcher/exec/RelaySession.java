@@ -203,7 +203,7 @@ public final class RelaySession implements AutoCloseable {
     }
 
     /** The local address that routes to {@code host} (no packet is sent). */
-    static InetAddress bindAddress(String host) throws IOException {
+    public static InetAddress bindAddress(String host) throws IOException {
         InetAddress target = InetAddress.getByName(host);
         if (target.isLoopbackAddress()) {
             return InetAddress.getLoopbackAddress();

@@ -59,4 +59,17 @@ public final class TroikaEnv {
      * notification service.
      */
     public static final String WORKER_SECRET_FILE = "TROIKA_WORKER_SECRET_FILE";
+
+    // Hang watchdog (issue 15): set by troika for ranks whose progress it watches.
+    /** The launcher's progress service, {@code ADDRESS:PORT}: ranks report progress there. */
+    public static final String PROGRESS_ADDR = "TROIKA_PROGRESS_ADDR";
+    /**
+     * The progress key, base64: HMAC-SHA256(job secret, "troika-progress-v1"). It opens nothing but the progress
+     * service; ranks never get the job secret.
+     */
+    public static final String PROGRESS_KEY = "TROIKA_PROGRESS_KEY";
+    /** How often (milliseconds) a rank's reporter samples its progress and sends it when it changed. */
+    public static final String PROGRESS_INTERVAL_MS = "TROIKA_PROGRESS_INTERVAL_MS";
+    /** {@code --hang-timeout} as an environment variable (seconds; 0 turns the watchdog off). */
+    public static final String HANG_TIMEOUT = "TROIKA_HANG_TIMEOUT";
 }

@@ -35,7 +35,9 @@ public final class Mpi implements AutoCloseable {
     private Mpi(NativeMpi backend, ThreadLevel threadLevel) {
         this.backend = backend;
         this.threadLevel = threadLevel;
-        this.world = new Communicator(backend, ThreadLocal.withInitial(Staging::new), backend.commWorld(), false);
+        // issue 15: collectives counted for troika's hang watchdog when it watches this rank (else backend itself)
+        this.world = new Communicator(CollectiveProgress.watch(backend), ThreadLocal.withInitial(Staging::new),
+                backend.commWorld(), false);
     }
 
     /** {@link #init(ThreadLevel)} with {@link ThreadLevel#SINGLE}. */

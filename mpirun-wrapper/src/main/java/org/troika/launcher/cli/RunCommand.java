@@ -32,6 +32,10 @@ import org.troika.launcher.spi.JobEnvironment;
 import org.troika.launcher.spi.LaunchBackend;
 import org.troika.launcher.spi.LaunchContext;
 import org.troika.launcher.spi.Subcommand;
+import org.troika.launcher.elastic.ElasticListener;
+import org.troika.launcher.timeline.Timeline;
+import org.troika.launcher.timeline.TimelineElasticListener;
+import org.troika.launcher.watchdog.HangWatch;
 
 /**
  * {@code troika run}: parse → resolve hosts → detect the MPI → plan with a backend → print ({@code --dry-run}) or
@@ -69,10 +73,31 @@ final class RunCommand implements Subcommand {
             return 0;
         }
         RunSettings s = parsed.settings();
-        if (s.elastic()) {
-            return runElastic(s, io);
+        HangWatch.timeout(s, io.env()); // a bad TROIKA_HANG_TIMEOUT fails before anything starts
+        Path timelineFile = s.dryRun() ? null : Timeline.fileFor(s.timeline(), s.elastic(), s.outputFilename());
+        Timeline timeline = timelineFile == null ? Timeline.off() : Timeline.to(timelineFile);
+        timeline.title("troika run " + String.join(" ", s.command()));
+        try {
+            return s.elastic() ? runElastic(s, io, timeline) : runStatic(s, io, timeline);
+        } finally {
+            if (timeline.enabled()) {
+                try {
+                    timeline.close();
+                    io.err().println("troika: timeline: " + timelineFile + " (Perfetto / chrome://tracing), "
+                            + Timeline.htmlFileFor(timelineFile));
+                } catch (java.io.UncheckedIOException e) {
+                    io.err().println("troika: warning: " + e.getMessage());
+                }
+            }
         }
+    }
+
+    private int runStatic(RunSettings s, Io io, Timeline timeline) throws Exception {
+        Timeline.Span planning = timeline.begin(Timeline.Kind.PLAN, "plan", null, Map.of());
         Planned planned = plan(s, io.env());
+        planned.resolved().plan().hostNames().forEach(timeline::host);
+        planning.end(Map.of("hosts", planned.resolved().plan().hostList(), "mpi",
+                planned.mpi().flavor().displayName(), "ranks", planned.resolved().plan().size()));
         for (String w : planned.plan().warnings()) {
             io.err().println("troika: warning: " + w);
         }
@@ -89,11 +114,17 @@ final class RunCommand implements Subcommand {
         // issue 3 (RelaySession, owned by the launch-agent work): task services on the remote hosts and the troika-rsh
         // agent for Open MPI's daemons, plus network detection. Inactive (changes nothing) unless --launch-agent relay
         // or --remote-shell is given; a lost host is printed and its agents exit 255, which ends mpirun.
-        try (RelaySession relay = RelaySession.start(s, planned.resolved().plan(), planned.mpi(), io.env(), troikaHome(),
-                io.err(), (host, why) -> { })) {
-            Planned run = relay.active() ? plan(relay.settings(), io.env()) : planned;
-            return JobExecutor.execute(relay.apply(run.plan(), run.mpi()), run.resolved().plan(), relay.settings(),
-                    io.out(), io.err());
+        // issue 15: the hang watchdog's progress service; ranks get its address and a derived key through the env
+        try (HangWatch watch = HangWatch.start(s, io.env(), planned.resolved().plan(), 0, timeline, io.err())) {
+            Map<String, String> env = new java.util.LinkedHashMap<>(io.env());
+            env.putAll(watch.env());
+            Planned watched = watch.active() ? plan(s, env) : planned;
+            try (RelaySession relay = RelaySession.start(s, watched.resolved().plan(), watched.mpi(), env,
+                    troikaHome(), io.err(), (host, why) -> { }, timeline)) {
+                Planned run = relay.active() ? plan(relay.settings(), env) : watched;
+                return JobExecutor.execute(relay.apply(run.plan(), run.mpi()), run.resolved().plan(),
+                        relay.settings(), io.out(), io.err(), timeline, watch);
+            }
         }
     }
 
@@ -101,7 +132,7 @@ final class RunCommand implements Subcommand {
      * Elastic: the driver runs generations, each one a static launch planned here ({@link #plan}) and run by the
      * {@link MpirunGenerationLauncher}; driver lines go to stderr, the ranks' output through.
      */
-    private int runElastic(RunSettings s, Io io) throws Exception {
+    private int runElastic(RunSettings s, Io io, Timeline timeline) throws Exception {
         if (s.dryRun()) {
             throw new UsageException("--dry-run cannot print an elastic launch (each generation is planned when it "
                     + "starts, from the hosts of that moment); drop --dry-run or the elastic flags");
@@ -113,8 +144,9 @@ final class RunCommand implements Subcommand {
                 io.err(), (gs, env) -> {
                     Planned p = plan(gs, env);
                     return new MpirunGenerationLauncher.Planned(p.plan(), p.mpi(), p.resolved().plan());
-                })) {
-            return ElasticExecutor.run(ElasticDriver.forSettings(s, discovery, launcher, io.err()), io.err());
+                }, timeline)) {
+            return ElasticExecutor.run(ElasticDriver.forSettings(s, discovery, launcher,
+                    new TimelineElasticListener(ElasticListener.printing(io.err()), timeline)), io.err());
         }
     }
 

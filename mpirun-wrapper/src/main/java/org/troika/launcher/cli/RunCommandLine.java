@@ -76,6 +76,13 @@ public final class RunCommandLine {
         o.addOption(Option.builder().longOpt("blacklist-cooldown-range").numberOfArgs(2).argName("MIN MAX")
                 .desc("elastic: a failed host is retried after a cooldown between MIN and MAX seconds (default: never)").build());
         o.addOption(opt(null, "discovery-interval", "SECONDS", "elastic: how often the discovery script runs (default 1)"));
+        // operability (docs/operability.md)
+        o.addOption(opt(null, "hang-timeout", "SECONDS", "end the job (static: exit 124; elastic: next generation) when a "
+                + "rank makes no progress for SECONDS; 0 = off (default: off, 300 for elastic jobs; env TROIKA_HANG_TIMEOUT)"));
+        o.addOption(opt(null, "hang-warning", "SECONDS", "warn when a rank makes no progress for SECONDS (default: half "
+                + "the hang timeout, at most 60; 0 = no warning)"));
+        o.addOption(opt(null, "timeline", "FILE", "write the job's timeline to FILE (Chrome trace JSON, opens in Perfetto) "
+                + "and FILE.html (one row per host); elastic jobs keep DIR/timeline.json with --output-filename DIR"));
         // general
         o.addOption(flag(null, "dry-run", "print the planned command on one line and exit without running anything"));
         o.addOption(flag(null, "verbose", "explain what was chosen and why; show stack traces"));
@@ -221,6 +228,26 @@ public final class RunCommandLine {
         Integer startTimeout = positive(cl, "start-timeout", "--start-timeout");
         if (startTimeout != null) {
             b.startTimeout(Duration.ofSeconds(startTimeout));
+        }
+
+        Integer hang = nonNegative(cl, "hang-timeout", "--hang-timeout");
+        if (hang != null) {
+            b.hangTimeout(Duration.ofSeconds(hang));
+        }
+        Integer hangWarn = nonNegative(cl, "hang-warning", "--hang-warning");
+        if (hangWarn != null) {
+            b.hangWarning(Duration.ofSeconds(hangWarn));
+        }
+        if (cl.hasOption("timeline")) {
+            String f = cl.getOptionValue("timeline");
+            if (f.isBlank() || f.endsWith("/") || Files.isDirectory(Path.of(f))) {
+                throw new UsageException("--timeline '" + f + "' is not a file name; give e.g. --timeline job.json");
+            }
+            Path parent = Path.of(f).toAbsolutePath().getParent();
+            if (parent != null && !Files.isDirectory(parent)) {
+                throw new UsageException("--timeline " + f + ": directory " + parent + " does not exist; create it first");
+            }
+            b.timeline(Path.of(f));
         }
 
         // elastic

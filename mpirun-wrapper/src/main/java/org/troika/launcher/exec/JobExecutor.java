@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import org.troika.common.exec.LineSink;
 import org.troika.common.exec.PosixSignal;
@@ -15,6 +16,8 @@ import org.troika.common.exec.ProcessSupervisor;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.timeline.Timeline;
+import org.troika.launcher.watchdog.HangWatch;
 
 /**
  * Runs a planned job (static mode): writes the plan's files, runs its launch command under a
@@ -41,6 +44,9 @@ public final class JobExecutor {
     private final boolean verbose;
     private final Path outputDir;
     private final MpiFailureParser failures;
+    private final Timeline timeline;
+    private final HangWatch watch;
+    private final HostPlan hosts;
     private final Object lock = new Object();
     private ProcessSupervisor running;
     private PosixSignal received;
@@ -48,6 +54,14 @@ public final class JobExecutor {
 
     JobExecutor(BackendPlan plan, HostPlan hosts, RunSettings settings, PrintStream out, PrintStream err,
             Duration grace) {
+        this(plan, hosts, settings, out, err, grace, Timeline.off(), HangWatch.off());
+    }
+
+    JobExecutor(BackendPlan plan, HostPlan hosts, RunSettings settings, PrintStream out, PrintStream err,
+            Duration grace, Timeline timeline, HangWatch watch) {
+        this.timeline = Objects.requireNonNull(timeline, "timeline");
+        this.watch = Objects.requireNonNull(watch, "watch");
+        this.hosts = hosts;
         this.plan = Objects.requireNonNull(plan, "plan");
         this.out = Objects.requireNonNull(out, "out");
         this.err = Objects.requireNonNull(err, "err");
@@ -75,7 +89,20 @@ public final class JobExecutor {
     /** {@link #execute(BackendPlan, HostPlan, RunSettings, PrintStream, PrintStream)} with a chosen grace. */
     public static int execute(BackendPlan plan, HostPlan hosts, RunSettings settings, PrintStream out,
             PrintStream err, Duration grace) {
-        JobExecutor job = new JobExecutor(plan, hosts, settings, out, err, grace);
+        return execute(new JobExecutor(plan, hosts, settings, out, err, grace));
+    }
+
+    /**
+     * {@link #execute(BackendPlan, HostPlan, RunSettings, PrintStream, PrintStream)} recording mpirun, the first
+     * failure and teardowns on {@code timeline}, and ended by {@code watch} on a hang (exit
+     * {@value HangWatch#EXIT_HANG}).
+     */
+    public static int execute(BackendPlan plan, HostPlan hosts, RunSettings settings, PrintStream out,
+            PrintStream err, Timeline timeline, HangWatch watch) {
+        return execute(new JobExecutor(plan, hosts, settings, out, err, DEFAULT_GRACE, timeline, watch));
+    }
+
+    private static int execute(JobExecutor job) {
         try (SignalTrap trap = SignalTrap.install(job::onSignal, PosixSignal.INT, PosixSignal.TERM)) {
             return job.run();
         }
@@ -97,10 +124,21 @@ public final class JobExecutor {
                     return received.exitCode(); // interrupted before the start
                 }
                 sup = ProcessSupervisor.start(plan.launch(),
-                        ProcessSupervisor.Options.of(LineSink.copyTo(out, failures::accept),
-                                LineSink.copyTo(err, failures::accept)).withGuardGrace(grace));
+                        ProcessSupervisor.Options.of(watch.output(LineSink.copyTo(out, failures::accept)),
+                                watch.output(LineSink.copyTo(err, failures::accept))).withGuardGrace(grace));
                 running = sup;
             }
+            long started = timeline.nowMicros();
+            Timeline.Span span = timeline.begin(Timeline.Kind.MPIRUN, "mpirun", null,
+                    java.util.Map.of("command", plan.launch().argv().get(0)));
+            watch.arm(h -> {
+                timeline.instant(Timeline.Kind.TEARDOWN, "hang: tearing down", null, java.util.Map.of());
+                try {
+                    sup.terminate(grace);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
             int code;
             try {
                 code = sup.waitFor();
@@ -108,6 +146,17 @@ public final class JobExecutor {
                 sup.close();
                 Thread.currentThread().interrupt();
                 return PosixSignal.INT.exitCode();
+            }
+            span.end(java.util.Map.of("exitCode", code));
+            if (timeline.enabled() && hosts != null) {
+                // the ranks' time on each host, so every host has its row
+                long end = timeline.nowMicros();
+                for (var h : hosts.hosts()) {
+                    List<Integer> ranks = hosts.slots().stream().filter(r -> r.host().equals(h.name()))
+                            .map(r -> r.rank()).toList();
+                    timeline.span(Timeline.Kind.MPIRUN, "ranks " + ranks, h.name(), started, end,
+                            java.util.Map.of("ranks", ranks.toString()));
+                }
             }
             return report(code);
         } catch (IOException e) {
@@ -126,6 +175,12 @@ public final class JobExecutor {
             err.println("troika: stopped by SIG" + sig.name() + (hard ? "; killed the job" : "; job torn down"));
             return sig.exitCode();
         }
+        if (watch.hang().isPresent()) {
+            err.println("troika: the hang watchdog ended the job (exit " + HangWatch.EXIT_HANG + ")");
+            return HangWatch.EXIT_HANG;
+        }
+        failures.first().ifPresent(f -> timeline.instant(Timeline.Kind.FAILURE, "rank " + f.rank() + " exit "
+                + f.exitCode(), f.host(), java.util.Map.of("rank", f.rank(), "exitCode", f.exitCode())));
         if (code != 0) {
             err.println(failures.first().map(FailedRank::summary)
                     .orElse("troika: the job failed with exit code " + code + " (the MPI launcher named no rank)"));
@@ -152,6 +207,8 @@ public final class JobExecutor {
         if (sup == null) {
             return; // not started yet: run() sees the signal and does not start
         }
+        timeline.instant(Timeline.Kind.TEARDOWN, "SIG" + signal.name() + (first ? ": tearing down" : ": killing"),
+                null, java.util.Map.of());
         try {
             sup.terminate(first ? signal : PosixSignal.KILL, first ? grace : Duration.ZERO);
         } catch (InterruptedException e) {

@@ -31,6 +31,9 @@ import org.troika.launcher.elastic.RankExit;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.timeline.Timeline;
+import org.troika.launcher.watchdog.HangReport;
+import org.troika.launcher.watchdog.HangWatch;
 import org.troika.wire.Secret;
 
 /**
@@ -75,6 +78,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     private final String jobId;
     private final Secret workerKey;
     private final Path workerKeyFile;
+    private final Timeline timeline;
     private volatile Running current;
     private final List<Running> started = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -85,6 +89,16 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
      */
     public MpirunGenerationLauncher(RunSettings base, Map<String, String> env, Path troikaHome, PrintStream out,
             PrintStream err, Planner planner) throws IOException {
+        this(base, env, troikaHome, out, err, planner, Timeline.off());
+    }
+
+    /**
+     * As above, recording each generation's services, mpirun, hangs and lost hosts on {@code timeline}; every
+     * generation runs under the hang watchdog when the settings ask for it (elastic default: on).
+     */
+    public MpirunGenerationLauncher(RunSettings base, Map<String, String> env, Path troikaHome, PrintStream out,
+            PrintStream err, Planner planner, Timeline timeline) throws IOException {
+        this.timeline = timeline;
         this.base = base;
         this.troikaHome = troikaHome;
         this.out = out;
@@ -167,6 +181,25 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
             // unnamed ranks: a clean common exit (0 or 75) is theirs too; anything else makes them casualties
             exits.add(new RankExit(r, plan.slots().get(r).host(), named ? first.exitCode() : mpirunCode,
                     mpirunCode != 0));
+        }
+        return exits;
+    }
+
+    /**
+     * The exits of a generation the hang watchdog ended: the ranks it blames fail with {@link HangWatch#EXIT_HANG}
+     * (their hosts are blacklisted like those of failed ranks), every other rank is a casualty (pure).
+     */
+    public static List<RankExit> hangExits(HostPlan plan, HangReport hang) {
+        List<RankExit> exits = new ArrayList<>();
+        Set<Integer> blamed = new java.util.HashSet<>();
+        for (HangReport.RankState r : hang.culprits()) {
+            blamed.add(r.rank());
+            exits.add(new RankExit(r.rank(), r.host(), HangWatch.EXIT_HANG, false));
+        }
+        for (int r = 0; r < plan.size(); r++) {
+            if (!blamed.contains(r)) {
+                exits.add(new RankExit(r, plan.slots().get(r).host(), HangWatch.EXIT_HANG, true));
+            }
         }
         return exits;
     }
@@ -265,20 +298,23 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         private GenerationResult launchAndWait() throws IOException, InterruptedException {
             RunSettings s = generationSettings(base, gen);
             try (WorkerNotifier n = new WorkerNotifier(workerKey, RelaySession.bindAddress(gen.hostNames().get(0)),
-                    gen.id())) {
+                    gen.id());
+                    HangWatch watch = HangWatch.start(base, env, gen.plan(), gen.id(), timeline, err)) {
                 synchronized (this) {
                     notifier = n;
                     if (pendingBits != 0) {
                         n.announce(System.currentTimeMillis(), pendingBits);
                     }
                 }
-                Map<String, String> e = rankEnv(env, jobId, gen.id(), n.endpoint().toString(), workerKeyFile);
+                Map<String, String> e = new LinkedHashMap<>(rankEnv(env, jobId, gen.id(), n.endpoint().toString(),
+                        workerKeyFile));
+                e.putAll(watch.env());
                 Planned planned = planner.plan(s, e);
                 try (RelaySession relay = RelaySession.start(s, planned.hosts(), planned.mpi(), e, troikaHome, err,
                         (host, why) -> {
                             lost.add(host);
                             tearDown();
-                        })) {
+                        }, timeline)) {
                     Planned run = relay.active() ? planner.plan(relay.settings(), e) : planned;
                     BackendPlan plan = relay.apply(run.plan(), run.mpi());
                     MpiFailureParser failures = new MpiFailureParser(run.hosts());
@@ -286,10 +322,13 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         if (s.verbose()) {
                             err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
                         }
-                        ProcessSupervisor p = ProcessSupervisor.start(plan.launch(),
-                                ProcessSupervisor.Options.of(LineSink.copyTo(out, failures::accept),
-                                        LineSink.copyTo(err, failures::accept)));
+                        ProcessSupervisor p = ProcessSupervisor.start(plan.launch(), ProcessSupervisor.Options.of(
+                                watch.output(LineSink.copyTo(out, failures::accept)),
+                                watch.output(LineSink.copyTo(err, failures::accept))));
                         sup = p;
+                        Timeline.Span span = timeline.begin(Timeline.Kind.MPIRUN, "mpirun (generation " + gen.id()
+                                + ")", null, Map.of("generation", gen.id(), "worldSize", gen.size()));
+                        watch.arm(h -> tearDown());
                         if (!lost.isEmpty()) {
                             tearDown(); // lost while starting
                         }
@@ -309,9 +348,11 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                                 Thread.sleep(100);
                             }
                         }
+                        span.end(Map.of("exitCode", code));
                         Set<String> lostNow = Set.copyOf(lost);
-                        GenerationResult r = new GenerationResult(exits(gen.plan(), code,
-                                failures.first().orElse(null), lostNow), n.registered());
+                        GenerationResult r = new GenerationResult(watch.hang().isPresent() && lostNow.isEmpty()
+                                ? hangExits(gen.plan(), watch.hang().get())
+                                : exits(gen.plan(), code, failures.first().orElse(null), lostNow), n.registered());
                         // the driver may plan the next generation while this one's task services shut down
                         result.complete(r);
                         return r;

@@ -23,6 +23,8 @@ import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.timeline.ServiceStarts;
+import org.troika.launcher.timeline.Timeline;
 import org.troika.rsh.Liveness;
 import org.troika.rsh.driver.DriverService;
 import org.troika.rsh.driver.HostsNotReadyException;
@@ -108,6 +110,14 @@ public final class RelaySession implements AutoCloseable {
     public static RelaySession start(RunSettings s, HostPlan plan, MpiInstall mpi, Map<String, String> env,
             Path troikaHome, PrintStream err, BiConsumer<String, String> onHostLost) throws IOException,
             InterruptedException {
+        return start(s, plan, mpi, env, troikaHome, err, onHostLost, Timeline.off());
+    }
+
+    /** {@link #start(RunSettings, HostPlan, MpiInstall, Map, Path, PrintStream, BiConsumer)}, recording each host's
+     * service start and loss on {@code timeline}. */
+    public static RelaySession start(RunSettings s, HostPlan plan, MpiInstall mpi, Map<String, String> env,
+            Path troikaHome, PrintStream err, BiConsumer<String, String> onHostLost, Timeline timeline)
+            throws IOException, InterruptedException {
         List<String> remote = remoteHosts(plan);
         if (s.launchAgent() == RunSettings.LaunchAgent.RELAY && !mpi.flavor().isOpenMpiFamily()) {
             throw new UsageException("--launch-agent relay works with Open MPI only (" + mpi.flavor().displayName()
@@ -137,9 +147,12 @@ public final class RelaySession implements AutoCloseable {
                     (host, why) -> {
                         lostHosts.add(host);
                         err.println("troika: host " + host + " lost: " + why);
+                        timeline.instant(Timeline.Kind.FAILURE, "host lost", host, Map.of("why", why));
                         onHostLost.accept(host, why);
                     });
+            Map<String, Long> shellStarted = new LinkedHashMap<>();
             for (String host : remote) {
+                shellStarted.put(host, timeline.nowMicros());
                 List<String> argv = TaskServiceCommandBuilder.build(s, host,
                         TaskServiceCommandBuilder.serviceWords(troikaRsh, host, driver.endpoint()));
                 Map<String, String> shellEnv = new LinkedHashMap<>(env);
@@ -152,7 +165,7 @@ public final class RelaySession implements AutoCloseable {
                         seg -> err.print("[task-service " + host + "] " + seg)).withStdin(secretFile)));
             }
             try {
-                driver.awaitHosts(s.startTimeout());
+                ServiceStarts.await(driver, remote, s.startTimeout(), timeline, shellStarted);
             } catch (HostsNotReadyException e) {
                 throw new IOException(e.getMessage(), e);
             }

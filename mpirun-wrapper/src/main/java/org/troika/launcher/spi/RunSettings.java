@@ -40,6 +40,11 @@ import java.util.Objects;
  * @param cooldownMin elastic: blacklist cooldown lower bound, or {@code null} = permanent blacklist
  * @param cooldownMax elastic: blacklist cooldown upper bound, or {@code null}
  * @param discoveryInterval elastic: how often discovery runs
+ * @param hangTimeout no progress of a rank for this long is a hang (torn down, a failure); {@code null} = default
+ *     (off for static jobs, on for elastic ones), {@link Duration#ZERO} = off
+ * @param hangWarning no progress for this long prints a warning; {@code null} = default (half the timeout, at most
+ *     60 s), {@link Duration#ZERO} = none
+ * @param timeline where to write the job's timeline (Chrome trace JSON, and an HTML page beside it), or {@code null}
  * @param command the user's command, untouched
  */
 public record RunSettings(
@@ -70,6 +75,9 @@ public record RunSettings(
         Duration cooldownMin,
         Duration cooldownMax,
         Duration discoveryInterval,
+        Duration hangTimeout,
+        Duration hangWarning,
+        Path timeline,
         List<String> command) {
 
     /** Default start timeout (services and ranks). */
@@ -151,6 +159,9 @@ public record RunSettings(
         b.cooldownMin = cooldownMin;
         b.cooldownMax = cooldownMax;
         b.discoveryInterval = discoveryInterval;
+        b.hangTimeout = hangTimeout;
+        b.hangWarning = hangWarning;
+        b.timeline = timeline;
         b.command = new ArrayList<>(command);
         return b;
     }
@@ -184,6 +195,9 @@ public record RunSettings(
         private Duration cooldownMin;
         private Duration cooldownMax;
         private Duration discoveryInterval = DEFAULT_DISCOVERY_INTERVAL;
+        private Duration hangTimeout;
+        private Duration hangWarning;
+        private Path timeline;
         private List<String> command = new ArrayList<>();
 
         private Builder() {}
@@ -213,13 +227,17 @@ public record RunSettings(
         public Builder resetLimit(Integer v) { resetLimit = v; return this; }
         public Builder cooldown(Duration min, Duration max) { cooldownMin = min; cooldownMax = max; return this; }
         public Builder discoveryInterval(Duration v) { discoveryInterval = v; return this; }
+        public Builder hangTimeout(Duration v) { hangTimeout = v; return this; }
+        public Builder hangWarning(Duration v) { hangWarning = v; return this; }
+        public Builder timeline(Path v) { timeline = v; return this; }
         public Builder command(List<String> v) { command = new ArrayList<>(v); return this; }
 
         public RunSettings build() {
             return new RunSettings(np, hosts, hostSource, networkInterfaces, sshPort, sshIdentityFile, mpiArgs,
                     bindingArgs, tcp, outputFilename, prefixTimestamp, startTimeout, verbose, backend, mpiFlavor,
                     dryRun, remoteShell, launchAgent, hostDiscoveryScript, minNp, maxNp, slotsPerHost,
-                    elasticTimeout, resetLimit, cooldownMin, cooldownMax, discoveryInterval, command);
+                    elasticTimeout, resetLimit, cooldownMin, cooldownMax, discoveryInterval, hangTimeout, hangWarning,
+                    timeline, command);
         }
     }
 }

@@ -57,6 +57,7 @@ public abstract class State {
 
     /** Commits the live state and then checks for host updates. */
     public final void commit() {
+        org.troika.worker.Progress.commit();
         save();
         keepOnNode();
         checkHostUpdates();

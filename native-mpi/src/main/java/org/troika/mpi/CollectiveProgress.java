@@ -1,0 +1,188 @@
+package org.troika.mpi;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.troika.mpi.spi.NativeMpi;
+
+/**
+ * Progress of this process's collectives, for troika's hang watchdog: how many collectives were entered and left, and
+ * which one was entered last. The watchdog's reporter (troika-worker's {@code Progress}) samples these counters and
+ * tells the launcher; a rank whose counters stop moving is stuck, and a rank blocked inside collective N is told apart
+ * from the rank that never entered it.
+ *
+ * <p>Cost: {@link #watch} wraps the native layer only when the launcher asked for progress reports
+ * ({@value #ADDR_ENV} is set); then each collective adds two atomic increments (tens of nanoseconds, against
+ * microseconds for the smallest collective). Otherwise the native layer is returned as it is and nothing is counted.
+ */
+public final class CollectiveProgress {
+    /** Set by troika for ranks whose progress its watchdog watches (the launcher's progress service). */
+    public static final String ADDR_ENV = org.troika.common.TroikaEnv.PROGRESS_ADDR;
+    /** The reporter started reflectively when troika-worker is on the class path. */
+    private static final String REPORTER = "org.troika.worker.Progress";
+
+    private static final AtomicLong ENTERED = new AtomicLong();
+    private static final AtomicLong LEFT = new AtomicLong();
+    private static volatile String last = "";
+
+    private CollectiveProgress() {}
+
+    /** Collectives entered so far. */
+    public static long entered() {
+        return ENTERED.get();
+    }
+
+    /** Collectives left (returned or failed) so far. */
+    public static long left() {
+        return LEFT.get();
+    }
+
+    /** The name of the collective entered last ({@code allreduce}, {@code bcast}, ...), or empty. */
+    public static String lastEntered() {
+        return last;
+    }
+
+    static void enter(String name) {
+        last = name;
+        ENTERED.incrementAndGet();
+    }
+
+    static void leave() {
+        LEFT.incrementAndGet();
+    }
+
+    /**
+     * {@code backend} with its collectives counted when progress is reported in this process, else {@code backend}
+     * itself. Starts troika-worker's reporter when it is on the class path.
+     */
+    static NativeMpi watch(NativeMpi backend) {
+        String addr = System.getenv(ADDR_ENV);
+        if (addr == null || addr.isBlank() || backend instanceof Counting) {
+            return backend;
+        }
+        try {
+            Class.forName(REPORTER).getMethod("start").invoke(null);
+        } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+            // no troika-worker: the launcher watches this rank by its output only
+        }
+        return new Counting(backend);
+    }
+
+    /** The native layer with every collective counted. */
+    private static final class Counting implements NativeMpi {
+        private final NativeMpi d;
+
+        Counting(NativeMpi d) {
+            this.d = d;
+        }
+
+        @Override public String libraryName() { return d.libraryName(); }
+        @Override public String abi() { return d.abi(); }
+        @Override public boolean initialized() { return d.initialized(); }
+        @Override public boolean finalized() { return d.finalized(); }
+        @Override public int initThread(int required) { return d.initThread(required); }
+        @Override public void finalizeMpi() { d.finalizeMpi(); }
+        @Override public long commWorld() { return d.commWorld(); }
+        @Override public long commNull() { return d.commNull(); }
+        @Override public long inPlace() { return d.inPlace(); }
+        @Override public long datatype(Datatype type) { return d.datatype(type); }
+        @Override public long op(Op op) { return d.op(op); }
+        @Override public int undefined() { return d.undefined(); }
+        @Override public int commRank(long comm) { return d.commRank(comm); }
+        @Override public int commSize(long comm) { return d.commSize(comm); }
+        @Override public void commFree(long comm) { d.commFree(comm); }
+        @Override public void setErrorsReturn(long comm) { d.setErrorsReturn(comm); }
+        @Override public double wtime() { return d.wtime(); }
+        @Override public String libraryVersion() { return d.libraryVersion(); }
+        @Override public String errorString(int code) { return d.errorString(code); }
+        @Override public void abort(long comm, int code) { d.abort(comm, code); }
+
+        @Override
+        public long commSplit(long comm, int color, int key) {
+            enter("comm_split");
+            try {
+                return d.commSplit(comm, color, key);
+            } finally {
+                leave();
+            }
+        }
+
+        @Override
+        public long commSplitShared(long comm, int key) {
+            enter("comm_split_type");
+            try {
+                return d.commSplitShared(comm, key);
+            } finally {
+                leave();
+            }
+        }
+
+        @Override
+        public void barrier(long comm) {
+            enter("barrier");
+            try {
+                d.barrier(comm);
+            } finally {
+                leave();
+            }
+        }
+
+        @Override
+        public void allreduce(long send, long recv, int count, long type, long op, long comm) {
+            enter("allreduce");
+            try {
+                d.allreduce(send, recv, count, type, op, comm);
+            } finally {
+                leave();
+            }
+        }
+
+        @Override
+        public void bcast(long buf, int count, long type, int root, long comm) {
+            enter("bcast");
+            try {
+                d.bcast(buf, count, type, root, comm);
+            } finally {
+                leave();
+            }
+        }
+
+        @Override
+        public void allgather(long send, int sendCount, long recv, int recvCount, long type, long comm) {
+            enter("allgather");
+            try {
+                d.allgather(send, sendCount, recv, recvCount, type, comm);
+            } finally {
+                leave();
+            }
+        }
+
+        @Override
+        public void allgatherv(long send, int sendCount, long recv, long recvCounts, long displs, long type, long comm) {
+            enter("allgatherv");
+            try {
+                d.allgatherv(send, sendCount, recv, recvCounts, displs, type, comm);
+            } finally {
+                leave();
+            }
+        }
+
+        @Override
+        public void alltoall(long send, int count, long recv, long type, long comm) {
+            enter("alltoall");
+            try {
+                d.alltoall(send, count, recv, type, comm);
+            } finally {
+                leave();
+            }
+        }
+
+        @Override
+        public void reduceScatterBlock(long send, long recv, int recvCount, long type, long op, long comm) {
+            enter("reduce_scatter_block");
+            try {
+                d.reduceScatterBlock(send, recv, recvCount, type, op, comm);
+            } finally {
+                leave();
+            }
+        }
+    }
+}

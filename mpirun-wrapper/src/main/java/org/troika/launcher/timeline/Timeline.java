@@ -186,6 +186,13 @@ public final class Timeline implements AutoCloseable {
         }
     }
 
+    /** Records an instant at a given time (microseconds since the timeline began). */
+    public void instantAt(Kind kind, String name, String host, long micros, Map<String, Object> args) {
+        if (enabled) {
+            add(new Event(kind, name, host, micros, -1, args));
+        }
+    }
+
     /** Records a finished span. */
     public void span(Kind kind, String name, String host, long startMicros, long endMicros, Map<String, Object> args) {
         if (enabled) {

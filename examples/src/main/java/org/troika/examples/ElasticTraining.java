@@ -1,6 +1,7 @@
 package org.troika.examples;
 
 import java.util.Locale;
+import org.troika.worker.Progress;
 import java.util.Map;
 import org.troika.common.UsageException;
 import org.troika.mpi.Communicator;
@@ -24,13 +25,15 @@ import org.troika.worker.elastic.ObjectState;
  *     --steps 200 --commit-every 5 [--step-ms 0] [--samples 8192] [--features 16] [--batches 16] [--lr 0.5]</pre>
  *
  * {@code --step-ms} sleeps after each step (for demos and tests that must see the hosts change while it trains).
+ * {@code --stall-rank R --stall-step N} makes rank R of the first generation sleep forever before step N (for the hang
+ * watchdog's demo and tests). Every step calls {@code Progress.beat("step N")}, so a hang report says where a rank was.
  */
 public final class ElasticTraining {
     private ElasticTraining() {}
 
     /** The knobs of a run. */
     public record Options(int steps, int commitEvery, long stepMillis, int samples, int features, int batches,
-            double learningRate) {
+            double learningRate, int stallRank, int stallStep) {
         public static Options parse(String... args) {
             int steps = 100;
             int every = 5;
@@ -39,6 +42,8 @@ public final class ElasticTraining {
             int features = 16;
             int batches = 16;
             double lr = 0.5;
+            int stallRank = -1;
+            int stallStep = 0;
             for (int i = 0; i < args.length; i++) {
                 String flag = args[i];
                 if (i + 1 >= args.length) {
@@ -54,8 +59,10 @@ public final class ElasticTraining {
                         case "--features" -> features = Integer.parseInt(v);
                         case "--batches" -> batches = Integer.parseInt(v);
                         case "--lr" -> lr = Double.parseDouble(v);
+                        case "--stall-rank" -> stallRank = Integer.parseInt(v);
+                        case "--stall-step" -> stallStep = Integer.parseInt(v);
                         default -> throw new UsageException("unknown option " + flag + ": use --steps, --commit-every,"
-                                + " --step-ms, --samples, --features, --batches or --lr");
+                                + " --step-ms, --samples, --features, --batches, --lr, --stall-rank or --stall-step");
                     }
                 } catch (NumberFormatException e) {
                     throw new UsageException(flag + " " + v + " is not a number");
@@ -65,7 +72,7 @@ public final class ElasticTraining {
                 throw new UsageException("--steps, --commit-every, --samples, --features, --batches and --lr must be "
                         + "positive, --step-ms at least 0");
             }
-            return new Options(steps, every, stepMs, samples, features, batches, lr);
+            return new Options(steps, every, stepMs, samples, features, batches, lr, stallRank, stallStep);
         }
     }
 
@@ -104,6 +111,10 @@ public final class ElasticTraining {
                 int b = (step - 1) % o.batches();
                 int from = (int) ((long) shard.size() * b / o.batches());
                 int to = (int) ((long) shard.size() * (b + 1) / o.batches());
+                Progress.beat("step " + step);
+                if (rank == o.stallRank() && step == o.stallStep() && ctx.generation() == 1) {
+                    Thread.sleep(Long.MAX_VALUE); // the stuck rank of the hang watchdog's demo
+                }
                 model.step(shard, from, to, allreducer, o.learningRate());
                 if (o.stepMillis() > 0) {
                     Thread.sleep(o.stepMillis());

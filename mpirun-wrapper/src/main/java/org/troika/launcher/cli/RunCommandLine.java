@@ -79,8 +79,8 @@ public final class RunCommandLine {
         // operability (docs/operability.md)
         o.addOption(opt(null, "hang-timeout", "SECONDS", "end the job (static: exit 124; elastic: next generation) when a "
                 + "rank makes no progress for SECONDS; 0 = off (default: off, 300 for elastic jobs; env TROIKA_HANG_TIMEOUT)"));
-        o.addOption(opt(null, "hang-warning", "SECONDS", "warn when a rank makes no progress for SECONDS (default: half "
-                + "the hang timeout, at most 60; 0 = no warning)"));
+        o.addOption(opt(null, "hang-warning", "SECONDS", "warn when a rank makes no progress for SECONDS (default: 60 "
+                + "when the hang timeout is above 120, else none; 0 = none)"));
         o.addOption(opt(null, "timeline", "FILE", "write the job's timeline to FILE (Chrome trace JSON, opens in Perfetto) "
                 + "and FILE.html (one row per host); elastic jobs keep DIR/timeline.json with --output-filename DIR"));
         // general

@@ -42,8 +42,8 @@ import java.util.Objects;
  * @param discoveryInterval elastic: how often discovery runs
  * @param hangTimeout no progress of a rank for this long is a hang (torn down, a failure); {@code null} = default
  *     (off for static jobs, on for elastic ones), {@link Duration#ZERO} = off
- * @param hangWarning no progress for this long prints a warning; {@code null} = default (half the timeout, at most
- *     60 s), {@link Duration#ZERO} = none
+ * @param hangWarning no progress for this long prints a warning; {@code null} = default (60 s when the timeout is
+ *     above 120 s, else none), {@link Duration#ZERO} = none
  * @param timeline where to write the job's timeline (Chrome trace JSON, and an HTML page beside it), or {@code null}
  * @param command the user's command, untouched
  */

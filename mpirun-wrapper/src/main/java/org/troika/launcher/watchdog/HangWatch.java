@@ -39,8 +39,8 @@ public final class HangWatch implements AutoCloseable {
     public static final int EXIT_HANG = 124;
     /** Default hang timeout of elastic jobs. */
     public static final Duration ELASTIC_DEFAULT = Duration.ofSeconds(300);
-    /** Longest default warning time. */
-    static final Duration WARNING_CAP = Duration.ofSeconds(60);
+    /** Default warning time when the timeout is long enough. */
+    static final Duration WARNING_DEFAULT = Duration.ofSeconds(60);
 
     private static final Pattern OMPI_TAG = Pattern.compile("^\\[\\d+,(\\d+)\\]<std(?:out|err)>:");
     private static final Pattern HYDRA_TAG = Pattern.compile("^\\[(\\d+)\\] ");
@@ -91,13 +91,14 @@ public final class HangWatch implements AutoCloseable {
         return t.isZero() ? null : t;
     }
 
-    /** The warning time: {@code --hang-warning}, else half the timeout capped at 60 s. */
+    /**
+     * The warning time: {@code --hang-warning} (0 = none), else 60 s when the timeout is over twice that (the elastic
+     * default), else none; never at or above the timeout.
+     */
     static Duration warning(RunSettings s, Duration timeout) {
-        if (s.hangWarning() != null) {
-            return s.hangWarning().isZero() || s.hangWarning().compareTo(timeout) >= 0 ? null : s.hangWarning();
-        }
-        Duration half = timeout.dividedBy(2);
-        return half.compareTo(WARNING_CAP) > 0 ? WARNING_CAP : half;
+        Duration w = s.hangWarning() != null ? s.hangWarning() : timeout.compareTo(WARNING_DEFAULT.multipliedBy(2)) > 0
+                ? WARNING_DEFAULT : Duration.ZERO;
+        return w.isZero() || w.compareTo(timeout) >= 0 ? null : w;
     }
 
     /** How often ranks sample and report: a fifth of the timeout, between 0.2 and 2 s. */

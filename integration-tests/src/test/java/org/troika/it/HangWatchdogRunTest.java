@@ -140,6 +140,32 @@ class HangWatchdogRunTest {
     }
 
     @Test
+    void aPythonRankReportingThroughTheDocumentedProtocolIsJudgedByItsReportsNotItsOutput() throws Exception {
+        Requires.command("python3");
+        Path client = Path.of("..", "examples", "python", "troika_progress.py").toAbsolutePath().normalize();
+        Path rank = tmp.resolve("rank.py");
+        // rank 1 stops beating at step 5 but goes on printing: its reports, not its output, say it is stuck (reports
+        // are sent at most once per interval, so the last one seen is from step 4 or a little earlier)
+        Files.writeString(rank, String.join("\n",
+                "import sys, time",
+                "sys.path.insert(0, '" + client.getParent() + "')",
+                "import troika_progress",
+                "p = troika_progress.Progress()",
+                "for step in range(60):",
+                "    if not (p.rank == 1 and step >= 5):",
+                "        p.beat('step %d' % step)",
+                "    print('rank %d step %d' % (p.rank, step), flush=True)",
+                "    time.sleep(0.25)",
+                ""));
+        RunSupport.Result r = RunSupport.run(tmp, "--hang-timeout", "3", "-np", "2", "-H", "localhost:2", "python3",
+                rank.toString());
+        assertEquals(124, r.exitCode(), r.toString());
+        assertTrue(r.err().contains("troika: hang:   rank 1 on host localhost is stuck: last seen")
+                && Pattern.compile("at 'step [0-4]'").matcher(r.err()).find(), r.toString());
+        assertFalse(r.err().contains("rank 0 on host localhost is stuck"), r.toString());
+    }
+
+    @Test
     void anElasticJobReplacesTheHostOfAStuckRankAndKeepsItsTimeline() throws Exception {
         Requires.root();
         Requires.command("mpirun");
@@ -171,8 +197,8 @@ class HangWatchdogRunTest {
             // committed steps 5, 10, 15 before the stall; nothing before step 15 was lost
             ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), 40, r);
             String json = Files.readString(out.resolve("timeline.json"));
-            for (String event : List.of("\"name\":\"generation 1\",\"cat\":\"generation\"",
-                    "\"name\":\"generation 2\",\"cat\":\"generation\"", "\"name\":\"rank 1 stuck\",\"cat\":\"hang\"",
+            for (String event : List.of("\"name\":\"generation 1 (2 ranks)\",\"cat\":\"generation\"",
+                    "\"name\":\"generation 2 (2 ranks)\",\"cat\":\"generation\"", "\"name\":\"rank 1 stuck\",\"cat\":\"hang\"",
                     "\"name\":\"blacklisted\",\"cat\":\"blacklist\"", "\"name\":\"task service\",\"cat\":\"task service\"",
                     "\"name\":\"rank 1 exit 124\",\"cat\":\"failure\"", "\"cat\":\"commit\"")) {
                 assertTrue(json.contains(event), event + " missing in " + json);

@@ -338,7 +338,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         } finally {
                             p.close();
                         }
-                        if (code != 0 && failures.first().isEmpty() && lost.isEmpty() && relay.active()) {
+                        if (code != 0 && failures.first().isEmpty() && lost.isEmpty() && relay.active()
+                                && watch.hang().isEmpty()) {
                             // The launch agents and the driver watch the same heartbeats. When an agent gives up on
                             // a partitioned host first, mpirun ends before the driver reports that host lost and no
                             // rank is named: give the driver its liveness window to name the host, or the next

@@ -80,12 +80,11 @@ public final class TimelineElasticListener implements ElasticListener {
         args.put("reason", g.reason().name().toLowerCase());
         args.put("worldSize", g.size());
         args.put("hosts", g.plan().hostList());
-        open.put("", timeline.begin(Timeline.Kind.GENERATION, "generation " + g.id() + " (" + g.size() + " ranks)",
-                null, args));
         for (HostSlots h : g.plan().hosts()) {
             Map<String, Object> a = new LinkedHashMap<>(args);
             a.put("slots", h.slots());
-            open.put(h.name(), timeline.begin(Timeline.Kind.GENERATION, "generation " + g.id(), h.name(), a));
+            open.put(h.name(), timeline.begin(Timeline.Kind.GENERATION, "generation " + g.id() + " (" + g.size()
+                    + " ranks)", h.name(), a));
         }
     }
 

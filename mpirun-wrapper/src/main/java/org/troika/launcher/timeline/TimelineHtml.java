@@ -67,7 +67,7 @@ public final class TimelineHtml {
         svg.append(String.format(Locale.ROOT, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>%n",
                 l.width(), l.height()));
         svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">%s"
-                + "</text>%n", esc(t.title())));
+                + "</text>%n", esc(t.title().length() > 120 ? t.title().substring(0, 117) + "..." : t.title())));
         axis(svg, l);
         for (int i = 0; i < rows.size(); i++) {
             svg.append(String.format(Locale.ROOT, "<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>%n",
@@ -75,9 +75,14 @@ public final class TimelineHtml {
             svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"%d\">%s</text>%n",
                     l.rowTop(i) + l.rowHeight() / 2 + 4, esc(rows.get(i))));
         }
-        // spans first, then instants on top; failures last so nothing hides them
+        // generation bands first, other spans over their lower half, then instants on top; failures last
         for (Timeline.Event e : events) {
-            if (!e.instant()) {
+            if (!e.instant() && e.kind() == Timeline.Kind.GENERATION) {
+                span(svg, l, rows, e);
+            }
+        }
+        for (Timeline.Event e : events) {
+            if (!e.instant() && e.kind() != Timeline.Kind.GENERATION) {
                 span(svg, l, rows, e);
             }
         }
@@ -125,14 +130,16 @@ public final class TimelineHtml {
         int row = TimelineJson.tid(rows, e.host());
         double x0 = l.x(e.startMicros());
         double w = Math.max(2, l.x(e.endMicros()) - x0);
-        String color = e.kind() == Timeline.Kind.GENERATION ? generationColor(e) : e.kind().color();
-        int y = l.rowTop(row) + 5;
-        int h = l.rowHeight() - 10;
+        boolean band = e.kind() == Timeline.Kind.GENERATION;
+        String color = band ? generationColor(e) : e.kind().color();
+        // a generation is a band over the whole row, its name in the upper half; other spans fill the lower half
+        int y = l.rowTop(row) + (band ? 3 : l.rowHeight() / 2 + 1);
+        int h = band ? l.rowHeight() - 6 : l.rowHeight() / 2 - 5;
         svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" "
                 + "rx=\"3\"><title>%s</title></rect>%n", x0, y, w, h, color, esc(tooltip(e))));
-        if (w > 8 * e.name().length()) {
-            svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#ffffff\">%s</text>%n", x0 + 4,
-                    y + h / 2 + 4, esc(e.name())));
+        if (w > 7 * e.name().length() + 8) {
+            svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#ffffff\" font-size=\"11\">%s"
+                    + "</text>%n", x0 + 4, band ? y + 11 : y + h - 2, esc(e.name())));
         }
     }
 

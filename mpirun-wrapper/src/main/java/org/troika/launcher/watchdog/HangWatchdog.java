@@ -108,26 +108,30 @@ public final class HangWatchdog {
     private Optional<HangReport> evaluate(long now, Duration limit) {
         long limitMillis = limit.toMillis();
         List<HangReport.RankState> stuck = new ArrayList<>();
-        List<HangReport.RankState> blocked = new ArrayList<>();
+        List<HangReport.RankState> inside = new ArrayList<>();
+        int insideLong = 0;
         boolean anyProgressed = false;
         for (int r = 0; r < plan.size(); r++) {
             long idle = now - lastChange[r];
             HangReport.RankState st = new HangReport.RankState(r, plan.slots().get(r).host(), idle, last[r]);
-            if (idle < (alive[r] ? limitMillis : Math.max(limitMillis, startGrace.toMillis()))) {
-                anyProgressed = true;
-            } else if (last[r] != null && last[r].inCollective()) {
-                blocked.add(st);
-            } else {
+            boolean quiet = idle >= (alive[r] ? limitMillis : Math.max(limitMillis, startGrace.toMillis()));
+            if (last[r] != null && last[r].inCollective()) {
+                // waiting for peers (however recently it entered): not a cause
+                inside.add(st);
+                insideLong += quiet ? 1 : 0;
+            } else if (quiet) {
                 stuck.add(st);
+            } else {
+                anyProgressed = true;
             }
         }
         if (!stuck.isEmpty()) {
-            return Optional.of(new HangReport(limit, !anyProgressed, stuck, blocked, List.of()));
+            return Optional.of(new HangReport(limit, !anyProgressed, stuck, inside, List.of()));
         }
-        if (blocked.size() == plan.size()) {
-            long max = blocked.stream().mapToLong(b -> b.last().entered()).max().orElse(0);
-            List<HangReport.RankState> behind = blocked.stream().filter(b -> b.last().entered() < max).toList();
-            return Optional.of(new HangReport(limit, true, List.of(), blocked, behind));
+        if (insideLong == plan.size()) {
+            long max = inside.stream().mapToLong(b -> b.last().entered()).max().orElse(0);
+            List<HangReport.RankState> behind = inside.stream().filter(b -> b.last().entered() < max).toList();
+            return Optional.of(new HangReport(limit, true, List.of(), inside, behind));
         }
         return Optional.empty();
     }

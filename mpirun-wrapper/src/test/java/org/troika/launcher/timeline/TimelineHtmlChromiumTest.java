@@ -48,6 +48,8 @@ class TimelineHtmlChromiumTest {
         assertEquals(List.of("launcher", "host n1", "host n2", "host n3"), TimelineJson.rows(t));
         for (int row = 0; row < 4; row++) {
             assertColor(img, 150, mid(l, row), row % 2 == 0 ? 0xf5f5f5 : 0xebebeb, "row " + row + " background");
+            assertTrue(hasDarkPixel(img, 8, 120, l.rowTop(row) + 4, l.rowTop(row) + l.rowHeight() - 4),
+                    "row " + row + " has its label drawn");
         }
         // generation bands: generation 1 on n1 and n2, generation 2 on n1 and n3, each in its colour
         int gen1 = rgb(TimelineHtml.GENERATION_COLORS.get(0));
@@ -64,6 +66,18 @@ class TimelineHtmlChromiumTest {
         assertColor(img, (int) Math.round(l.x(1_000_000)), l.rowTop(1) + l.rowHeight() - 6,
                 rgb(Timeline.Kind.COMMIT.color()), "commit tick");
         Files.copy(png, Path.of("target", "timeline-chromium.png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private static boolean hasDarkPixel(BufferedImage img, int x0, int x1, int y0, int y1) {
+        for (int y = y0; y < y1; y++) {
+            for (int x = x0; x < x1; x++) {
+                int c = img.getRGB(x, y);
+                if (((c >> 16) & 0xff) + ((c >> 8) & 0xff) + (c & 0xff) < 200) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static int mid(TimelineHtml.Layout l, int row) {

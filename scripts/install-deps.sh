@@ -1,7 +1,8 @@
 #!/bin/bash
 # Installs what troika needs on Debian/Ubuntu, or says exactly what to install.
 #   scripts/install-deps.sh          build + run: a JDK 17, Maven, Open MPI
-#   scripts/install-deps.sh --test   also what the test suite needs: MPICH, NetPIPE, sshd, Slurm + munge, iproute2
+#   scripts/install-deps.sh --test   also what the test suite needs: MPICH, NetPIPE, sshd, Slurm + munge, iproute2,
+#                                    chromium (renders the timeline page in TimelineHtmlChromiumTest)
 # As root it installs the missing Debian packages with apt-get (no services are started: a policy-rc.d
 # that denies starting them is put in place for the install if none exists). As another user it prints the
 # apt-get command to run and exits 2.
@@ -13,7 +14,8 @@ command -v java >/dev/null 2>&1 || want+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || want+=(maven)
 command -v setsid >/dev/null 2>&1 || want+=(util-linux)
 if [ "${1:-}" = "--test" ]; then
-  want+=(mpich libmpich-dev netpipe-openmpi openssh-server openssh-client iproute2 iputils-ping slurm-wlm munge procps)
+  want+=(mpich libmpich-dev netpipe-openmpi openssh-server openssh-client iproute2 iputils-ping slurm-wlm munge procps
+    chromium)
 fi
 
 missing=()

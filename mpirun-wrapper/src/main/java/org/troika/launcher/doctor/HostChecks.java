@@ -231,23 +231,9 @@ final class HostChecks {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            for (ProcessSupervisor p : shells) {
-                try {
-                    if (p.waitFor(Duration.ofSeconds(5)) == null) {
-                        p.terminate(Duration.ofSeconds(2));
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                p.close();
-            }
+            RelaySession.stopShells(shells);
             if (secretFile != null) {
-                try {
-                    Files.deleteIfExists(secretFile);
-                    Files.deleteIfExists(secretFile.getParent());
-                } catch (IOException ignored) {
-                    // best effort: a private directory
-                }
+                org.troika.common.PrivateFiles.deleteTreeQuietly(secretFile.getParent());
             }
         }
     }

@@ -279,7 +279,8 @@ public final class RelaySession implements AutoCloseable {
         deleteSecret(secretFile);
     }
 
-    private static void stopShells(List<ProcessSupervisor> shells) {
+    /** Waits for the remote shells of services told to shut down (then ends them); doctor's services too. */
+    public static void stopShells(List<ProcessSupervisor> shells) {
         for (ProcessSupervisor p : shells) {
             try {
                 // told to shut down by the driver, the services exit and their remote shells with them

@@ -56,6 +56,20 @@ class RunCommandLineTest {
     }
 
     @Test
+    void operabilityFlags(@org.junit.jupiter.api.io.TempDir Path dir) {
+        RunSettings s = parse("--hang-timeout 120 --hang-warning 30 --timeline " + dir.resolve("t.json") + " -np 2 x");
+        assertEquals(Duration.ofSeconds(120), s.hangTimeout());
+        assertEquals(Duration.ofSeconds(30), s.hangWarning());
+        assertEquals(dir.resolve("t.json"), s.timeline());
+        assertEquals(Duration.ZERO, parse("--hang-timeout 0 -np 2 x").hangTimeout());
+        assertEquals(null, parse("-np 2 x").hangTimeout());
+        for (String bad : List.of("--hang-timeout -1 -np 2 x", "--hang-timeout 1.5 -np 2 x",
+                "--timeline " + dir + " -np 2 x", "--timeline " + dir.resolve("missing/t.json") + " -np 2 x")) {
+            assertThrows(UsageException.class, () -> parse(bad), bad);
+        }
+    }
+
+    @Test
     void longFormsAndHostfile() {
         RunSettings s = parse("--num-proc 3 --hostfile hf --prefix-output-with-timestamp --jsrun hostname");
         assertEquals(3, s.np());

@@ -186,13 +186,15 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     }
 
     /**
-     * The exits of a generation the hang watchdog ended: the ranks it blames fail with {@link HangWatch#EXIT_HANG}
-     * (their hosts are blacklisted like those of failed ranks), every other rank is a casualty (pure).
+     * The exits of a generation the hang watchdog ended: the ranks it blames (stuck outside a collective, or behind
+     * the others) fail with {@link HangWatch#EXIT_HANG} and their hosts are blacklisted like those of failed ranks;
+     * every other rank is a casualty. When every rank was blocked in the same collective nobody is blamed: the next
+     * generation retries on the same hosts (pure).
      */
     public static List<RankExit> hangExits(HostPlan plan, HangReport hang) {
         List<RankExit> exits = new ArrayList<>();
         Set<Integer> blamed = new java.util.HashSet<>();
-        for (HangReport.RankState r : hang.culprits()) {
+        for (HangReport.RankState r : hang.stuck().isEmpty() ? hang.behind() : hang.stuck()) {
             blamed.add(r.rank());
             exits.add(new RankExit(r.rank(), r.host(), HangWatch.EXIT_HANG, false));
         }

@@ -1,6 +1,7 @@
 package org.troika.mpi;
 
-import java.util.concurrent.atomic.AtomicLong;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import org.troika.mpi.spi.NativeMpi;
 
 /**
@@ -10,8 +11,11 @@ import org.troika.mpi.spi.NativeMpi;
  * from the rank that never entered it.
  *
  * <p>Cost: {@link #watch} wraps the native layer only when the launcher asked for progress reports
- * ({@value #ADDR_ENV} is set); then each collective adds two atomic increments (tens of nanoseconds, against
- * microseconds for the smallest collective). Otherwise the native layer is returned as it is and nothing is counted.
+ * ({@value #ADDR_ENV} is set); then each collective adds three plain stores with opaque (not volatile) semantics:
+ * no fence, no locked instruction, so a few nanoseconds against a collective's microseconds (bench/progress.sh).
+ * The counters assume one thread calls collectives at a time (MPI_THREAD_SINGLE/FUNNELED/SERIALIZED); under
+ * MPI_THREAD_MULTIPLE concurrent collectives may miss a count, which only delays a change the sampler sees.
+ * Otherwise the native layer is returned as it is and nothing is counted.
  */
 public final class CollectiveProgress {
     /** Set by troika for ranks whose progress its watchdog watches (the launcher's progress service). */
@@ -19,34 +23,48 @@ public final class CollectiveProgress {
     /** The reporter started reflectively when troika-worker is on the class path. */
     private static final String REPORTER = "org.troika.worker.Progress";
 
-    private static final AtomicLong ENTERED = new AtomicLong();
-    private static final AtomicLong LEFT = new AtomicLong();
-    private static volatile String last = "";
+    private static long entered; // accessed through ENTERED (opaque)
+    private static long left; // accessed through LEFT (opaque)
+    private static String last = ""; // accessed through LAST (opaque)
+    private static final VarHandle ENTERED;
+    private static final VarHandle LEFT;
+    private static final VarHandle LAST;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            ENTERED = l.findStaticVarHandle(CollectiveProgress.class, "entered", long.class);
+            LEFT = l.findStaticVarHandle(CollectiveProgress.class, "left", long.class);
+            LAST = l.findStaticVarHandle(CollectiveProgress.class, "last", String.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private CollectiveProgress() {}
 
     /** Collectives entered so far. */
     public static long entered() {
-        return ENTERED.get();
+        return (long) ENTERED.getOpaque();
     }
 
     /** Collectives left (returned or failed) so far. */
     public static long left() {
-        return LEFT.get();
+        return (long) LEFT.getOpaque();
     }
 
     /** The name of the collective entered last ({@code allreduce}, {@code bcast}, ...), or empty. */
     public static String lastEntered() {
-        return last;
+        return (String) LAST.getOpaque();
     }
 
     static void enter(String name) {
-        last = name;
-        ENTERED.incrementAndGet();
+        LAST.setOpaque(name);
+        ENTERED.setOpaque((long) ENTERED.getOpaque() + 1);
     }
 
     static void leave() {
-        LEFT.incrementAndGet();
+        LEFT.setOpaque((long) LEFT.getOpaque() + 1);
     }
 
     /**

@@ -19,8 +19,11 @@ import struct
 import sys
 import time
 
-_LABEL = b"troika-wire-1"
-_PING = 12
+_LABEL = b"troika-wire-2"
+_VERSION = 2
+_PROGRESS = 4   # the progress protocol's id
+_REPORT = 1     # its one message type
+_PROOF = b"\x00"
 _CLIENT = b"\x01"
 
 
@@ -69,13 +72,19 @@ class Progress:
             if not chunk:
                 raise OSError("the progress service closed the connection")
             hello += chunk
-        if hello[:2] != b"TK" or hello[2] != 1 or hello[3] != 0xFF:
-            raise OSError("not a troika wire peer")
+        if hello[:3] != b"TK" + bytes([_VERSION]) or hello[3] != _PROGRESS:
+            s.close()
+            raise OSError("not troika's progress service (or busy: %r)" % hello[:4])
         self._server_nonce = hello[4:]
         self._client_nonce = os.urandom(16)
-        s.sendall(b"TK\x01\xff" + self._client_nonce)
+        prefix = b"TK" + bytes([_VERSION, _PROGRESS])
+        s.sendall(prefix + self._client_nonce + self._mac(_PROOF))
         self._sock = s
         self._seq = 0
+
+    def _mac(self, tail):
+        return hmac.new(self.key, _LABEL + bytes([_PROGRESS]) + self._server_nonce + self._client_nonce + tail,
+                        hashlib.sha256).digest()
 
     def _send(self):
         text = ("progress 1 rank=%d gen=%d beats=%d commits=%d in=0 out=0 at= where=%s"
@@ -85,10 +94,8 @@ class Progress:
         try:
             if self._sock is None:
                 self._connect()
-            header = b"TK\x01" + bytes([_PING]) + struct.pack(">QI", self._seq, len(body))
-            mac = hmac.new(self.key, _LABEL + self._server_nonce + self._client_nonce + _CLIENT + header + body,
-                           hashlib.sha256).digest()
-            self._sock.sendall(header + body + mac)
+            header = b"TK" + bytes([_VERSION, _REPORT]) + struct.pack(">QI", self._seq, len(body))
+            self._sock.sendall(header + body + self._mac(_CLIENT + header + body))
             self._seq += 1
         except OSError as e:
             if not self._complained:

@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * One progress report of a rank to troika's hang watchdog: counters that only grow, and where the rank was last seen.
- * Carried as the text of an authenticated wire {@code Ping} frame (see docs/operability.md for the byte layout, so
+ * Carried as the text of a report of troika-wire's progress protocol (see docs/operability.md for the byte layout, so
  * ranks in any language can send it):
  *
  * <pre>

@@ -8,7 +8,8 @@ import org.troika.common.ProgressReport;
 import org.troika.common.TroikaEnv;
 import org.troika.mpi.CollectiveProgress;
 import org.troika.wire.Endpoint;
-import org.troika.wire.Message;
+import org.troika.wire.ProgressMessage;
+import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
 import org.troika.wire.WireChannel;
 
@@ -100,16 +101,16 @@ public final class Progress {
         void run() {
             ProgressReport sent = null;
             String lastWhere = null;
-            WireChannel ch = null;
+            WireChannel<ProgressMessage> ch = null;
             boolean complained = false;
             while (true) {
                 ProgressReport now = sample(rank, generation);
                 if (sent == null || now.progressedSince(sent) || !now.where().equals(lastWhere)) {
                     try {
                         if (ch == null) {
-                            ch = WireChannel.connectAny(service, key, 10_000);
+                            ch = WireChannel.connectAny(service, Protocol.PROGRESS, key, 10_000);
                         }
-                        ch.send(new Message.Ping(now.encode()));
+                        ch.send(new ProgressMessage.Report(now.encode()));
                         sent = now;
                         lastWhere = now.where();
                     } catch (IOException | RuntimeException e) {

@@ -2,43 +2,32 @@ package org.troika.launcher.watchdog;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.time.Duration;
+import java.util.List;
 import java.util.function.Consumer;
 import org.troika.common.ProgressReport;
-import org.troika.wire.Acceptor;
 import org.troika.wire.Endpoint;
-import org.troika.wire.Message;
+import org.troika.wire.ProgressMessage;
+import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
 import org.troika.wire.WireChannel;
+import org.troika.wire.WireServer;
 
 /**
- * The launcher's progress service: ranks connect over the troika wire protocol keyed with the <b>progress key</b>
- * ({@link #progressKey}: derived from the job secret, opening nothing else) and send {@code Ping} frames whose text
- * is a {@link ProgressReport}. Nothing is sent back.
+ * The launcher's progress service: a {@link WireServer} of the {@link Protocol#PROGRESS} protocol keyed with the
+ * <b>progress key</b> ({@link #progressKey}: derived from the job secret, opening nothing else). Ranks send
+ * {@link ProgressMessage.Report}s whose text is a {@link ProgressReport}; nothing is sent back.
  *
- * <p>Security and bounds: the MAC of every frame is checked before its body is decoded (the wire channel); bodies are
- * capped at {@value #MAX_BODY} bytes; the handshake must complete within {@value #HELLO_MILLIS} ms; at most
- * {@code maxConnections} connections are served at once (one per rank is the normal load), others are closed at
- * once. A frame that is not a progress report closes its connection. Binds to the address routing to the job's hosts.
- * (To move onto the shared service base of troika-wire when it lands.)
+ * <p>The base checks the hello proof before reading anything and bounds pending and live connections; this service
+ * caps bodies at {@value #MAX_BODY} bytes and serves at most {@code maxConnections} ranks. A report that does not parse
+ * closes its connection.
  */
 public final class ProgressService implements AutoCloseable {
     /** Label of the progress key derivation: progress key = HMAC-SHA256(job secret, label). */
     public static final String KEY_LABEL = "troika-progress-v1";
     static final int MAX_BODY = 512;
-    static final int HELLO_MILLIS = 10_000;
 
-    private final Secret key;
-    private final ServerSocket server;
-    private final ExecutorService pool;
-    private final AtomicInteger open = new AtomicInteger();
-    private final int maxConnections;
-    private final Consumer<ProgressReport> sink;
+    private final WireServer<ProgressMessage> server;
 
     /**
      * @param key the progress key ({@link #progressKey})
@@ -48,18 +37,23 @@ public final class ProgressService implements AutoCloseable {
      */
     public ProgressService(Secret key, InetAddress bind, int maxConnections, Consumer<ProgressReport> sink)
             throws IOException {
-        this.key = key;
-        this.maxConnections = maxConnections;
-        this.sink = sink;
-        this.server = new ServerSocket(0, 64, bind);
-        this.pool = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "troika-progress-conn");
-            t.setDaemon(true);
-            return t;
-        });
-        Thread t = new Thread(() -> Acceptor.serveUntilClosed(server, pool, this::serve), "troika-progress-accept");
-        t.setDaemon(true);
-        t.start();
+        WireServer.Limits limits = WireServer.Limits.DEFAULT.withMaxConnections(maxConnections).withMaxBody(MAX_BODY)
+                .withFirstFrameDeadline(Duration.ofSeconds(10));
+        this.server = WireServer.start("troika-progress", Protocol.PROGRESS, key, List.of(bind), limits,
+                (WireChannel<ProgressMessage> ch, ProgressMessage first) -> {
+                    ProgressMessage m = first;
+                    while (true) {
+                        if (!(m instanceof ProgressMessage.Report r)) {
+                            return;
+                        }
+                        try {
+                            sink.accept(ProgressReport.decode(r.text()));
+                        } catch (IllegalArgumentException e) {
+                            return; // not a report: the connection closes, nothing was acted upon
+                        }
+                        m = ch.receive(); // a stuck rank sends nothing: that is what the watchdog looks for
+                    }
+                });
     }
 
     /** The key ranks get instead of the job secret. */
@@ -68,44 +62,11 @@ public final class ProgressService implements AutoCloseable {
     }
 
     public Endpoint endpoint() {
-        return Endpoint.of((InetSocketAddress) server.getLocalSocketAddress());
-    }
-
-    private void serve(Socket s) {
-        if (open.incrementAndGet() > maxConnections) {
-            open.decrementAndGet();
-            closeQuietly(s);
-            return;
-        }
-        try (s) {
-            s.setSoTimeout(HELLO_MILLIS);
-            WireChannel ch = WireChannel.accept(s, key, MAX_BODY);
-            ch.setReadTimeoutMillis(0); // a stuck rank sends nothing: that is what the watchdog looks for
-            while (!server.isClosed()) {
-                Message m = ch.receive();
-                if (!(m instanceof Message.Ping p)) {
-                    return;
-                }
-                sink.accept(ProgressReport.decode(p.from()));
-            }
-        } catch (IOException | IllegalArgumentException e) {
-            // bad key, tampered or malformed frame, or the rank ended: nothing was acted upon
-        } finally {
-            open.decrementAndGet();
-        }
+        return server.endpoints().get(0);
     }
 
     @Override
     public void close() {
-        closeQuietly(server);
-        pool.shutdownNow();
-    }
-
-    private static void closeQuietly(java.io.Closeable c) {
-        try {
-            c.close();
-        } catch (IOException ignored) {
-            // closing
-        }
+        server.close();
     }
 }

@@ -12,7 +12,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.troika.common.ProgressReport;
-import org.troika.wire.Message;
+import org.troika.wire.ProgressMessage;
+import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
 import org.troika.wire.WireChannel;
 
@@ -26,20 +27,20 @@ class ProgressServiceTests {
         assertNotEquals(job, key);
         try (ProgressService s = new ProgressService(key, InetAddress.getLoopbackAddress(), 4, got::add)) {
             ProgressReport r = new ProgressReport(3, 1, 2, 1, 57, 56, "allreduce", "epoch 1 step 7");
-            try (WireChannel ch = WireChannel.connectAny(List.of(s.endpoint()), key, 5_000)) {
-                ch.send(new Message.Ping(r.encode()));
+            try (WireChannel<ProgressMessage> ch = WireChannel.connectAny(List.of(s.endpoint()), Protocol.PROGRESS, key, 5_000)) {
+                ch.send(new ProgressMessage.Report(r.encode()));
                 assertEquals(r, got.poll(10, TimeUnit.SECONDS));
             }
             // the job secret is not the progress key: the handshake's MAC fails and nothing is decoded
             assertThrows(IOException.class, () -> {
-                try (WireChannel ch = WireChannel.connectAny(List.of(s.endpoint()), job, 5_000)) {
-                    ch.send(new Message.Ping(r.encode()));
+                try (WireChannel<ProgressMessage> ch = WireChannel.connectAny(List.of(s.endpoint()), Protocol.PROGRESS, job, 5_000)) {
+                    ch.send(new ProgressMessage.Report(r.encode()));
                     ch.receive();
                 }
             });
             // a frame that is not a report closes the connection and reaches nobody
-            try (WireChannel ch = WireChannel.connectAny(List.of(s.endpoint()), key, 5_000)) {
-                ch.send(new Message.Ping("rank0 generation 1"));
+            try (WireChannel<ProgressMessage> ch = WireChannel.connectAny(List.of(s.endpoint()), Protocol.PROGRESS, key, 5_000)) {
+                ch.send(new ProgressMessage.Report("rank0 generation 1"));
                 assertThrows(IOException.class, ch::receive);
             }
             assertNull(got.poll(200, TimeUnit.MILLISECONDS));

@@ -64,7 +64,7 @@ final class SparkLaunchPlanner {
         Map<String, String> launchEnv = new LinkedHashMap<>(p.launch().env());
         launchEnv.remove(TroikaEnv.SECRET_KEY);
         launchEnv.putAll(agentEnv);
-        return new BackendPlan(new LaunchPlan(argv, launchEnv, p.launch().workDir()), p.files(), p.warnings());
+        return p.withLaunch(new LaunchPlan(argv, launchEnv, p.launch().workDir()));
     }
 
     /** The agent script: runs troika-rsh's launch agent with the given java and class path. */

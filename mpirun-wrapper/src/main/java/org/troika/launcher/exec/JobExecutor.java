@@ -30,8 +30,9 @@ import org.troika.launcher.watchdog.HangWatch;
  * then {@code 128 + signal} (130 for Ctrl-C). If the JVM itself dies, the supervisor's guard tears the tree down.
  *
  * <p>Output: stdout and stderr segments are written through unchanged (mpirun's {@code [1,R]<stdout>:} tags
- * included) and flushed one by one, as UTF-8 whatever the JVM's default charset. On failure one line names the
- * first failed rank: {@code troika: rank R on host H failed first with exit code N}.
+ * included) and flushed one by one, as UTF-8 whatever the JVM's default charset. With {@code --output-filename} the
+ * rank lines also go to the plan's per-rank files ({@link RankFileWriter}). On failure one line names the first
+ * failed rank: {@code troika: rank R on host H failed first with exit code N}.
  */
 public final class JobExecutor {
     /** Default grace between the forwarded signal and SIGKILL. */
@@ -110,9 +111,10 @@ public final class JobExecutor {
 
     /** Runs the job without touching signal handlers (the caller delivers signals through {@link #onSignal}). */
     int run() {
-        try (PlanFiles files = PlanFiles.write(plan.files())) {
+        try (PlanFiles files = PlanFiles.write(plan.files());
+                RankFileWriter rankFiles = RankFileWriter.open(plan.rankOutput())) {
             if (outputDir != null) {
-                // Open MPI creates it, Hydra's -outfile-pattern does not
+                // a launcher writing its own files (jsrun) may not create the folder
                 Files.createDirectories(outputDir);
             }
             if (verbose) {
@@ -123,9 +125,10 @@ public final class JobExecutor {
                 if (received != null) {
                     return received.exitCode(); // interrupted before the start
                 }
-                sup = ProcessSupervisor.start(plan.launch(),
-                        ProcessSupervisor.Options.of(watch.output(LineSink.copyTo(out, failures::accept)),
-                                watch.output(LineSink.copyTo(err, failures::accept))).withGuardGrace(grace));
+                sup = ProcessSupervisor.start(plan.launch(), ProcessSupervisor.Options.of(
+                        watch.output(LineSink.copyTo(out, rankFiles.then(false, failures::accept))),
+                        watch.output(LineSink.copyTo(err, rankFiles.then(true, failures::accept))))
+                        .withGuardGrace(grace));
                 running = sup;
             }
             long started = timeline.nowMicros();
@@ -157,6 +160,10 @@ public final class JobExecutor {
                     timeline.span(Timeline.Kind.MPIRUN, "ranks " + ranks, h.name(), started, end,
                             java.util.Map.of("ranks", ranks.toString()));
                 }
+            }
+            if (rankFiles.failure() != null) {
+                err.println("troika: warning: the per-rank output files under " + outputDir + " are incomplete: "
+                        + rankFiles.failure().getMessage());
             }
             return report(code);
         } catch (IOException e) {

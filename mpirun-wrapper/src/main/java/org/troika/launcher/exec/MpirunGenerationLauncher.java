@@ -320,13 +320,14 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     Planned run = relay.active() ? planner.plan(relay.settings(), e) : planned;
                     BackendPlan plan = relay.apply(run.plan(), run.mpi());
                     MpiFailureParser failures = new MpiFailureParser(run.hosts());
-                    try (PlanFiles files = PlanFiles.write(plan.files())) {
+                    try (PlanFiles files = PlanFiles.write(plan.files());
+                            RankFileWriter rankFiles = RankFileWriter.open(plan.rankOutput(), gen.id() == 1)) {
                         if (s.verbose()) {
                             err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
                         }
                         ProcessSupervisor p = ProcessSupervisor.start(plan.launch(), ProcessSupervisor.Options.of(
-                                watch.output(LineSink.copyTo(out, failures::accept)),
-                                watch.output(LineSink.copyTo(err, failures::accept))));
+                                watch.output(LineSink.copyTo(out, rankFiles.then(false, failures::accept))),
+                                watch.output(LineSink.copyTo(err, rankFiles.then(true, failures::accept)))));
                         sup = p;
                         Timeline.Span span = timeline.begin(Timeline.Kind.MPIRUN, "mpirun (generation " + gen.id()
                                 + ")", null, Map.of("generation", gen.id(), "worldSize", gen.size()));

@@ -261,7 +261,7 @@ public final class RelaySession implements AutoCloseable {
         env.remove("PRTE_MCA_plm_ssh_args");
         env.putAll(agentEnv());
         LaunchPlan launch = new LaunchPlan(argv, env, plan.launch().workDir());
-        return new BackendPlan(launch, plan.files(), plan.warnings());
+        return plan.withLaunch(launch);
     }
 
     /** What the agent needs in mpirun's environment. */

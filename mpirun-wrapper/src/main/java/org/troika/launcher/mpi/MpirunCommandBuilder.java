@@ -17,14 +17,16 @@ import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.spi.LaunchContext;
+import org.troika.launcher.spi.RankOutput;
 
 /**
  * Plans the {@code mpirun} command for Open MPI (4 = ORTE, 5 = PRRTE), Spectrum MPI, MPICH and Intel MPI. Pure: the
  * result depends only on the {@link LaunchContext} and on whether troika runs as root (given at construction).
  *
  * <p>Part order: launcher, basic (output tagging), {@code -np}, hosts, binding, implementation flags
- * (+ large-cluster flags, + timestamps), ssh options, NICs, NCCL NIC, per-rank output files, environment exports,
+ * (+ large-cluster flags, + timestamps), ssh options, NICs, NCCL NIC, environment exports,
  * the user's {@code --mpi-args} verbatim, then the command (behind {@code troika-rankenv} when troika is installed).
+ * Per-rank output files are not the launcher's: the plan's {@link RankOutput} has troika write them.
  * Every choice and the flags left out on purpose are explained in {@code docs/mpirun-flags.md}.
  */
 public final class MpirunCommandBuilder {
@@ -71,7 +73,6 @@ public final class MpirunCommandBuilder {
         if (s.command().isEmpty()) {
             throw new UsageException("nothing to run: put the command after troika's options, e.g. troika run -np 2 hostname");
         }
-        checkOutputPath(s);
         List<String> nics = checkedNics(s.networkInterfaces());
         return ctx.mpi().flavor().isHydra() ? hydra(ctx, nics) : openMpi(ctx, nics);
     }
@@ -129,9 +130,6 @@ public final class MpirunCommandBuilder {
         if (nccl != null) {
             argv.addAll(List.of("-x", "NCCL_SOCKET_IFNAME=" + nccl));
         }
-        if (!prrte && s.outputFilename() != null) {
-            argv.addAll(List.of("--output-filename", s.outputFilename().toString()));
-        }
         EnvExport.Selection exports = EnvExport.select(env,
                 nccl == null ? Set.of() : Set.of("NCCL_SOCKET_IFNAME"), exportBudget);
         for (String name : exports.names()) {
@@ -143,7 +141,8 @@ public final class MpirunCommandBuilder {
         }
         argv.addAll(s.mpiArgs());
         argv.addAll(rankCommand(ctx));
-        return new BackendPlan(new LaunchPlan(argv, env), files, warnings);
+        return new BackendPlan(new LaunchPlan(argv, env), files, warnings,
+                rankOutput(ctx, prrte ? RankOutput.TagFormat.PRRTE : RankOutput.TagFormat.ORTE));
     }
 
     private BackendPlan hydra(LaunchContext ctx, List<String> nics) {
@@ -187,25 +186,25 @@ public final class MpirunCommandBuilder {
             argv.addAll(List.of("-iface", nics.get(0)));
             argv.addAll(List.of("-genv", "NCCL_SOCKET_IFNAME", nics.get(0)));
         }
-        if (s.outputFilename() != null) {
-            String dir = s.outputFilename().toString();
-            argv.addAll(List.of("-outfile-pattern", dir + "/rank.%r.stdout", "-errfile-pattern", dir + "/rank.%r.stderr"));
-        }
         argv.addAll(s.mpiArgs());
         argv.addAll(rankCommand(ctx));
-        return new BackendPlan(new LaunchPlan(argv, env), files, warnings);
+        return new BackendPlan(new LaunchPlan(argv, env), files, warnings,
+                rankOutput(ctx, RankOutput.TagFormat.HYDRA));
     }
 
-    /** v5 deprecates --tag-output/--timestamp-output/--output-filename in favour of one {@code --output} list. */
+    /** v5 deprecates --tag-output/--timestamp-output in favour of one {@code --output} list. */
     private static String prrteOutput(RunSettings s) {
-        StringBuilder out = new StringBuilder("tag");
-        if (s.prefixTimestamp()) {
-            out.append(",timestamp");
-        }
-        if (s.outputFilename() != null) {
-            out.append(",dir=").append(s.outputFilename());
-        }
-        return out.toString();
+        return s.prefixTimestamp() ? "tag,timestamp" : "tag";
+    }
+
+    /**
+     * {@code --output-filename DIR}: troika writes the per-rank files from the tagged output, for every flavour
+     * (Open MPI 5.0.7's {@code --output-filename} writes no or one file, its {@code --output dir=D} one stream per
+     * rank; Open MPI 4 and Hydra have their own layouts). The launcher always tags (see the tagging part above).
+     */
+    private static RankOutput rankOutput(LaunchContext ctx, RankOutput.TagFormat format) {
+        Path dir = ctx.settings().outputFilename();
+        return dir == null ? null : new RankOutput(dir, ctx.hostPlan().size(), format);
     }
 
     /** {@code -H host:slots,...}, or a scratch hostfile ({@code name slots=N} lines) when the list is too long. */
@@ -303,17 +302,6 @@ public final class MpirunCommandBuilder {
             }
         }
         return nics;
-    }
-
-    private static void checkOutputPath(RunSettings s) {
-        if (s.outputFilename() == null) {
-            return;
-        }
-        String p = s.outputFilename().toString();
-        if (p.isEmpty() || p.contains(":") || p.contains(",") || p.contains("%")) {
-            throw new UsageException("--output-filename '" + p + "' must be a non-empty path without ':', ',' or '%'"
-                    + " (mpirun reads them as separators or patterns); choose another directory");
-        }
     }
 
     /**

@@ -19,6 +19,8 @@ import org.troika.launcher.spi.HostPlan;
  *
  * mpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9 (Killed).
  * </pre>
+ * Open MPI 5.0.7 wraps the last one after "exited on" ({@code prterun noticed that process rank 2 with PID 5856 on
+ * node vm exited on} / {@code signal 9 (Killed).}): a line is also tried joined to the one before it.
  * The first report wins. A host the message does not name is looked up in the host plan by rank.
  * Open MPI sometimes prints only "Primary job terminated normally, but 1 process returned a non-zero exit code"
  * without naming the rank; then there is no report. MPICH/Hydra names no rank either.
@@ -33,6 +35,7 @@ public final class MpiFailureParser {
 
     private final HostPlan hosts;
     private Integer pendingRank;
+    private String previous = "";
     private FailedRank first;
 
     /** @param hosts the job's host plan for rank → host lookups, or {@code null} */
@@ -46,8 +49,13 @@ public final class MpiFailureParser {
             return;
         }
         String l = line.strip();
+        String joined = previous + " " + l;
+        previous = l;
         Matcher m = SIGNALED.matcher(l);
-        if (m.find()) {
+        if (!m.find()) {
+            m = SIGNALED.matcher(joined);
+        }
+        if (m.find(0)) {
             int signal = Integer.parseInt(m.group(3));
             int code = signal >= 1 && signal <= 64 ? PosixSignal.exitCodeOf(signal) : 128 + signal;
             first = new FailedRank(Integer.parseInt(m.group(1)), m.group(2), code);

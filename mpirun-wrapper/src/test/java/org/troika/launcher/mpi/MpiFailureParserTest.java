@@ -75,6 +75,16 @@ class MpiFailureParserTest {
     }
 
     @Test
+    void openMpi5WrapsTheSignalReportOverTwoLines() {
+        // Open MPI 5.0.7 in the trixie root, rank 2 of 3 SIGKILLed (RunFailingRankTest)
+        String wrapped = "--------------------------------------------------------------------------\n"
+                + "prterun noticed that process rank 2 with PID 5856 on node vm exited on\n"
+                + "signal 9 (Killed).\n"
+                + "--------------------------------------------------------------------------\n";
+        assertEquals(Optional.of(new FailedRank(2, "vm", 137)), parse(PLAN, wrapped));
+    }
+
+    @Test
     void summaryLine() {
         assertEquals("troika: rank 1 on host node2 failed first with exit code 3", new FailedRank(1, "node2", 3).summary());
         assertEquals("troika: rank 4 on host (unknown) failed first with exit code 137",

@@ -94,6 +94,20 @@ public final class MpiJob {
                 "-XX:TieredStopAtLevel=1", "-Xshare:auto");
     }
 
+    /**
+     * The {@code java} ranks of {@code launcher} run by default: this JVM's on the host, the root's own JDK inside the
+     * Open MPI 5 root (a distribution JDK of the host keeps its configuration under the host's /etc, which the root
+     * does not have; self-contained JDKs such as the JDK 22+ for FFM are visible inside at their host paths).
+     */
+    public static List<String> defaultJava(Launcher launcher) {
+        if (!launcher.inRoot()) {
+            return defaultJava();
+        }
+        List<String> java = new ArrayList<>(defaultJava());
+        java.set(0, OpenMpi5Root.JAVA_HOME + "/bin/java");
+        return List.copyOf(java);
+    }
+
     /** The argv running {@code <java...> -cp <cp> main args...} as {@code np} ranks; {@code --bind-to none} on shared cores. */
     public static List<String> argv(Launcher launcher, int np, List<String> java, String classPath, String mainClass,
             List<String> args) {
@@ -120,7 +134,7 @@ public final class MpiJob {
      * On timeout the job's processes are killed by pid and an AssertionError carries the output so far.
      */
     public static Result run(Launcher launcher, int np, String mainClass, List<String> args, long timeoutSeconds) {
-        return run(launcher, np, defaultJava(), testClassPath(), mainClass, args, Map.of(), timeoutSeconds);
+        return run(launcher, np, defaultJava(launcher), testClassPath(), mainClass, args, Map.of(), timeoutSeconds);
     }
 
     /** {@link #run(Launcher, int, String, List, long)} with a chosen JVM command, class path and extra environment. */

@@ -16,8 +16,11 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.troika.common.exec.ProcessTable;
 import org.troika.testkit.Dist;
+import org.troika.testkit.MpiJob.Launcher;
 import org.troika.testkit.NetnsCluster;
 import org.troika.testkit.Requires;
 
@@ -37,15 +40,17 @@ class ElasticRunTest {
 
     record Commit(int step, int size) {}
 
-    @Test
-    void aHostAddedMidTrainingJoinsAndAHostRemovedLeavesWithoutRollback() throws Exception {
+    /** On Open MPI 4 and 5 (troika, mpirun and the Java ranks inside the trixie root for 5). */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Launcher.class, names = {"OPEN_MPI", "OPEN_MPI_5"})
+    void aHostAddedMidTrainingJoinsAndAHostRemovedLeavesWithoutRollback(Launcher mpi) throws Exception {
         Requires.root();
-        Requires.command("mpirun");
+        mpi.require();
         try (NetnsCluster c = NetnsCluster.create("elad", 234, 3)) {
             List<String> h = addresses(c);
             Path hosts = hostsFile(h.get(0) + ":1", h.get(1) + ":1");
             int steps = 90;
-            try (RunSupport run = start(c, hosts, steps, "--min-np", "2")) {
+            try (RunSupport run = start(mpi, c, hosts, steps, "--min-np", "2")) {
                 awaitCommitAtSize(run, 2);
                 write(hosts, h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
                 awaitCommitAtSize(run, 3);
@@ -165,6 +170,11 @@ class ElasticRunTest {
     // ---- helpers
 
     private RunSupport start(NetnsCluster c, Path hosts, int steps, String... elastic) throws IOException {
+        return start(Launcher.OPEN_MPI, c, hosts, steps, elastic);
+    }
+
+    private RunSupport start(Launcher mpi, NetnsCluster c, Path hosts, int steps, String... elastic)
+            throws IOException {
         Path discover = tmp.resolve("discover.sh");
         Files.writeString(discover, "#!/bin/sh\ncat " + hosts + "\n");
         Files.setPosixFilePermissions(discover, PosixFilePermissions.fromString("rwx------"));
@@ -173,7 +183,8 @@ class ElasticRunTest {
         args.addAll(List.of("--remote-shell", "ip netns exec {host}", "--network-interface", c.subnet(),
                 "java", "-cp", Dist.home().resolve("lib") + "/*", "org.troika.examples.ElasticTraining",
                 "--steps", Integer.toString(steps), "--commit-every", Integer.toString(EVERY), "--step-ms", "60"));
-        return RunSupport.start(tmp, Map.of("OMPI_MCA_hwloc_base_binding_policy", "none"), args.toArray(String[]::new));
+        return RunSupport.start(mpi, tmp, Map.of("OMPI_MCA_hwloc_base_binding_policy", "none"),
+                args.toArray(String[]::new));
     }
 
     private Path hostsFile(String... lines) throws IOException {

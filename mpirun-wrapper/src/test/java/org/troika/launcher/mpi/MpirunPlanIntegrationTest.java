@@ -201,6 +201,39 @@ class MpirunPlanIntegrationTest {
         }
     }
 
+    /**
+     * troika's default {@code --bind-to none --map-by slot} leaves every rank free to run on every CPU (Open MPI
+     * would pin each to one core); replaced by {@code --binding-args}, Open MPI's binding applies again.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Launcher.class, names = {"OPEN_MPI", "OPEN_MPI_5"})
+    void defaultBindingLeavesRanksUnpinned(Launcher mpi) throws IOException {
+        MpiInstall install = detect(mpi);
+        String all = Files.readAllLines(Path.of("/proc/self/status")).stream()
+                .filter(l -> l.startsWith("Cpus_allowed_list:")).findFirst().orElseThrow().split("\\s+")[1];
+        Requires.check(!all.matches("\\d+"), "one CPU: binding cannot be told from no binding");
+        for (boolean pinned : new boolean[] {false, true}) {
+            RunSettings.Builder b = RunSettings.builder().hosts(List.of(new HostSlots("localhost", 2)), "-H")
+                    .command(List.of("sh", "-c", "grep Cpus_allowed_list: /proc/self/status"));
+            if (pinned) {
+                b.bindingArgs(List.of("--bind-to", "core", "--map-by", "core"));
+            }
+            RunSettings s = b.build();
+            LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts(), 2), install, rootEnv(mpi), null,
+                    Path.of("/tmp"), n -> true, null);
+            LaunchPlan plan = new MpirunCommandBuilder("root".equals(System.getProperty("user.name"))).build(ctx)
+                    .launch();
+            Output o = run(mpi.wrap(plan.argv()), plan.env(), Duration.ofSeconds(120));
+            assertEquals(0, o.exit(), o.text());
+            List<String> lists = o.text().lines().filter(l -> l.contains("Cpus_allowed_list:"))
+                    .map(l -> l.substring(l.indexOf("Cpus_allowed_list:") + 18).strip()).toList();
+            assertEquals(2, lists.size(), o.text());
+            for (String l : lists) {
+                assertEquals(!pinned, l.equals(all), (pinned ? "pinned" : "unpinned") + " rank on " + l + " of " + all);
+            }
+        }
+    }
+
     /** The no-tree-spawn and concurrency words of troika's plan for {@code hosts}. */
     private static List<String> largeClusterWords(MpiInstall mpi, List<HostSlots> hosts) {
         RunSettings s = RunSettings.builder().hosts(hosts, "-H").command(List.of("true")).build();

@@ -45,5 +45,12 @@ class RunOutputFilenameTest {
         }
         String tag = RunSupport.tag(mpi, 0, "stdout");
         assertTrue(r.out().lines().anyMatch(l -> l.contains(tag + "out-0")), "output still reaches the console: " + r);
+        if (mpi.isOpenMpi()) {
+            // the console lines carry the timestamp (Hydra has none: troika warns instead)
+            assertTrue(r.out().lines().anyMatch(l -> l.matches("\\[?\\w{3} \\w{3} +\\d{1,2} \\d\\d:\\d\\d:\\d\\d \\d{4}\\]?"
+                    + java.util.regex.Pattern.quote(tag) + "out-0")), r.toString());
+        } else {
+            assertTrue(r.err().contains("cannot timestamp"), r.toString());
+        }
     }
 }

@@ -106,10 +106,15 @@ final class RunCommand implements Subcommand {
                     + planned.resolved().plan().hostList() + "; MPI: " + planned.mpi().flavor().displayName()
                     + (planned.mpi().majorVersion() > 0 ? " " + planned.mpi().majorVersion() : "")
                     + "; backend: " + planned.backend().name());
+            planned.reasons().forEach(r -> io.err().println("troika: launcher " + r));
         }
         if (s.dryRun()) {
             io.out().println(planned.plan().launch().render());
             return 0;
+        }
+        if (!(planned.backend() instanceof MpirunBackend)) {
+            // jsrun and srun start every rank themselves: no daemons to relay
+            return JobExecutor.execute(planned.plan(), planned.resolved().plan(), s, io.out(), io.err());
         }
         // issue 3 (RelaySession, owned by the launch-agent work): task services on the remote hosts and the troika-rsh
         // agent for Open MPI's daemons, plus network detection. Inactive (changes nothing) unless --launch-agent relay
@@ -173,7 +178,8 @@ final class RunCommand implements Subcommand {
     }
 
     /** The outcome of planning: everything {@code --dry-run} prints and the executor runs. */
-    record Planned(HostResolver.Resolved resolved, MpiInstall mpi, LaunchBackend backend, BackendPlan plan) {}
+    record Planned(HostResolver.Resolved resolved, MpiInstall mpi, LaunchBackend backend, BackendPlan plan,
+            List<String> reasons) {}
 
     /** Plans a static launch. Reads the hostfile and probes {@code mpirun --version}; starts nothing else. */
     Planned plan(RunSettings s, Map<String, String> env) {
@@ -185,8 +191,9 @@ final class RunCommand implements Subcommand {
                         FlavorDetector.mpirunCommand(env));
         LaunchContext ctx = new LaunchContext(s, resolved.plan(), mpi, env, resolved.allocation(), scratchDir(env),
                 name -> onPath(name, env), troikaHome());
-        LaunchBackend backend = chooseBackend(s, ctx);
-        return new Planned(resolved, mpi, backend, backend.plan(ctx));
+        List<String> reasons = new ArrayList<>();
+        LaunchBackend backend = chooseBackend(s, ctx, reasons);
+        return new Planned(resolved, mpi, backend, backend.plan(ctx), reasons);
     }
 
     static CommandRunner probes(CommandRunner given, Map<String, String> env) {
@@ -199,19 +206,34 @@ final class RunCommand implements Subcommand {
         return list;
     }
 
-    static LaunchBackend chooseBackend(RunSettings s, LaunchContext ctx) {
+    /**
+     * The backend {@code --launcher} names, or with {@code auto} the first plugin backend that claims the launch
+     * (jsrun inside LSF with Spectrum MPI, srun inside Slurm), else mpirun. {@code reasons} receives each plugin's
+     * one-line reason for {@code --verbose}.
+     */
+    static LaunchBackend chooseBackend(RunSettings s, LaunchContext ctx, List<String> reasons) {
         List<LaunchBackend> extra = new ArrayList<>();
         ServiceLoader.load(LaunchBackend.class).forEach(extra::add);
         MpirunBackend mpirun = new MpirunBackend();
-        switch (s.backend()) {
-            case MPI:
-                return mpirun;
-            case JSRUN:
-                return extra.stream().filter(b -> b.name().equals("jsrun")).findFirst().orElseThrow(() ->
-                        new UsageException("--jsrun needs troika-jsrun on the class path; use the troika distribution"));
-            default:
-                return extra.stream().filter(b -> b.isDefaultFor(ctx)).findFirst().orElse(mpirun);
+        if (s.backend() == RunSettings.Backend.MPI) {
+            return mpirun;
         }
+        if (s.backend() != RunSettings.Backend.AUTO) {
+            String name = s.backend().launcherName();
+            return extra.stream().filter(b -> b.name().equals(name)).findFirst().orElseThrow(() -> new UsageException(
+                    "--launcher " + name + " needs troika-" + name + " on the class path; use the troika distribution"));
+        }
+        for (LaunchBackend b : extra) {
+            boolean chosen = b.isDefaultFor(ctx);
+            String why = b.reason(ctx);
+            if (why != null) {
+                reasons.add(b.name() + (chosen ? " chosen: " : " not chosen: ") + why);
+            }
+            if (chosen) {
+                return b;
+            }
+        }
+        return mpirun;
     }
 
     /**

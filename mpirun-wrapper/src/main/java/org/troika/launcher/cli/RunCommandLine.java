@@ -59,8 +59,10 @@ public final class RunCommandLine {
         o.addOption(opt(null, "mpi-args", "ARGS", "extra arguments for mpirun/jsrun, shell-quoted in one string"));
         o.addOption(opt(null, "binding-args", "ARGS", "binding/mapping arguments replacing the default (e.g. '--bind-to core')"));
         o.addOption(flag(null, "tcp", "use TCP only (no InfiniBand): NCCL_IB_DISABLE=1, -tcp for Spectrum MPI"));
-        o.addOption(flag(null, "mpi", "launch with mpirun (default outside LSF+jsrun)"));
-        o.addOption(flag(null, "jsrun", "launch with IBM jsrun (LSF with Spectrum MPI)"));
+        o.addOption(opt(null, "launcher", "NAME", "what starts the ranks: auto (default: srun inside Slurm, jsrun inside LSF"
+                + " with Spectrum MPI, where they work; else mpirun), mpirun, srun or jsrun"));
+        o.addOption(flag(null, "mpi", "same as --launcher mpirun"));
+        o.addOption(flag(null, "jsrun", "same as --launcher jsrun"));
         o.addOption(opt(null, "mpi-flavor", "NAME", "override MPI detection: openmpi, openmpi5, spectrum, mpich or intel"));
         // output and timing
         o.addOption(opt(null, "output-filename", "DIR", "also write each rank's output to files under DIR"));
@@ -150,7 +152,7 @@ public final class RunCommandLine {
         RunSettings.Builder b = RunSettings.builder().command(command);
 
         exclusive(cl, "hosts", "hostfile", "host-discovery-script");
-        exclusive(cl, "mpi", "jsrun");
+        exclusive(cl, "launcher", "mpi", "jsrun");
         b.np(ranks(cl, "num-proc", "-np"));
         if (cl.hasOption("hosts")) {
             b.hosts(HostListParser.parse(cl.getOptionValue("hosts")), "-H");
@@ -209,6 +211,10 @@ public final class RunCommandLine {
             b.backend(RunSettings.Backend.MPI);
         } else if (cl.hasOption("jsrun")) {
             b.backend(RunSettings.Backend.JSRUN);
+        } else if (cl.hasOption("launcher")) {
+            String v = cl.getOptionValue("launcher").toLowerCase(Locale.ROOT);
+            b.backend(Arrays.stream(RunSettings.Backend.values()).filter(k -> k.launcherName().equals(v)).findFirst()
+                    .orElseThrow(() -> new UsageException("--launcher '" + v + "' is not known; use auto, mpirun, srun or jsrun")));
         }
         if (cl.hasOption("mpi-flavor")) {
             String f = cl.getOptionValue("mpi-flavor").toLowerCase(Locale.ROOT);

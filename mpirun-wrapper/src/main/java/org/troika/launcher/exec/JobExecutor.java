@@ -32,7 +32,7 @@ import org.troika.launcher.watchdog.HangWatch;
  * <p>Output: stdout and stderr segments are written through unchanged (mpirun's {@code [1,R]<stdout>:} tags
  * included) and flushed one by one, as UTF-8 whatever the JVM's default charset. With {@code --output-filename} the
  * rank lines also go to the plan's per-rank files ({@link RankFileWriter}). On failure one line names the first
- * failed rank: {@code troika: rank R on host H failed first with exit code N}.
+ * failed rank: {@code troika: rank R on host H failed first with exit code N}, and N is the exit code.
  */
 public final class JobExecutor {
     /** Default grace between the forwarded signal and SIGKILL. */
@@ -191,6 +191,9 @@ public final class JobExecutor {
         if (code != 0) {
             err.println(failures.first().map(FailedRank::summary)
                     .orElse("troika: the job failed with exit code " + code + " (the MPI launcher named no rank)"));
+            // the named rank's code: mpirun returns it too, while srun returns the highest code of all tasks (the
+            // 143 of the ranks it terminated after the first failure)
+            return failures.first().map(FailedRank::exitCode).orElse(code);
         }
         return code;
     }

@@ -9,8 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
-import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 import org.troika.common.exec.LaunchPlan;
 import org.troika.launcher.spi.RunSettings;
@@ -37,13 +35,6 @@ public final class MpirunCommandBuilder {
      * word (Linux refuses any single argument over 128 KiB).
      */
     public static final int HOST_ARG_LIMIT = 32 * 1024;
-    /** A {@code TROIKA_HOSTS} value longer than this is not exported (one environment string is limited to 128 KiB). */
-    public static final int HOSTS_ENV_LIMIT = 96 * 1024;
-    /** The rank-environment wrapper, relative to the troika installation. */
-    public static final String RANKENV = "bin/troika-rankenv";
-
-    private static final Pattern NIC_NAME = Pattern.compile("[A-Za-z0-9_.@-]+");
-    private static final Pattern IPV4_CIDR = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}");
 
     private final boolean asRoot;
     private final int exportBudget;
@@ -73,7 +64,7 @@ public final class MpirunCommandBuilder {
         if (s.command().isEmpty()) {
             throw new UsageException("nothing to run: put the command after troika's options, e.g. troika run -np 2 hostname");
         }
-        List<String> nics = checkedNics(s.networkInterfaces());
+        List<String> nics = RankLaunch.checkedNics(s.networkInterfaces());
         return ctx.mpi().flavor().isHydra() ? hydra(ctx, nics) : openMpi(ctx, nics);
     }
 
@@ -87,7 +78,7 @@ public final class MpirunCommandBuilder {
         boolean prrte = mpi.usesPrrte();
         List<String> warnings = new ArrayList<>();
         Map<Path, String> files = new LinkedHashMap<>();
-        Map<String, String> env = rankEnv(ctx, warnings);
+        Map<String, String> env = RankLaunch.rankEnv(ctx, warnings);
         if (asRoot) {
             env.putIfAbsent("OMPI_ALLOW_RUN_AS_ROOT", "1");
             env.putIfAbsent("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
@@ -126,7 +117,7 @@ public final class MpirunCommandBuilder {
             argv.addAll(List.of("--mca", "btl_tcp_if_include", list));
             argv.addAll(List.of(prrte ? "--prtemca" : "--mca", "oob_tcp_if_include", list));
         }
-        String nccl = ncclInterfaces(nics, warnings);
+        String nccl = RankLaunch.ncclInterfaces(nics, warnings);
         if (nccl != null) {
             argv.addAll(List.of("-x", "NCCL_SOCKET_IFNAME=" + nccl));
         }
@@ -140,7 +131,7 @@ public final class MpirunCommandBuilder {
             warnings.add(dropped);
         }
         argv.addAll(s.mpiArgs());
-        argv.addAll(rankCommand(ctx));
+        argv.addAll(RankLaunch.rankCommand(ctx));
         return new BackendPlan(new LaunchPlan(argv, env), files, warnings,
                 rankOutput(ctx, prrte ? RankOutput.TagFormat.PRRTE : RankOutput.TagFormat.ORTE));
     }
@@ -151,7 +142,7 @@ public final class MpirunCommandBuilder {
         List<String> warnings = new ArrayList<>();
         Map<Path, String> files = new LinkedHashMap<>();
         // Hydra forwards mpirun's whole environment to every rank, so exclusions are applied to the child env itself
-        Map<String, String> env = new TreeMap<>(EnvExport.withoutExcluded(rankEnv(ctx, warnings)));
+        Map<String, String> env = new TreeMap<>(EnvExport.withoutExcluded(RankLaunch.rankEnv(ctx, warnings)));
         List<String> argv = new ArrayList<>();
         argv.add(FlavorDetector.mpirunCommand(ctx.env()));
         argv.add("-l");
@@ -177,7 +168,7 @@ public final class MpirunCommandBuilder {
             }
             argv.addAll(List.of("-bootstrap", "ssh", "-bootstrap-exec-args", ssh));
         }
-        List<String> userNics = nics.stream().filter(n -> !IPV4_CIDR.matcher(n).matches()).toList();
+        List<String> userNics = nics.stream().filter(n -> !RankLaunch.isSubnet(n)).toList();
         if (nics.size() > 1 || userNics.size() != nics.size()) {
             throw new UsageException(mpiName + " (Hydra) takes one network interface by name (-iface), got "
                     + String.join(",", nics) + "; give a single interface name such as --network-interfaces eth0");
@@ -187,7 +178,7 @@ public final class MpirunCommandBuilder {
             argv.addAll(List.of("-genv", "NCCL_SOCKET_IFNAME", nics.get(0)));
         }
         argv.addAll(s.mpiArgs());
-        argv.addAll(rankCommand(ctx));
+        argv.addAll(RankLaunch.rankCommand(ctx));
         return new BackendPlan(new LaunchPlan(argv, env), files, warnings,
                 rankOutput(ctx, RankOutput.TagFormat.HYDRA));
     }
@@ -279,62 +270,5 @@ public final class MpirunCommandBuilder {
             words.addAll(List.of("-i", file));
         }
         return words.isEmpty() ? null : String.join(" ", words);
-    }
-
-    /** NCCL takes interface names (prefixes), not subnets: subnets are left out with a warning. */
-    private static String ncclInterfaces(List<String> nics, List<String> warnings) {
-        List<String> names = new ArrayList<>();
-        for (String nic : nics) {
-            if (IPV4_CIDR.matcher(nic).matches()) {
-                warnings.add("NCCL_SOCKET_IFNAME takes interface names, so subnet " + nic + " is used for MPI only");
-            } else {
-                names.add(nic);
-            }
-        }
-        return names.isEmpty() ? null : String.join(",", names);
-    }
-
-    private static List<String> checkedNics(List<String> nics) {
-        for (String nic : nics) {
-            if (!NIC_NAME.matcher(nic).matches() && !IPV4_CIDR.matcher(nic).matches()) {
-                throw new UsageException("bad network interface '" + nic + "': give interface names (eth0) or IPv4"
-                        + " subnets (10.1.0.0/16), comma-separated");
-            }
-        }
-        return nics;
-    }
-
-    /**
-     * The caller's environment without troika's secret, plus the rank variables troika exports and
-     * {@code NCCL_IB_DISABLE=1} for --tcp. The secret goes even from mpirun's own environment because ranks on
-     * mpirun's host inherit it (the launch agent reads {@link TroikaEnv#SECRET_FILE} instead).
-     */
-    private static Map<String, String> rankEnv(LaunchContext ctx, List<String> warnings) {
-        Map<String, String> env = new TreeMap<>(ctx.env());
-        env.remove(TroikaEnv.SECRET_KEY);
-        String hostList = ctx.hostPlan().hostList();
-        if (hostList.length() > HOSTS_ENV_LIMIT) {
-            env.remove(TroikaEnv.HOSTS);
-            warnings.add(TroikaEnv.HOSTS + " is not exported: the list of " + ctx.hostPlan().hosts().size()
-                    + " hosts is longer than " + HOSTS_ENV_LIMIT + " characters; ranks get TROIKA_HOSTNAME from"
-                    + " hostname and no TROIKA_CROSS_RANK/SIZE");
-        } else {
-            env.put(TroikaEnv.HOSTS, hostList);
-        }
-        env.put(TroikaEnv.SIZE, Integer.toString(ctx.hostPlan().size()));
-        if (ctx.settings().tcp()) {
-            env.put("NCCL_IB_DISABLE", "1");
-        }
-        return env;
-    }
-
-    /** The user's command, behind troika's rank-environment wrapper when troika is installed. */
-    private static List<String> rankCommand(LaunchContext ctx) {
-        List<String> cmd = new ArrayList<>();
-        if (ctx.troikaHome() != null) {
-            cmd.add(ctx.troikaHome().resolve(RANKENV).toString());
-        }
-        cmd.addAll(ctx.settings().command());
-        return cmd;
     }
 }

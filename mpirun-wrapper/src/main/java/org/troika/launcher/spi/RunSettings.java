@@ -87,8 +87,15 @@ public record RunSettings(
     /** Default discovery interval. */
     public static final Duration DEFAULT_DISCOVERY_INTERVAL = Duration.ofSeconds(1);
 
-    /** Launcher backend choice. */
-    public enum Backend { AUTO, MPI, JSRUN }
+    /** Launcher backend choice ({@code --launcher}); {@link #launcherName()} is the backend's name. */
+    public enum Backend {
+        AUTO, MPI, JSRUN, SRUN;
+
+        /** {@code auto}, {@code mpirun}, {@code jsrun}, {@code srun}. */
+        public String launcherName() {
+            return this == MPI ? "mpirun" : name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
 
     /** How Open MPI starts its remote daemons. */
     public enum LaunchAgent {

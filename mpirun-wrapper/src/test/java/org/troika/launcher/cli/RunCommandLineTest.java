@@ -79,6 +79,21 @@ class RunCommandLineTest {
         assertEquals(RunSettings.Backend.JSRUN, s.backend());
     }
 
+    @ParameterizedTest
+    @CsvSource({"auto,AUTO", "mpirun,MPI", "srun,SRUN", "jsrun,JSRUN", "SRUN,SRUN"})
+    void launcherNamesABackend(String value, RunSettings.Backend expected) {
+        assertEquals(expected, parse("--launcher " + value + " hostname").backend());
+        assertEquals(RunSettings.Backend.AUTO, parse("hostname").backend());
+    }
+
+    @Test
+    void launcherRefusesUnknownNamesAndTheOldFlagsBeside() {
+        UsageException e = assertThrows(UsageException.class, () -> parse("--launcher ssh hostname"));
+        assertEquals("--launcher 'ssh' is not known; use auto, mpirun, srun or jsrun", e.getMessage());
+        e = assertThrows(UsageException.class, () -> parse("--launcher srun --mpi hostname"));
+        assertEquals("--launcher and --mpi cannot be combined; choose one", e.getMessage());
+    }
+
     @Test
     void quotedMpiAndBindingArgsAreSplitLikeAShell() {
         RunSettings s = RunCommandLine.parse(List.of("--mpi-args", "-x 'A=b c' --mca btl_tcp_if_include eth0",

@@ -36,7 +36,7 @@ public final class Main {
                 return builtin.run(new ArrayList<>(args.subList(1, args.size())), io);
             }
             if (!args.isEmpty() && (args.get(0).equals("--version") || args.get(0).equals("version"))) {
-                io.out().println("troika " + Version.get());
+                io.out().println(Version.describe());
                 return 0;
             }
             Map<String, Subcommand> commands = subcommands();

@@ -45,6 +45,18 @@ public final class TroikaEnv {
      */
     public static final String MPI_BACKEND = "TROIKA_MPI_BACKEND";
 
+    /**
+     * A rank's default tensor-fusion threshold in bytes (troika-mpi's {@code FusionBuffer}; Horovod's
+     * {@code HOROVOD_FUSION_THRESHOLD}); {@code troika run --config-file} sets it from {@code params.fusion_threshold_mb}.
+     */
+    public static final String FUSION_THRESHOLD = "TROIKA_FUSION_THRESHOLD";
+
+    /**
+     * The thread level {@code Mpi.init()} asks for: {@code single} (the default), {@code funneled},
+     * {@code serialized} or {@code multiple}; set from {@code library_options.mpi_threads_disable} of a config file.
+     */
+    public static final String MPI_THREAD_LEVEL = "TROIKA_MPI_THREAD_LEVEL";
+
     /** Set to {@code 1} for ranks of an elastic job. */
     public static final String ELASTIC = "TROIKA_ELASTIC";
     /** Elastic: the job's id (letters, digits, {@code _ . -}); names the node-local committed-state store. */

@@ -40,9 +40,12 @@ public final class Mpi implements AutoCloseable {
                 backend.commWorld(), false);
     }
 
-    /** {@link #init(ThreadLevel)} with {@link ThreadLevel#SINGLE}. */
+    /**
+     * {@link #init(ThreadLevel)} with the level {@code TROIKA_MPI_THREAD_LEVEL} names ({@link ThreadLevel#fromEnv}),
+     * by default {@link ThreadLevel#SINGLE}.
+     */
     public static Mpi init() {
-        return init(ThreadLevel.SINGLE);
+        return init(ThreadLevel.fromEnv(System.getenv()));
     }
 
     /**

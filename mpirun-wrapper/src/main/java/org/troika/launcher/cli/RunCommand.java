@@ -66,8 +66,16 @@ final class RunCommand implements Subcommand {
     }
 
     @Override
-    public int run(List<String> args, Io io) throws Exception {
-        RunCommandLine.Parsed parsed = RunCommandLine.parse(args, files, true);
+    public int run(List<String> args, Io given) throws Exception {
+        ConfigFile.Applied config = ConfigFile.apply(args, RunCommandLine.options(), files);
+        config.warnings().forEach(w -> given.err().println("troika: warning: " + w));
+        Io io = new Io(given.out(), given.err(), config.environment(given.env()));
+        RunCommandLine.Parsed parsed;
+        try {
+            parsed = RunCommandLine.parse(config.args(), files, true);
+        } catch (UsageException e) {
+            throw config.explain(e);
+        }
         if (parsed.help()) {
             io.out().print(RunCommandLine.help("run", "COMMAND [ARGS...]"));
             return 0;

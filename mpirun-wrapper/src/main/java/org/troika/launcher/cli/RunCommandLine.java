@@ -86,6 +86,8 @@ public final class RunCommandLine {
         o.addOption(opt(null, "timeline", "FILE", "write the job's timeline to FILE (Chrome trace JSON, opens in Perfetto) "
                 + "and FILE.html (one row per host); elastic jobs keep DIR/timeline.json with --output-filename DIR"));
         // general
+        o.addOption(opt(null, ConfigFile.OPTION, "FILE", "Horovod's YAML config file (params, timeline, stall_check,"
+                + " library_options, logging); flags given here win over it"));
         o.addOption(flag(null, "dry-run", "print the planned command on one line and exit without running anything"));
         o.addOption(flag(null, "verbose", "explain what was chosen and why; show stack traces"));
         o.addOption(flag("h", "help", "show this help"));

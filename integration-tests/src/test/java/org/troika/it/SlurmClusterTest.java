@@ -151,20 +151,10 @@ class SlurmClusterTest {
         Result sub = run(List.of("sbatch", "--parsable", "-D", dir.toString(), script.toString()), Map.of());
         assertEquals(0, sub.exitCode, sub.output());
         String jobId = sub.stdout.strip().split(";")[0];
-        Instant deadline = Instant.now().plus(JOB_TIMEOUT);
         String state = "";
         try {
-            while (Instant.now().isBefore(deadline)) {
-                Result show = run(List.of("scontrol", "show", "job", "-o", jobId), Map.of());
-                Matcher m = Pattern.compile("JobState=(\\S+)").matcher(show.stdout);
-                state = m.find() ? m.group(1) : "";
-                if (List.of("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL",
-                        "DEADLINE", "PREEMPTED").contains(state)) {
-                    return state;
-                }
-                Thread.sleep(100); // polling interval of an external system, not a timing assertion
-            }
-            return "still " + state + " after " + JOB_TIMEOUT;
+            state = awaitFinal(jobId);
+            return state;
         } finally {
             if (!state.equals("COMPLETED")) {
                 run(List.of("scancel", jobId), Map.of());

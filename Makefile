@@ -1,6 +1,5 @@
 # troika — build, test, demo and benchmark entry points (wrapping Maven).
 MVN ?= mvn -B -q
-TROIKA := dist/target/troika/bin/troika
 
 .PHONY: all build dist setup setup-test test test-unit demo demo-spark demo-elastic bench clean
 

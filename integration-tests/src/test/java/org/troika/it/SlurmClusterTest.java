@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -234,22 +235,27 @@ class SlurmClusterTest {
     private static final Pattern SRUN_RANK = Pattern.compile("rank=(\\d+) host=(\\S+) size=(\\S+) local=(\\S+)"
             + " cross=(\\S+) planned=(\\S+) ancestry=(\\S+)");
 
-    @Test
-    void srunRunsEveryRankUnderSlurmstepdWithNoMpirun() throws Exception {
-        Job job = runBatchJob("srun-all", "-N3 --ntasks-per-node=2", List.of("--launcher", "srun", "--verbose",
-                "sh", "-c", RANK_REPORT), Map.of());
+    /** Runs RANK_REPORT on 3 nodes x 2 with {@code --launcher launcher}; every rank's report, by rank. */
+    private static Map<Integer, MatchResult> rankReports(String launcher) throws Exception {
+        Job job = runBatchJob("report-" + launcher, "-N3 --ntasks-per-node=2", List.of("--launcher", launcher,
+                "--verbose", "sh", "-c", RANK_REPORT), Map.of());
         assertEquals("COMPLETED", job.state, job::describe);
-        assertTrue(job.output.contains("backend: srun"), job::describe);
-        Map<Integer, Matcher> ranks = new TreeMap<>();
+        assertTrue(job.output.contains("backend: " + launcher), job::describe);
+        Map<Integer, MatchResult> ranks = new TreeMap<>();
         Matcher m = SRUN_RANK.matcher(job.output);
         while (m.find()) {
-            ranks.put(Integer.parseInt(m.group(1)), SRUN_RANK.matcher(m.group()));
+            ranks.put(Integer.parseInt(m.group(1)), m.toMatchResult());
         }
         assertEquals(List.of(0, 1, 2, 3, 4, 5), List.copyOf(ranks.keySet()), job::describe);
+        return ranks;
+    }
+
+    @Test
+    void srunRunsEveryRankUnderSlurmstepdWithNoMpirun() throws Exception {
+        Map<Integer, MatchResult> ranks = rankReports("srun");
         String[] hosts = {"n1", "n1", "n2", "n2", "n3", "n3"};
-        for (Map.Entry<Integer, Matcher> e : ranks.entrySet()) {
-            Matcher r = e.getValue();
-            assertTrue(r.matches());
+        for (Map.Entry<Integer, MatchResult> e : ranks.entrySet()) {
+            MatchResult r = e.getValue();
             int rank = e.getKey();
             String ancestry = r.group(7);
             assertAll("rank " + rank + ": " + r.group(),
@@ -332,18 +338,13 @@ class SlurmClusterTest {
      */
     @Test
     void launcherMpirunStillRunsUnderOrtedInsideSlurm() throws Exception {
-        Job job = runBatchJob("mpirun", "-N3 --ntasks-per-node=2", List.of("--launcher", "mpirun", "--verbose",
-                "sh", "-c", RANK_REPORT), Map.of());
-        assertEquals("COMPLETED", job.state, job::describe);
-        assertTrue(job.output.contains("backend: mpirun"), job::describe);
-        Matcher m = SRUN_RANK.matcher(job.output);
         Map<Integer, String> hostByRank = new TreeMap<>();
-        while (m.find()) {
-            hostByRank.put(Integer.parseInt(m.group(1)), m.group(2));
-            String daemon = m.group(2).equals("n1") ? ">mpirun>" : ">orted>";
-            assertTrue(m.group(7).contains(daemon), daemon + " above the rank: " + m.group());
+        for (MatchResult r : rankReports("mpirun").values()) {
+            hostByRank.put(Integer.parseInt(r.group(1)), r.group(2));
+            String daemon = r.group(2).equals("n1") ? ">mpirun>" : ">orted>";
+            assertTrue(r.group(7).contains(daemon), daemon + " above the rank: " + r.group());
         }
-        assertEquals(Map.of(0, "n1", 1, "n1", 2, "n2", 3, "n2", 4, "n3", 5, "n3"), hostByRank, job::describe);
+        assertEquals(Map.of(0, "n1", 1, "n1", 2, "n2", 3, "n2", 4, "n3", 5, "n3"), hostByRank);
     }
 
     @Test

@@ -56,7 +56,7 @@ public final class RunCommandLine {
                 + "srun, or a template with {host}, e.g. 'ip netns exec ns-{host}'"));
         o.addOption(opt(null, "launch-agent", "MODE", "how Open MPI starts its daemons: relay (through troika task services) or ssh"));
         // MPI
-        o.addOption(opt(null, "mpi-args", "ARGS", "extra arguments for mpirun/jsrun, shell-quoted in one string"));
+        o.addOption(opt(null, "mpi-args", "ARGS", "extra arguments for mpirun/srun/jsrun, shell-quoted in one string"));
         o.addOption(opt(null, "binding-args", "ARGS", "binding/mapping arguments replacing the default (e.g. '--bind-to core')"));
         o.addOption(flag(null, "tcp", "use TCP only (no InfiniBand): NCCL_IB_DISABLE=1, -tcp for Spectrum MPI"));
         o.addOption(opt(null, "launcher", "NAME", "what starts the ranks: auto (default: srun inside Slurm, jsrun inside LSF"

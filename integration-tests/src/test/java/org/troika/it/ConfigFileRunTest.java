@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -23,7 +25,8 @@ import org.troika.testkit.Dist;
 /**
  * {@code troika run --config-file} with Horovod's YAML on real Open MPI ranks running troika-mpi: the file's fusion
  * threshold and thread level reach the ranks (the number of collectives a FusionBuffer issues, the thread level MPI
- * grants), its log level turns on troika's verbose lines, its keys without a meaning are warned about one by one.
+ * grants), its log level turns on troika's verbose lines, its keys without a meaning are warned about one by one;
+ * its timeline and stall check reach the timeline and the hang watchdog, with the command line's flags winning.
  */
 @Tag("integration")
 class ConfigFileRunTest {
@@ -36,9 +39,14 @@ class ConfigFileRunTest {
      * The rank program: ten 256 KiB float arrays through a FusionBuffer of the rank's default size, then one line
      * with the number of collectives it took and the thread level MPI provides.
      */
-    public static void main(String[] args) {
+    public static void main(String[] args) throws InterruptedException {
         try (Mpi mpi = Mpi.init()) {
             Communicator world = Mpi.world();
+            if (args.length > 0 && args[0].equals("hang") && world.rank() == 1) {
+                System.out.print("rank 1 hangs\n");
+                System.out.flush();
+                Thread.sleep(Long.MAX_VALUE); // rank 0 waits in the allreduce for it
+            }
             FusionBuffer fusion = new FusionBuffer(world, Datatype.FLOAT, Op.SUM);
             for (int i = 0; i < 10; i++) {
                 fusion.add(new float[64 * 1024]);
@@ -51,13 +59,16 @@ class ConfigFileRunTest {
     }
 
     private RunSupport.Result probe(String... configArgs) throws Exception {
+        return RunSupport.run(tmp, probeArgs(configArgs, List.of()));
+    }
+
+    private static String[] probeArgs(String[] troikaArgs, List<String> programArgs) throws Exception {
         Path testClasses = Path.of(ConfigFileRunTest.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        String cp = Dist.home().resolve("lib") + "/*:" + testClasses;
-        String[] args = new String[configArgs.length + 6];
-        System.arraycopy(configArgs, 0, args, 0, configArgs.length);
-        System.arraycopy(new String[] {"-np", "2", "java", "-cp", cp, ConfigFileRunTest.class.getName()}, 0, args,
-                configArgs.length, 6);
-        return RunSupport.run(tmp, args);
+        List<String> args = new ArrayList<>(List.of(troikaArgs));
+        args.addAll(List.of("-np", "2", "java", "-cp", Dist.home().resolve("lib") + "/*:" + testClasses,
+                ConfigFileRunTest.class.getName()));
+        args.addAll(programArgs);
+        return args.toArray(String[]::new);
     }
 
     private static Map<Integer, String> probes(RunSupport.Result r) {
@@ -96,6 +107,39 @@ class ConfigFileRunTest {
         for (String key : new String[] {"params.cycle_time_ms", "autotune.enabled"}) {
             assertTrue(r.err().contains("troika: warning: " + config + ": " + key + " has no meaning in troika;"
                     + " ignored\n"), r.toString());
+        }
+    }
+
+    /**
+     * The file's timeline is written and its stall check becomes the hang watchdog; the command line's
+     * --hang-timeout 4 wins over the file's 600 s, so the hung rank ends the job within the test's bounds.
+     */
+    @Test
+    void timelineAndStallCheckFromTheFileWithTheCommandLineWinning() throws Exception {
+        Path timeline = tmp.resolve("from-config.json");
+        Path config = Files.writeString(tmp.resolve("horovod.yaml"), """
+                timeline:
+                  filename: %s
+                  mark_cycles: true
+                stall_check:
+                  enabled: true
+                  warning_time_seconds: 2
+                  shutdown_time_seconds: 600
+                """.formatted(timeline));
+        long t0 = System.nanoTime();
+        try (RunSupport run = RunSupport.start(tmp, probeArgs(new String[] {"--config-file", config.toString(),
+                "--hang-timeout", "4"}, List.of("hang")))) {
+            run.awaitOut(o -> o.contains("rank 1 hangs"), "the hang");
+            RunSupport.Result r = run.waitFor();
+            run.assertNoSurvivors();
+            long seconds = (System.nanoTime() - t0) / 1_000_000_000;
+            assertEquals(124, r.exitCode(), r.toString());
+            assertTrue(r.err().contains("troika: hang: no rank made progress for 4 s"), r.toString());
+            assertTrue(r.err().contains("troika: warning: " + config + ": timeline.mark_cycles has no meaning in troika;"
+                    + " ignored\n"), r.toString());
+            assertTrue(seconds < 100, "the file's 600 s timeout would still be waiting: " + seconds + " s\n" + r);
+            String json = Files.readString(timeline);
+            assertTrue(json.contains("\"cat\":\"hang\""), json);
         }
     }
 

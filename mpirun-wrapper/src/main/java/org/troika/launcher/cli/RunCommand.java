@@ -120,10 +120,6 @@ final class RunCommand implements Subcommand {
             io.out().println(planned.plan().launch().render());
             return 0;
         }
-        if (!(planned.backend() instanceof MpirunBackend)) {
-            // jsrun and srun start every rank themselves: no daemons to relay
-            return JobExecutor.execute(planned.plan(), planned.resolved().plan(), s, io.out(), io.err());
-        }
         // issue 3 (RelaySession, owned by the launch-agent work): task services on the remote hosts and the troika-rsh
         // agent for Open MPI's daemons, plus network detection. Inactive (changes nothing) unless --launch-agent relay
         // or --remote-shell is given; a lost host is printed and its agents exit 255, which ends mpirun.
@@ -132,6 +128,11 @@ final class RunCommand implements Subcommand {
             Map<String, String> env = new java.util.LinkedHashMap<>(io.env());
             env.putAll(watch.env());
             Planned watched = watch.active() ? plan(s, env) : planned;
+            if (!(watched.backend() instanceof MpirunBackend)) {
+                // jsrun and srun start every rank themselves: no daemons to relay, but the watchdog and timeline apply
+                return JobExecutor.execute(watched.plan(), watched.resolved().plan(), s, io.out(), io.err(), timeline,
+                        watch);
+            }
             try (RelaySession relay = RelaySession.start(s, watched.resolved().plan(), watched.mpi(), env,
                     troikaHome(), io.err(), (host, why) -> { }, timeline)) {
                 Planned run = relay.active() ? plan(relay.settings(), env) : watched;

@@ -347,6 +347,21 @@ class SlurmClusterTest {
         assertEquals(Map.of(0, "n1", 1, "n1", 2, "n2", 3, "n2", 4, "n3", 5, "n3"), hostByRank);
     }
 
+    /** --output-filename with srun: the labelled lines reach the terminal and troika's per-rank files. */
+    @Test
+    void srunOutputFilenameAlsoWritesPerRankFiles() throws Exception {
+        Path out = dir.resolve("srun-files");
+        Job job = runBatchJob("srun-files", "-N3 --ntasks-per-node=1", List.of("--launcher", "srun",
+                "--output-filename", out.toString(), "sh", "-c",
+                "echo \"out $TROIKA_RANK\"; echo \"err $TROIKA_RANK\" >&2"), Map.of());
+        assertEquals("COMPLETED", job.state, job::describe);
+        for (int r = 0; r < 3; r++) {
+            assertTrue(job.output.contains(r + ": out " + r + "\n"), job::describe);
+            assertEquals("out " + r + "\n", Files.readString(out.resolve("rank." + r + ".stdout")), job::describe);
+            assertEquals("err " + r + "\n", Files.readString(out.resolve("rank." + r + ".stderr")), job::describe);
+        }
+    }
+
     @Test
     void srunNamesTheFailingRankAndExitsWithItsCode() throws Exception {
         Job job = runBatchJob("srun-fail", "-N3 --ntasks-per-node=2", List.of("--launcher", "srun", "sh", "-c",

@@ -74,9 +74,6 @@ public final class SrunBackend implements LaunchBackend {
         if (s.launchAgent() != RunSettings.LaunchAgent.AUTO) {
             mpirunOnly.add("--launch-agent");
         }
-        if (s.outputFilename() != null) {
-            mpirunOnly.add("--output-filename");
-        }
         if (s.prefixTimestamp()) {
             mpirunOnly.add("--prefix-output-with-timestamp");
         }

@@ -16,6 +16,7 @@ import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.LaunchContext;
 import org.troika.launcher.spi.MpiFlavor;
+import org.troika.launcher.spi.RankOutput;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.SlotInfo;
 
@@ -28,7 +29,9 @@ import org.troika.launcher.spi.SlotInfo;
  *   <li>{@code srun --mpi=TYPE}: {@code pmix} for Open MPI and Spectrum MPI, {@code pmi2} for MPICH and Intel MPI
  *       (measured with Debian's Slurm 22.05: Open MPI 4.1.4 fails under {@code pmi2}, MPICH 4.0 runs as singletons
  *       under {@code pmix}); {@value #SRUN_MPI_ENV} overrides it, an {@code --mpi} word in {@code --mpi-args} drops it;
- *   <li>{@code --label}: every output line starts with {@code RANK: } (mpirun's {@code --tag-output});
+ *   <li>{@code --label}: every output line starts with {@code RANK: } (mpirun's {@code --tag-output}); with
+ *       {@code --output-filename DIR} troika writes {@code DIR/rank.N.stdout|stderr} from these lines
+ *       ({@link RankOutput.TagFormat#SRUN}), as it does for every mpirun;
  *   <li>{@code --ntasks=NP --nodes=K} and the placement of the rank table: {@code --ntasks-per-node=C
  *       --nodelist=h1,h2 --distribution=block} when the hosts are the allocation's own (in its order) with the same
  *       count each, else {@code --distribution=arbitrary --nodelist=h1,h1,h2} (one name per rank, in rank order;
@@ -38,7 +41,6 @@ import org.troika.launcher.spi.SlotInfo;
  *       {@code --cpu-bind=none} (mpirun's {@code --bind-to none});
  *   <li>{@code --kill-on-bad-exit=1} (one failed rank ends the job, as with mpirun) and {@code --quit-on-interrupt}
  *       (one Ctrl-C ends the step; plain srun wants two within a second);
- *   <li>{@code --output=DIR/rank.%t.stdout --error=DIR/rank.%t.stderr} for {@code --output-filename DIR};
  *   <li>the user's {@code --mpi-args} verbatim, then the command behind {@code troika-rankenv}.
  * </ol>
  * Long options use srun's {@code --name=value} form: srun's optional-argument options ({@code --kill-on-bad-exit})
@@ -81,7 +83,6 @@ public final class SrunCommandBuilder {
             throw new UsageException("--remote-shell and --launch-agent choose how mpirun starts its daemons, and srun"
                     + " starts the ranks itself; drop them or use --launcher mpirun");
         }
-        RankLaunch.checkOutputPath(s);
         List<String> nics = RankLaunch.checkedNics(s.networkInterfaces());
         List<String> warnings = new ArrayList<>();
         Map<Path, String> files = new LinkedHashMap<>();
@@ -99,13 +100,6 @@ public final class SrunCommandBuilder {
         argv.addAll(s.bindingArgs().isEmpty() ? List.of("--cpu-bind=none") : s.bindingArgs());
         argv.add("--kill-on-bad-exit=1");
         argv.add("--quit-on-interrupt");
-        if (s.outputFilename() != null) {
-            Path dir = s.outputFilename();
-            argv.add("--output=" + dir.resolve("rank.%t.stdout"));
-            argv.add("--error=" + dir.resolve("rank.%t.stderr"));
-            warnings.add("with srun, each rank's output goes to " + dir + "/rank.N.stdout and rank.N.stderr only, not"
-                    + " also to the terminal");
-        }
         nicEnv(ctx, nics, env, warnings);
         if (s.prefixTimestamp()) {
             warnings.add("srun has no timestamp option; --prefix-output-with-timestamp is ignored");
@@ -115,7 +109,10 @@ public final class SrunCommandBuilder {
         }
         argv.addAll(s.mpiArgs());
         argv.addAll(RankLaunch.rankCommand(ctx));
-        return new BackendPlan(new LaunchPlan(argv, env), files, warnings);
+        // --output-filename: troika writes DIR/rank.N.stdout|stderr from the labelled lines, as for every mpirun
+        RankOutput rankOutput = s.outputFilename() == null ? null
+                : new RankOutput(s.outputFilename(), ctx.hostPlan().size(), RankOutput.TagFormat.SRUN);
+        return new BackendPlan(new LaunchPlan(argv, env), files, warnings, rankOutput);
     }
 
     /** The {@code --mpi} plugin type for this MPI, or {@code null} when the user's {@code --mpi-args} name one. */

@@ -99,12 +99,11 @@ class SrunCommandBuilderTest {
                         argv("srun", "--label", "--ntasks=6", "--nodes=3", "--ntasks-per-node=2",
                                 "--nodelist=n1,n2,n3", "--distribution=block", "--cpu-bind=none",
                                 "--kill-on-bad-exit=1", "--quit-on-interrupt", "--mpi=pmix_v4")),
-                Arguments.of("--output-filename: srun's per-task file patterns",
+                Arguments.of("--output-filename: troika writes the files, srun's argv is unchanged",
                         settings().outputFilename(Path.of("/out")), OMPI4,
                         argv("srun", "--mpi=pmix", "--label", "--ntasks=6", "--nodes=3", "--ntasks-per-node=2",
                                 "--nodelist=n1,n2,n3", "--distribution=block", "--cpu-bind=none",
-                                "--kill-on-bad-exit=1", "--quit-on-interrupt", "--output=/out/rank.%t.stdout",
-                                "--error=/out/rank.%t.stderr")));
+                                "--kill-on-bad-exit=1", "--quit-on-interrupt")));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -137,15 +136,23 @@ class SrunCommandBuilderTest {
         RunSettings s = settings().prefixTimestamp(true).sshPort(2222).outputFilename(Path.of("/out"))
                 .networkInterfaces(List.of("eth0")).build();
         List<String> ompi = plan(s, OMPI4).warnings();
-        assertEquals(3, ompi.size(), ompi::toString);
+        assertEquals(2, ompi.size(), ompi::toString);
         assertTrue(ompi.stream().anyMatch(w -> w.contains("--prefix-output-with-timestamp is ignored")), ompi::toString);
         assertTrue(ompi.stream().anyMatch(w -> w.contains("--ssh-port")), ompi::toString);
-        assertTrue(ompi.stream().anyMatch(w -> w.contains("not also to the terminal")), ompi::toString);
         List<String> mpich = plan(settings().networkInterfaces(List.of("eth0")).build(), MPICH).warnings();
         assertTrue(mpich.stream().anyMatch(w -> w.contains("-iface")), mpich::toString);
         List<String> intel = plan(settings().build(), INTEL).warnings();
         assertTrue(intel.stream().anyMatch(w -> w.contains("I_MPI_PMI_LIBRARY")), intel::toString);
         assertEquals(List.of(), plan(settings().build(), OMPI4).warnings());
+    }
+
+    @Test
+    void outputFilenameFilesComeFromTheLabelledLines() {
+        org.troika.launcher.spi.RankOutput out = plan(settings().np(3).outputFilename(Path.of("/out")).build(), OMPI4)
+                .rankOutput();
+        assertEquals(new org.troika.launcher.spi.RankOutput(Path.of("/out"), 3,
+                org.troika.launcher.spi.RankOutput.TagFormat.SRUN), out);
+        assertNull(plan(settings().build(), OMPI4).rankOutput());
     }
 
     @Test
@@ -189,7 +196,6 @@ class SrunCommandBuilderTest {
                 Arguments.of(settings().launchAgent(RunSettings.LaunchAgent.SSH), N3X2, "--remote-shell and --launch-agent"),
                 Arguments.of(settings().minNp(2), N3X2, "elastic jobs start each generation with mpirun"),
                 Arguments.of(settings().command(List.of()), N3X2, "nothing to run"),
-                Arguments.of(settings().outputFilename(Path.of("/a:b")), N3X2, "--output-filename '/a:b'"),
                 Arguments.of(settings().networkInterfaces(List.of("eth 0")), N3X2, "bad network interface"));
     }
 

@@ -8,11 +8,10 @@ import java.util.regex.Pattern;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 import org.troika.launcher.spi.LaunchContext;
-import org.troika.launcher.spi.RunSettings;
 
 /**
  * What every launch backend gives the ranks, whichever program starts them ({@code mpirun}, {@code srun}): the
- * rank environment, the command behind troika's rank-environment wrapper, and the checked NIC and output settings.
+ * rank environment, the command behind troika's rank-environment wrapper, and the checked NIC settings.
  * Pure functions of the launch context.
  */
 public final class RankLaunch {
@@ -87,17 +86,5 @@ public final class RankLaunch {
             }
         }
         return names.isEmpty() ? null : String.join(",", names);
-    }
-
-    /** Checks {@code --output-filename}: launchers read ':', ',' and '%' as separators or patterns. */
-    public static void checkOutputPath(RunSettings s) {
-        if (s.outputFilename() == null) {
-            return;
-        }
-        String p = s.outputFilename().toString();
-        if (p.isEmpty() || p.contains(":") || p.contains(",") || p.contains("%")) {
-            throw new UsageException("--output-filename '" + p + "' must be a non-empty path without ':', ',' or '%'"
-                    + " (mpirun reads them as separators or patterns); choose another directory");
-        }
     }
 }

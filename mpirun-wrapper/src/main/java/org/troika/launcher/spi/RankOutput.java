@@ -34,7 +34,12 @@ public record RankOutput(Path dir, int ranks, TagFormat format) {
         /** Open MPI 5 {@code --output tag}: {@code [1,R]<stdout>: text}, after {@code [date]} with timestamps. */
         PRRTE(Pattern.compile("^(?:\\[" + TagFormat.DATE + "\\])?\\[\\d+,(\\d+)\\]<(stdout|stderr|stddiag)>: ?")),
         /** MPICH / Intel MPI (Hydra) {@code -l}: {@code [R] text}; the stream is the launcher's own. */
-        HYDRA(Pattern.compile("^\\[(\\d+)\\] ?"));
+        HYDRA(Pattern.compile("^\\[(\\d+)\\] ?")),
+        /**
+         * Slurm's {@code srun --label}: {@code R: text}, the rank right-aligned to the width of the largest one; the
+         * stream is srun's own.
+         */
+        SRUN(Pattern.compile("^ *(\\d+): "));
 
         /** ctime-style date as both Open MPIs print it: {@code Mon Nov 23 06:27:45 2026}. */
         private static final String DATE = "[A-Z][a-z]{2} [A-Z][a-z]{2} +\\d{1,2} \\d{2}:\\d{2}:\\d{2} \\d{4}";

@@ -29,7 +29,11 @@ class RankOutputTest {
                 Arguments.of(TagFormat.PRRTE, "[1,0]<stdout>:\n", false, new Line(0, false, "\n")),
                 Arguments.of(TagFormat.HYDRA, "[0] o\n", false, new Line(0, false, "o\n")),
                 Arguments.of(TagFormat.HYDRA, "[3] e\n", true, new Line(3, true, "e\n")),
-                Arguments.of(TagFormat.HYDRA, "[2] [1,0]<stdout>:x\n", false, new Line(2, false, "[1,0]<stdout>:x\n")));
+                Arguments.of(TagFormat.HYDRA, "[2] [1,0]<stdout>:x\n", false, new Line(2, false, "[1,0]<stdout>:x\n")),
+                // srun --label (Slurm 22.05), right-aligned from 10 tasks on
+                Arguments.of(TagFormat.SRUN, "0: o\n", false, new Line(0, false, "o\n")),
+                Arguments.of(TagFormat.SRUN, " 3:  e\n", true, new Line(3, true, " e\n")),
+                Arguments.of(TagFormat.SRUN, "1: \n", false, new Line(1, false, "\n")));
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -46,7 +50,10 @@ class RankOutputTest {
                 Arguments.of(TagFormat.PRRTE, "--------------------------------------------------------------------------\n"),
                 Arguments.of(TagFormat.PRRTE, "[vm:01234] PMIX ERROR: PMIX_ERR_EXISTS\n"),
                 Arguments.of(TagFormat.HYDRA, "[proxy:0:0@vm] HYDU_create_process\n"),
-                Arguments.of(TagFormat.HYDRA, "untagged\n"));
+                Arguments.of(TagFormat.HYDRA, "untagged\n"),
+                Arguments.of(TagFormat.SRUN, "srun: error: n3: task 4: Exited with exit code 7\n"),
+                Arguments.of(TagFormat.SRUN, "7: rank outside the job\n"),
+                Arguments.of(TagFormat.SRUN, "12:30 not a label\n"));
     }
 
     @ParameterizedTest(name = "{0} {1}")

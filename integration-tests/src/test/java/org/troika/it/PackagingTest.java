@@ -91,7 +91,8 @@ class PackagingTest {
         Result head = run(List.of("git", "rev-parse", "--short=12", "HEAD"), Path.of("").toAbsolutePath(), Map.of());
         String commit = head.exit == 0 ? head.out.strip() : "unknown";
         assertTrue(version.out.matches("troika " + Pattern.quote(version()) + " \\(git " + commit + "(-dirty)?\\)\n"),
-                () -> version + " (HEAD " + commit + ")");
+                () -> "the version line must name this checkout's HEAD " + commit + " (a tarball built from another"
+                        + " commit needs mvn install again):\n" + version);
 
         Result demo = run(List.of(bin.resolve("troika-demo").toString(), "2"), elsewhere, env);
         assertEquals(0, demo.exit, demo.toString());

@@ -19,6 +19,12 @@ public final class TroikaEnv {
     public static final String SECRET_FILE = "TROIKA_SECRET_FILE";
     /** The driver service's endpoints, {@code ADDRESS:PORT[,ADDRESS:PORT...]}, for the launch agent and task services. */
     public static final String DRIVER_ADDR = "TROIKA_DRIVER_ADDR";
+    /**
+     * Set by {@code ProcessSupervisor} on every process tree it starts: a random value (not a secret) that every
+     * descendant inherits, so the tree's processes are found and ended at teardown even after they left its session
+     * or process group ({@code setsid -f}, a double fork).
+     */
+    public static final String COMMAND_TAG = "TROIKA_COMMAND_TAG";
     /** Launch agent: milliseconds without a frame from a task service before the host is declared lost (default 6000). */
     public static final String LIVENESS_TIMEOUT_MS = "TROIKA_LIVENESS_TIMEOUT_MS";
 

@@ -28,6 +28,9 @@ import org.troika.launcher.watchdog.HangWatch;
  * if the job is still alive after the grace period (5 s by default; {@code mpirun} may ignore SIGINT, e.g. when a
  * node is unreachable) the group and every descendant get SIGKILL. A second signal kills at once. The exit code is
  * then {@code 128 + signal} (130 for Ctrl-C). If the JVM itself dies, the supervisor's guard tears the tree down.
+ * Whether the job ended by itself or by a signal, every local process that carries its {@code TROIKA_COMMAND_TAG}
+ * (ranks that daemonized out of mpirun's session included) is ended before troika returns; remote hosts' task
+ * services do the same for their daemons when the relay session closes.
  *
  * <p>Output: stdout and stderr segments are written through unchanged (mpirun's {@code [1,R]<stdout>:} tags
  * included) and flushed one by one, as UTF-8 whatever the JVM's default charset. With {@code --output-filename} the
@@ -146,9 +149,10 @@ public final class JobExecutor {
             try {
                 code = sup.waitFor();
             } catch (InterruptedException e) {
-                sup.close();
                 Thread.currentThread().interrupt();
                 return PosixSignal.INT.exitCode();
+            } finally {
+                sup.close(); // whatever the job started and left behind (daemons that left mpirun's session) ends too
             }
             span.end(java.util.Map.of("exitCode", code));
             if (timeline.enabled() && hosts != null) {

@@ -89,7 +89,8 @@ final class WireTestSupport {
                 new RelayMessage.Pong("node2"),
                 new RelayMessage.Failure("no such request"),
                 new RelayMessage.Configure("node1"),
-                new RelayMessage.Networks("eth0,ib0"));
+                new RelayMessage.Networks("eth0,ib0"),
+                new RelayMessage.AgentKeySpent());
     }
 
     static List<SparkMessage> sparkMessages() {

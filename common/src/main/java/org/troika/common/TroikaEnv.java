@@ -63,6 +63,12 @@ public final class TroikaEnv {
      */
     public static final String MPI_THREAD_LEVEL = "TROIKA_MPI_THREAD_LEVEL";
 
+    /**
+     * {@code 1}: {@code bin/troika-rankenv} gives {@code java} ranks a class-data-sharing archive recorded on their own
+     * host (per-user cache); elastic jobs set it unless it is given. {@code 0} or unset: off.
+     */
+    public static final String JAVA_CDS = "TROIKA_JAVA_CDS";
+
     /** Set to {@code 1} for ranks of an elastic job. */
     public static final String ELASTIC = "TROIKA_ELASTIC";
     /** Elastic: the job's id (letters, digits, {@code _ . -}); names the node-local committed-state store. */

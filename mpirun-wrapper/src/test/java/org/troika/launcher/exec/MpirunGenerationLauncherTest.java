@@ -108,4 +108,12 @@ class MpirunGenerationLauncherTest {
                 "127.0.0.1:1", Path.of("/k")).get("OMPI_MCA_odls_base_sigkill_timeout"), "the user's setting wins");
         assertEquals(ElasticExitCodes.HOSTS_UPDATED, 75);
     }
+
+    @Test
+    void javaRanksOfElasticJobsGetClassDataSharingUnlessTheUserTurnedItOff() {
+        assertEquals("1", MpirunGenerationLauncher.rankEnv(Map.of(), "j", 1, "127.0.0.1:1", Path.of("/k"))
+                .get("TROIKA_JAVA_CDS"));
+        assertEquals("0", MpirunGenerationLauncher.rankEnv(Map.of("TROIKA_JAVA_CDS", "0"), "j", 1, "127.0.0.1:1",
+                Path.of("/k")).get("TROIKA_JAVA_CDS"), "the user's setting wins");
+    }
 }

@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
 import java.util.concurrent.ThreadLocalRandom;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
@@ -209,10 +208,9 @@ final class RunCommand implements Subcommand {
         return given != null ? given : new SystemCommandRunner(env);
     }
 
+    /** The batch-system plugins: from the distribution's service index ({@link ServiceIndex}) or the class path. */
     static List<JobEnvironment> jobEnvironments() {
-        List<JobEnvironment> list = new ArrayList<>();
-        ServiceLoader.load(JobEnvironment.class).forEach(list::add);
-        return list;
+        return ServiceIndex.load(JobEnvironment.class, ServiceIndex.distLib());
     }
 
     /**
@@ -221,12 +219,11 @@ final class RunCommand implements Subcommand {
      * one-line reason for {@code --verbose}.
      */
     static LaunchBackend chooseBackend(RunSettings s, LaunchContext ctx, List<String> reasons) {
-        List<LaunchBackend> extra = new ArrayList<>();
-        ServiceLoader.load(LaunchBackend.class).forEach(extra::add);
         MpirunBackend mpirun = new MpirunBackend();
         if (s.backend() == RunSettings.Backend.MPI) {
             return mpirun;
         }
+        List<LaunchBackend> extra = ServiceIndex.load(LaunchBackend.class, ServiceIndex.distLib());
         if (s.backend() != RunSettings.Backend.AUTO) {
             String name = s.backend().launcherName();
             return extra.stream().filter(b -> b.name().equals(name)).findFirst().orElseThrow(() -> new UsageException(

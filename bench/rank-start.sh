@@ -19,7 +19,7 @@ export OMPI_MCA_hwloc_base_binding_policy=none
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export TROIKA_CDS_DIR="$work/cds"
+export TROIKA_CDS_DIR="$work/cache"
 
 rank=(java -cp "$lib/*" org.troika.examples.Training --epochs 1 --samples 64 --batches 1)
 run_one() { # label, env assignment or -, command...: appends "wall_ms cpu_ms" to $work/label

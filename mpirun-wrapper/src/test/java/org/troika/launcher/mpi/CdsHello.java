@@ -7,5 +7,8 @@ public final class CdsHello {
     public static void main(String[] args) {
         java.util.List<String> list = new java.util.ArrayList<>(java.util.List.of(args));
         System.out.println("hello " + String.join(",", list));
+        if (list.contains("jna")) {
+            System.out.println("jna.platform.library.path=" + System.getProperty("jna.platform.library.path"));
+        }
     }
 }

@@ -151,6 +151,29 @@ class RankEnvCdsScriptTest {
     }
 
     @Test
+    void javaRanksGetJnasLibraryPathUpFrontUnlessTheyChoseOne() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(List.of("amd64", "aarch64").contains(System.getProperty("os.arch")),
+                "JNA's multiarch folder is uname -m + -linux-gnu only on x86_64 and aarch64");
+        RankEnvScriptTest.Result r = RankEnvScriptTest.run(env(), JAVA, "-cp", jar.toString(),
+                CdsHello.class.getName(), "jna");
+        assertEquals(0, r.exit(), r.err());
+        String path = r.out().lines().filter(l -> l.startsWith("jna.platform.library.path=")).findFirst().orElseThrow()
+                .substring("jna.platform.library.path=".length());
+        List<String> dirs = List.of(path.split(":"));
+        assertTrue(dirs.size() >= 2 && dirs.stream().allMatch(d -> Files.isDirectory(Path.of(d))), path);
+        assertEquals(dirs.size(), dirs.stream().distinct().count(), "each folder once: " + path);
+        assertTrue(dirs.contains("/usr/lib") || dirs.contains("/lib"), path);
+
+        RankEnvScriptTest.Result own = RankEnvScriptTest.run(env(), JAVA, "-Djna.platform.library.path=/opt/x", "-cp",
+                jar.toString(), CdsHello.class.getName(), "jna");
+        assertTrue(own.out().contains("jna.platform.library.path=/opt/x\n"), own.out());
+        Map<String, String> off = env();
+        off.remove("TROIKA_JAVA_CDS");
+        assertTrue(RankEnvScriptTest.run(off, JAVA, "-cp", jar.toString(), CdsHello.class.getName(), "jna").out()
+                .contains("jna.platform.library.path=null"), "off unless asked");
+    }
+
+    @Test
     void userCdsOptionsAreLeftAlone() throws Exception {
         Path own = tmp.resolve("own.jsa");
         RankEnvScriptTest.Result r = RankEnvScriptTest.run(env(), JAVA, "-XX:ArchiveClassesAtExit=" + own,

@@ -119,6 +119,11 @@ final class RunCommand implements Subcommand {
             io.out().println(planned.plan().launch().render());
             return 0;
         }
+        if (s.launchAgent() != RunSettings.LaunchAgent.RELAY && s.remoteShell() == null) {
+            // no relay asked for (RelaySession.servicesWanted would say no): skip its remote-host check, whose
+            // InetAddress.getLocalHost() costs a name lookup on every plain run (4 ms here; seconds with a bad DNS)
+            return JobExecutor.execute(planned.plan(), planned.resolved().plan(), s, io.out(), io.err());
+        }
         // issue 3 (RelaySession, owned by the launch-agent work): task services on the remote hosts and the troika-rsh
         // agent for Open MPI's daemons, plus network detection. Inactive (changes nothing) unless --launch-agent relay
         // or --remote-shell is given; a lost host is printed and its agents exit 255, which ends mpirun.

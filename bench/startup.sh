@@ -9,6 +9,7 @@
 # 10 ms resolution), the overhead troika - mpirun and the ratio troika / mpirun. On a loaded machine wall times
 # stretch with the load; the CPU times and the ratio move much less. Target: overhead <= 100 ms (wall, quiet machine).
 # Needs the built distribution (mvn -o -q install -DskipTests); makes the AppCDS archive if it is missing.
+# COMPARE=DIR (another build's dist/target/troika, e.g. of main) adds its `troika run` to the same interleaving.
 set -euo pipefail
 runs=${1:-20}
 root=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -55,6 +56,7 @@ for ((i = 0; i < runs; i++)); do
   run_one "${baseline[@]}" >>"$work/base"
   run_one "$troika" run -np 2 true >>"$work/troika"
   run_one "$troika" --version >>"$work/version"
+  if [ -n "${COMPARE:-}" ]; then run_one "$COMPARE/bin/troika" run -np 2 true >>"$work/compare"; fi
 done
 mb=$(col 1 base); mt=$(col 1 troika); mver=$(col 1 version)
 cb=$(col 2 base); ct=$(col 2 troika); cv=$(col 2 version)
@@ -63,5 +65,9 @@ printf '  %-18s %8s %8s\n' "" "wall ms" "cpu ms"
 printf '  %-18s %8s %8s   (%s ...)\n' "mpirun directly" "$mb" "$cb" "${baseline[*]:0:6}"
 printf '  %-18s %8s %8s\n' "troika run" "$mt" "$ct"
 printf '  %-18s %8s %8s\n' "troika --version" "$mver" "$cv"
+if [ -n "${COMPARE:-}" ]; then
+  printf '  %-18s %8s %8s   (%s; overhead %s ms wall)\n' "compare: run" "$(col 1 compare)" "$(col 2 compare)" \
+    "$COMPARE" "$(( $(col 1 compare) - mb ))"
+fi
 printf '  %-18s %8s %8s   (target: wall <= 100 ms)\n' "overhead" "$((mt - mb))" "$((ct - cb))"
 echo "  ratio troika/mpirun: wall $(awk -v a="$mt" -v b="$mb" 'BEGIN{printf "%.2f", a/b}'), cpu $(awk -v a="$ct" -v b="$cb" 'BEGIN{printf "%.2f", (b > 0 ? a/b : 0)}')"

@@ -98,6 +98,22 @@ class RankEnvCdsScriptTest {
     }
 
     @Test
+    void aDumpCutShortIsDiscardedAndRecordedAgain() throws Exception {
+        assertEquals(0, rank(env(), jar.toString()).exit()); // records
+        Path rec;
+        try (Stream<Path> s = Files.list(cache)) {
+            rec = s.filter(p -> p.toString().endsWith(".rec")).findFirst().orElseThrow();
+        }
+        // as if the recorder was killed while writing: no header yet
+        Files.write(rec.resolve("archive.jsa"), new byte[4096]);
+        RankEnvScriptTest.Result r = rank(env(), jar.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(List.of(), cacheEntries(), "the cut dump was dropped, not promoted");
+        assertEquals(0, rank(env(), jar.toString()).exit());
+        assertTrue(cacheEntries().get(0).endsWith(".rec"), "recorded again: " + cacheEntries());
+    }
+
+    @Test
     void aRebuiltJarGetsANewArchive() throws Exception {
         assertEquals(0, rank(env(), jar.toString()).exit());
         assertEquals(0, rank(env(), jar.toString()).exit()); // promotes

@@ -119,11 +119,6 @@ final class RunCommand implements Subcommand {
             io.out().println(planned.plan().launch().render());
             return 0;
         }
-        if (s.launchAgent() != RunSettings.LaunchAgent.RELAY && s.remoteShell() == null) {
-            // no relay asked for (RelaySession.servicesWanted would say no): skip its remote-host check, whose
-            // InetAddress.getLocalHost() costs a name lookup on every plain run (4 ms here; seconds with a bad DNS)
-            return JobExecutor.execute(planned.plan(), planned.resolved().plan(), s, io.out(), io.err());
-        }
         // issue 3 (RelaySession, owned by the launch-agent work): task services on the remote hosts and the troika-rsh
         // agent for Open MPI's daemons, plus network detection. Inactive (changes nothing) unless --launch-agent relay
         // or --remote-shell is given; a lost host is printed and its agents exit 255, which ends mpirun.
@@ -134,6 +129,12 @@ final class RunCommand implements Subcommand {
             Planned watched = watch.active() ? plan(s, env) : planned;
             if (!(watched.backend() instanceof MpirunBackend)) {
                 // jsrun and srun start every rank themselves: no daemons to relay, but the watchdog and timeline apply
+                return JobExecutor.execute(watched.plan(), watched.resolved().plan(), s, io.out(), io.err(), timeline,
+                        watch);
+            }
+            if (s.launchAgent() != RunSettings.LaunchAgent.RELAY && s.remoteShell() == null) {
+                // no relay asked for (RelaySession.servicesWanted would say no): skip its remote-host check, whose
+                // InetAddress.getLocalHost() costs a name lookup on every plain run (4 ms here; seconds with bad DNS)
                 return JobExecutor.execute(watched.plan(), watched.resolved().plan(), s, io.out(), io.err(), timeline,
                         watch);
             }

@@ -75,6 +75,13 @@ public final class TroikaEnv {
     public static final String JOB_ID = "TROIKA_JOB_ID";
     /** Elastic: this launch's generation id, 1 for the first; later generations run the reset callbacks. */
     public static final String ELASTIC_GENERATION = "TROIKA_ELASTIC_GENERATION";
+    /**
+     * Elastic: {@code shrink} when the launcher runs mpirun with fault tolerance on (Open MPI 5 {@code --with-ft
+     * ulfm}), so the survivors of a dead rank go on in the same processes; unset or {@code relaunch} otherwise.
+     */
+    public static final String FAULT_TOLERANCE = "TROIKA_FAULT_TOLERANCE";
+    /** Elastic: {@code --min-np}; fewer survivors than this end the generation so the driver relaunches. */
+    public static final String ELASTIC_MIN_NP = "TROIKA_ELASTIC_MIN_NP";
     /** Elastic, rank 0: the driver's worker notification service, {@code ADDRESS:PORT} (host change announcements). */
     public static final String WORKER_ADDR = "TROIKA_WORKER_ADDR";
     /**

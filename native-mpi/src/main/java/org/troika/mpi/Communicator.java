@@ -91,6 +91,12 @@ public final class Communicator implements AutoCloseable {
         return new Communicator(mpi, staging, h, true);
     }
 
+    /** A new owned communicator over {@code newHandle} (e.g. from {@link Ulfm#shrink}), with errors returned. */
+    Communicator derived(long newHandle) {
+        mpi.setErrorsReturn(newHandle);
+        return new Communicator(mpi, staging, newHandle, true);
+    }
+
     /** Frees a communicator made by {@link #split} or {@link #local()}; the world communicator is left alone. */
     @Override
     public synchronized void close() {

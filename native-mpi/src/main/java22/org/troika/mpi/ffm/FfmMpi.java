@@ -14,7 +14,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import org.troika.mpi.Datatype;
-import org.troika.mpi.MpiException;
+import org.troika.mpi.MpiErrors;
 import org.troika.mpi.Op;
 import org.troika.mpi.spi.MpiAbi;
 import org.troika.mpi.spi.NativeMpi;
@@ -179,7 +179,7 @@ public final class FfmMpi implements NativeMpi {
             } catch (Throwable t) {
                 cls = -1;
             }
-            throw new MpiException(function, rc, cls, errorString(rc));
+            throw MpiErrors.exception(openMpi, function, rc, cls, errorString(rc));
         }
     }
 

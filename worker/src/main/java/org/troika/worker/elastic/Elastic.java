@@ -1,6 +1,9 @@
 package org.troika.worker.elastic;
 
+import java.util.Optional;
 import org.troika.common.ElasticExitCodes;
+import org.troika.mpi.ProcFailedException;
+import org.troika.mpi.RevokedException;
 
 /**
  * Runs an elastic training body for one generation.
@@ -40,20 +43,56 @@ public final class Elastic {
      * @throws Exception whatever the body throws, except the two elastic signals
      */
     public static <S extends State> int run(S state, Body<S> body) throws Exception {
-        try {
-            state.loadFromNode();
-            if (state.context().isReset()) {
+        return run(state, null, body);
+    }
+
+    /**
+     * Runs {@code body} over {@code state}; when {@code world} {@link ElasticWorld#shrinks() shrinks} (fault
+     * tolerance on), a failed collective does not end the generation: the survivors revoke and shrink the
+     * communicator, run the reset callbacks with the new {@link ElasticContext#size()}, take the last commit of the
+     * new rank 0 by {@link State#sync()}, and run the body again in the same processes. The body must take its
+     * communicator from {@link ElasticWorld#current()} (the old one is revoked). Fewer survivors than
+     * {@code --min-np} end the generation with {@link ElasticExitCodes#COLLECTIVE_FAILURE}, so the driver relaunches.
+     *
+     * @param world the fault-tolerant world, or {@code null} for the relaunch-only behaviour of {@link #run(State, Body)}
+     */
+    public static <S extends State> int run(S state, ElasticWorld world, Body<S> body) throws Exception {
+        boolean recovered = false;
+        while (true) {
+            try {
+                if (!recovered) {
+                    state.loadFromNode();
+                    if (state.context().isReset()) {
+                        state.onReset();
+                    }
+                }
+                state.sync();
+                body.train(state);
+                return ElasticExitCodes.SUCCESS;
+            } catch (HostsUpdatedInterrupt e) {
+                state.save();
+                state.keepOnNode();
+                return ElasticExitCodes.HOSTS_UPDATED;
+            } catch (CollectiveFailure | ProcFailedException | RevokedException e) {
+                if (world == null || !world.shrinks() || !shrink(state, world)) {
+                    return ElasticExitCodes.COLLECTIVE_FAILURE;
+                }
+                recovered = true;
                 state.onReset();
             }
-            state.sync();
-            body.train(state);
-            return ElasticExitCodes.SUCCESS;
-        } catch (HostsUpdatedInterrupt e) {
-            state.save();
-            state.keepOnNode();
-            return ElasticExitCodes.HOSTS_UPDATED;
-        } catch (CollectiveFailure e) {
-            return ElasticExitCodes.COLLECTIVE_FAILURE;
+        }
+    }
+
+    /** Shrinks until a shrunk world holds (another failure right after a shrink shrinks again). */
+    private static boolean shrink(State state, ElasticWorld world) {
+        while (true) {
+            try {
+                Optional<ElasticContext> next = world.shrink(state.context());
+                next.ifPresent(state::replaceContext);
+                return next.isPresent();
+            } catch (CollectiveFailure again) {
+                // loop
+            }
         }
     }
 }

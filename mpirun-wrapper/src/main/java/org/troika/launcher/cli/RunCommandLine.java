@@ -20,6 +20,7 @@ import org.apache.commons.cli.Options;
 import org.apache.commons.cli.ParseException;
 import org.troika.common.ShellQuote;
 import org.troika.common.UsageException;
+import org.troika.launcher.spi.FaultTolerance;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.hosts.HostListParser;
 import org.troika.launcher.hosts.HostfileParser;
@@ -78,6 +79,8 @@ public final class RunCommandLine {
         o.addOption(Option.builder().longOpt("blacklist-cooldown-range").numberOfArgs(2).argName("MIN MAX")
                 .desc("elastic: a failed host is retried after a cooldown between MIN and MAX seconds (default: never)").build());
         o.addOption(opt(null, "discovery-interval", "SECONDS", "elastic: how often the discovery script runs (default 1)"));
+        o.addOption(opt(null, "fault-tolerance", "MODE", "elastic: relaunch (a dead rank ends the generation), shrink "
+                + "(the survivors go on: Open MPI 5, --with-ft ulfm) or auto (shrink where the MPI supports it; default)"));
         // operability (docs/operability.md)
         o.addOption(opt(null, "hang-timeout", "SECONDS", "end the job (static: exit 124; elastic: next generation) when a "
                 + "rank makes no progress for SECONDS; 0 = off (default: off, 300 for elastic jobs; env TROIKA_HANG_TIMEOUT)"));
@@ -292,8 +295,12 @@ public final class RunCommandLine {
         if (di != null) {
             b.discoveryInterval(Duration.ofSeconds(di));
         }
+        if (cl.hasOption("fault-tolerance")) {
+            b.faultTolerance(FaultTolerance.parse(cl.getOptionValue("fault-tolerance")));
+        }
         boolean elasticOnly = cl.hasOption("slots-per-host") || cl.hasOption("elastic-timeout") || cl.hasOption("reset-limit")
-                || cl.hasOption("blacklist-cooldown-range") || cl.hasOption("discovery-interval");
+                || cl.hasOption("blacklist-cooldown-range") || cl.hasOption("discovery-interval")
+                || cl.hasOption("fault-tolerance");
         RunSettings s = b.dryRun(cl.hasOption("dry-run")).verbose(cl.hasOption("verbose")).build();
         if (elasticOnly && !s.elastic()) {
             throw new UsageException("elastic options need an elastic job; add --host-discovery-script, --min-np or --max-np");

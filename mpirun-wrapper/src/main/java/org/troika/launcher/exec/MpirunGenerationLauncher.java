@@ -57,6 +57,11 @@ import org.troika.wire.Secret;
 public final class MpirunGenerationLauncher implements GenerationLauncher, AutoCloseable {
     /** Exit code reported for the ranks of a lost host (what the relay agents exit with). */
     public static final int HOST_LOST_EXIT = 255;
+    /**
+     * With {@code --fault-tolerance shrink}: how long mpirun may stay up after every rank is dead or has left the
+     * elastic run before it is ended (PRRTE 3.0.8 at times does not exit by itself after a rank died).
+     */
+    static final Duration SHRUNK_EXIT_GRACE = Duration.ofSeconds(10);
     /** Grace between SIGTERM and SIGKILL when a lost host ends a generation. */
     static final Duration LOST_HOST_GRACE = Duration.ofSeconds(2);
 
@@ -314,6 +319,9 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 Map<String, String> e = new LinkedHashMap<>(rankEnv(env, jobId, gen.id(), n.endpoint().toString(),
                         workerKeyFile));
                 e.putAll(watch.env());
+                if (base.minNp() != null) {
+                    e.put(TroikaEnv.ELASTIC_MIN_NP, Integer.toString(base.minNp()));
+                }
                 Planned planned = planner.plan(s, e);
                 try (RelaySession relay = RelaySession.start(s, planned.hosts(), planned.mpi(), e, troikaHome, err,
                         (host, why) -> {
@@ -323,14 +331,15 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     Planned run = relay.active() ? planner.plan(relay.settings(), e) : planned;
                     BackendPlan plan = relay.apply(run.plan(), run.mpi());
                     MpiFailureParser failures = new MpiFailureParser(run.hosts());
+                    ShrinkTracker shrink = new ShrinkTracker(gen.size());
                     try (PlanFiles files = PlanFiles.write(plan.files());
                             RankFileWriter rankFiles = RankFileWriter.open(plan.rankOutput(), gen.id() == 1)) {
                         if (s.verbose()) {
                             err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
                         }
                         ProcessSupervisor p = ProcessSupervisor.start(plan.launch(), ProcessSupervisor.Options.of(
-                                watch.output(LineSink.copyTo(out, rankFiles.then(false, failures::accept))),
-                                watch.output(LineSink.copyTo(err, rankFiles.then(true, failures::accept)))));
+                                watch.output(LineSink.copyTo(out, rankFiles.then(false, l -> follow(l, failures, shrink, watch)))),
+                                watch.output(LineSink.copyTo(err, rankFiles.then(true, l -> follow(l, failures, shrink, watch))))));
                         sup = p;
                         Timeline.Span span = timeline.begin(Timeline.Kind.MPIRUN, "mpirun (generation " + gen.id()
                                 + ")", null, Map.of("generation", gen.id(), "worldSize", gen.size()));
@@ -359,12 +368,45 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         Set<String> lostNow = Set.copyOf(lost);
                         GenerationResult r = new GenerationResult(watch.hang().isPresent() && lostNow.isEmpty()
                                 ? hangExits(gen.plan(), watch.hang().get())
+                                : shrink.shrunk() && lostNow.isEmpty() ? shrink.exits(gen.plan(), code)
                                 : exits(gen.plan(), code, failures.first().orElse(null), lostNow), n.registered());
                         // the driver may plan the next generation while this one's task services shut down
                         result.complete(r);
                         return r;
                     }
                 }
+            }
+        }
+
+        /**
+         * One line of output: Open MPI's failure report, and with fault tolerance the survivors' reports of dead ranks
+         * (told at once; blacklisted at the generation's end) and of ranks leaving; once every rank is dead or has
+         * left, mpirun gets {@link #SHRUNK_EXIT_GRACE} to exit by itself.
+         */
+        private void follow(String line, MpiFailureParser failures, ShrinkTracker shrink, HangWatch watch) {
+            failures.accept(line);
+            if (!line.contains("troika elastic: ")) {
+                return;
+            }
+            boolean wasOver = shrink.over();
+            for (int r : shrink.accept(line)) {
+                watch.forget(r);
+                err.println("troika elastic: generation " + gen.id() + ": rank " + r + " on host "
+                        + gen.plan().slots().get(r).host() + " died; the survivors go on (fault tolerance: shrink)");
+            }
+            if (!wasOver && shrink.over()) {
+                Thread t = new Thread(() -> {
+                    try {
+                        ProcessSupervisor p = sup;
+                        if (p != null && p.waitFor(SHRUNK_EXIT_GRACE) == null) {
+                            tearDown();
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "troika-generation-shrunk-exit");
+                t.setDaemon(true);
+                t.start();
             }
         }
 

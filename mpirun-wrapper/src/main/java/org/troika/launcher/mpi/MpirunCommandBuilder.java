@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 import org.troika.common.exec.LaunchPlan;
 import org.troika.launcher.spi.RunSettings;
@@ -65,6 +66,8 @@ public final class MpirunCommandBuilder {
             throw new UsageException("nothing to run: put the command after troika's options, e.g. troika run -np 2 hostname");
         }
         List<String> nics = RankLaunch.checkedNics(s.networkInterfaces());
+        // checked for every flavour: an explicit shrink on an MPI without fault tolerance is an error
+        s.faultTolerance().shrinks(ctx.mpi(), elasticGeneration(ctx));
         return ctx.mpi().flavor().isHydra() ? hydra(ctx, nics) : openMpi(ctx, nics);
     }
 
@@ -97,6 +100,11 @@ public final class MpirunCommandBuilder {
             argv.addAll(openMpiHosts(ctx, files));
         }
         argv.addAll(s.bindingArgs().isEmpty() ? defaultBinding(mpi.flavor()) : s.bindingArgs());
+        if (s.faultTolerance().shrinks(mpi, elasticGeneration(ctx))) {
+            // ULFM: a dead rank does not end the job; the survivors' calls fail and they shrink (docs/elastic.md)
+            argv.addAll(List.of("--with-ft", "ulfm"));
+            env.put(TroikaEnv.FAULT_TOLERANCE, "shrink");
+        }
         if (s.tcp() && mpi.flavor() == MpiFlavor.SPECTRUM_MPI) {
             argv.add("-tcp");
         }
@@ -270,5 +278,10 @@ public final class MpirunCommandBuilder {
             words.addAll(List.of("-i", file));
         }
         return words.isEmpty() ? null : String.join(" ", words);
+    }
+
+    /** Whether this launch is a generation of an elastic job (its driver sets {@link TroikaEnv#ELASTIC}). */
+    private static boolean elasticGeneration(LaunchContext ctx) {
+        return "1".equals(ctx.env().get(TroikaEnv.ELASTIC));
     }
 }

@@ -45,6 +45,8 @@ import java.util.Objects;
  * @param hangWarning no progress for this long prints a warning; {@code null} = default (60 s when the timeout is
  *     above 120 s, else none), {@link Duration#ZERO} = none
  * @param timeline where to write the job's timeline (Chrome trace JSON, and an HTML page beside it), or {@code null}
+ * @param faultTolerance what a dead rank does to an elastic generation ({@link FaultTolerance#AUTO} = shrink where
+ *     the MPI supports it)
  * @param command the user's command, untouched
  */
 public record RunSettings(
@@ -78,6 +80,7 @@ public record RunSettings(
         Duration hangTimeout,
         Duration hangWarning,
         Path timeline,
+        FaultTolerance faultTolerance,
         List<String> command) {
 
     /** Default start timeout (services and ranks). */
@@ -118,6 +121,7 @@ public record RunSettings(
         Objects.requireNonNull(launchAgent, "launchAgent");
         Objects.requireNonNull(elasticTimeout, "elasticTimeout");
         Objects.requireNonNull(discoveryInterval, "discoveryInterval");
+        Objects.requireNonNull(faultTolerance, "faultTolerance");
     }
 
     /** Elastic iff a discovery script or a minimum/maximum np is given. */
@@ -169,6 +173,7 @@ public record RunSettings(
         b.hangTimeout = hangTimeout;
         b.hangWarning = hangWarning;
         b.timeline = timeline;
+        b.faultTolerance = faultTolerance;
         b.command = new ArrayList<>(command);
         return b;
     }
@@ -205,6 +210,7 @@ public record RunSettings(
         private Duration hangTimeout;
         private Duration hangWarning;
         private Path timeline;
+        private FaultTolerance faultTolerance = FaultTolerance.AUTO;
         private List<String> command = new ArrayList<>();
 
         private Builder() {}
@@ -237,6 +243,7 @@ public record RunSettings(
         public Builder hangTimeout(Duration v) { hangTimeout = v; return this; }
         public Builder hangWarning(Duration v) { hangWarning = v; return this; }
         public Builder timeline(Path v) { timeline = v; return this; }
+        public Builder faultTolerance(FaultTolerance v) { faultTolerance = v; return this; }
         public Builder command(List<String> v) { command = new ArrayList<>(v); return this; }
 
         public RunSettings build() {
@@ -244,7 +251,7 @@ public record RunSettings(
                     bindingArgs, tcp, outputFilename, prefixTimestamp, startTimeout, verbose, backend, mpiFlavor,
                     dryRun, remoteShell, launchAgent, hostDiscoveryScript, minNp, maxNp, slotsPerHost,
                     elasticTimeout, resetLimit, cooldownMin, cooldownMax, discoveryInterval, hangTimeout, hangWarning,
-                    timeline, command);
+                    timeline, faultTolerance, command);
         }
     }
 }

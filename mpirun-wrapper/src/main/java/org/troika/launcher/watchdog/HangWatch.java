@@ -197,6 +197,13 @@ public final class HangWatch implements AutoCloseable {
         return d.length() > 9 ? -1 : Integer.parseInt(d);
     }
 
+    /** A rank that died while the others go on: see {@link HangWatchdog#forget}. */
+    public void forget(int rank) {
+        if (active()) {
+            dog.forget(rank);
+        }
+    }
+
     /** The hang, once declared. */
     public Optional<HangReport> hang() {
         return Optional.ofNullable(hang);

@@ -30,6 +30,7 @@ public final class HangWatchdog {
     private final boolean[] alive;
     private final long[] lastChange;
     private final ProgressReport[] last;
+    private final boolean[] gone;
     private boolean hung;
     private boolean warned;
 
@@ -48,6 +49,7 @@ public final class HangWatchdog {
         this.warning = warning;
         this.lastChange = new long[plan.size()];
         this.last = new ProgressReport[plan.size()];
+        this.gone = new boolean[plan.size()];
         java.util.Arrays.fill(lastChange, startMillis);
     }
 
@@ -73,6 +75,16 @@ public final class HangWatchdog {
             alive[rank] = true;
             lastChange[rank] = nowMillis;
             warned = false;
+        }
+    }
+
+    /**
+     * A rank that died while the others go on ({@code --fault-tolerance shrink}): its silence is no hang, and the
+     * others no longer wait for it.
+     */
+    public synchronized void forget(int rank) {
+        if (rank >= 0 && rank < plan.size()) {
+            gone[rank] = true;
         }
     }
 
@@ -111,7 +123,12 @@ public final class HangWatchdog {
         List<HangReport.RankState> inside = new ArrayList<>();
         int insideLong = 0;
         boolean anyProgressed = false;
+        int watched = 0;
         for (int r = 0; r < plan.size(); r++) {
+            if (gone[r]) {
+                continue;
+            }
+            watched++;
             long idle = now - lastChange[r];
             HangReport.RankState st = new HangReport.RankState(r, plan.slots().get(r).host(), idle, last[r]);
             boolean quiet = idle >= (alive[r] ? limitMillis : Math.max(limitMillis, startGrace.toMillis()));
@@ -128,7 +145,7 @@ public final class HangWatchdog {
         if (!stuck.isEmpty()) {
             return Optional.of(new HangReport(limit, !anyProgressed, stuck, inside, List.of()));
         }
-        if (insideLong == plan.size()) {
+        if (watched > 0 && insideLong == watched) {
             long max = inside.stream().mapToLong(b -> b.last().entered()).max().orElse(0);
             List<HangReport.RankState> behind = inside.stream().filter(b -> b.last().entered() < max).toList();
             return Optional.of(new HangReport(limit, true, List.of(), inside, behind));

@@ -57,6 +57,21 @@ public final class Elastic {
      * @param world the fault-tolerant world, or {@code null} for the relaunch-only behaviour of {@link #run(State, Body)}
      */
     public static <S extends State> int run(S state, ElasticWorld world, Body<S> body) throws Exception {
+        if (world == null || !world.shrinks()) {
+            return runShrinking(state, world, body);
+        }
+        int code = 1; // the body threw: this rank fails (an uncaught exception exits the JVM with 1)
+        try {
+            code = runShrinking(state, world, body);
+            return code;
+        } finally {
+            // read by the launcher: once every rank is dead or has left, a lingering mpirun is ended
+            System.err.println(world.leaveLine(code));
+            System.err.flush();
+        }
+    }
+
+    private static <S extends State> int runShrinking(S state, ElasticWorld world, Body<S> body) throws Exception {
         boolean recovered = false;
         while (true) {
             try {

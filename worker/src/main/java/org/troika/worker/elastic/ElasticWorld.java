@@ -28,6 +28,8 @@ public final class ElasticWorld {
     private final long nodeId;
     private final boolean shrinks;
     private final int minSize;
+    private final int launchRank;
+    private int[] members; // launch ranks of current's ranks, in order
     private Communicator current; // the training thread owns this object
 
     ElasticWorld(Communicator world, String node, boolean shrinks, int minSize) {
@@ -37,6 +39,8 @@ public final class ElasticWorld {
         this.shrinks = shrinks;
         this.minSize = Math.max(1, minSize);
         this.current = world;
+        this.launchRank = world.rank();
+        this.members = java.util.stream.IntStream.range(0, world.size()).toArray();
     }
 
     /**
@@ -105,23 +109,58 @@ public final class ElasticWorld {
         if (old != world) {
             closeQuietly(old);
         }
-        if (next.size() < minSize) {
-            return Optional.empty();
-        }
-        long[] ids = new long[next.size()];
+        long[] ids = new long[2 * next.size()];
         try {
-            next.allgather(new long[] {nodeId}, ids);
+            next.allgather(new long[] {launchRank, nodeId}, ids);
         } catch (MpiException e) {
             throw new CollectiveFailure("another rank failed during the shrink: " + e.getMessage(), e);
         }
         int localRank = 0;
         for (int r = 0; r < next.rank(); r++) {
-            if (ids[r] == nodeId) {
+            if (ids[2 * r + 1] == nodeId) {
                 localRank++;
             }
         }
+        int[] survivors = new int[next.size()];
+        for (int r = 0; r < survivors.length; r++) {
+            survivors[r] = (int) ids[2 * r];
+        }
+        if (next.rank() == 0) {
+            // read by the launcher (docs/elastic.md): the dead ranks' hosts are reported and blacklisted
+            System.err.println(failedLine(members, survivors));
+            System.err.flush();
+        }
+        members = survivors;
+        if (next.size() < minSize) {
+            return Optional.empty();
+        }
         return Optional.of(new ElasticContext(next.rank(), localRank, next.size(), before.generation(),
                 broadcaster(), before.updates(), before.store()));
+    }
+
+    /** This rank's rank in the generation's launch (its {@code mpirun} rank), whatever shrinks happened since. */
+    public int launchRank() {
+        return launchRank;
+    }
+
+    /** The line the new rank 0 prints after a shrink: {@code troika elastic: ranks 3,5 failed; 6 of 8 go on}. */
+    static String failedLine(int[] before, int[] after) {
+        java.util.Set<Integer> alive = new java.util.HashSet<>();
+        for (int r : after) {
+            alive.add(r);
+        }
+        java.util.StringJoiner dead = new java.util.StringJoiner(",");
+        for (int r : before) {
+            if (!alive.contains(r)) {
+                dead.add(Integer.toString(r));
+            }
+        }
+        return "troika elastic: ranks " + dead + " failed; " + after.length + " of " + before.length + " go on";
+    }
+
+    /** The line a rank prints when it leaves {@link Elastic#run}: {@code troika elastic: rank 2 leaves with code 0}. */
+    String leaveLine(int code) {
+        return "troika elastic: rank " + launchRank + " leaves with code " + code;
     }
 
     private static void closeQuietly(Communicator c) {

@@ -10,8 +10,8 @@ import org.troika.worker.RankEnv;
 import org.troika.worker.elastic.DriverHostUpdateSource;
 import org.troika.worker.elastic.Elastic;
 import org.troika.worker.elastic.ElasticContext;
+import org.troika.worker.elastic.ElasticWorld;
 import org.troika.worker.elastic.HostsUpdatedInterrupt;
-import org.troika.worker.elastic.MpiStateBroadcaster;
 import org.troika.worker.elastic.NodeStateStore;
 import org.troika.worker.elastic.ObjectState;
 
@@ -91,20 +91,31 @@ public final class ElasticTraining {
             Map<String, String> env = System.getenv();
             int generation = ElasticContext.generationFrom(env);
             RankEnv re = RankEnv.current();
+            // under --fault-tolerance shrink the survivors of a dead rank go on over ElasticWorld.current()
+            ElasticWorld ew = ElasticWorld.of(world, re.hostname(), env);
             ElasticContext ctx = new ElasticContext(world.rank(), re.localRank(), world.size(), generation,
-                    MpiStateBroadcaster.over(world), DriverHostUpdateSource.fromEnvironment(env, world.rank(),
+                    ew.broadcaster(), DriverHostUpdateSource.fromEnvironment(env, world.rank(),
                             generation), NodeStateStore.fromEnvironment(env));
-            code = run(o, ctx, Allreducer.of(world));
+            code = run(o, ctx, Allreducer.following(ew::current), ew);
         }
         System.exit(code);
     }
 
     /** One generation of the training; returns the rank's exit code ({@link Elastic#run}). */
     public static int run(Options o, ElasticContext ctx, Allreducer allreducer) throws Exception {
-        int rank = ctx.rank();
+        return run(o, ctx, allreducer, null);
+    }
+
+    /**
+     * One generation over {@code world} (or {@code null}): with fault tolerance on, the body runs again in the same
+     * process after a shrink, with the survivors' rank and size ({@code s.context()}).
+     */
+    public static int run(Options o, ElasticContext ctx, Allreducer allreducer, ElasticWorld world) throws Exception {
         ObjectState state = new ObjectState(ctx, Map.of("step", 0, "weights", new double[o.features() + 1]));
-        return Elastic.run(state, s -> {
-            SyntheticData.Shard shard = new SyntheticData(42, o.samples(), o.features()).shard(rank, ctx.size());
+        return Elastic.run(state, world, s -> {
+            int rank = s.context().rank();
+            SyntheticData.Shard shard = new SyntheticData(42, o.samples(), o.features()).shard(rank,
+                    s.context().size());
             LogisticModel model = new LogisticModel(o.features());
             model.setWeights(s.get("weights", double[].class));
             for (int step = s.get("step", Integer.class) + 1; step <= o.steps(); step++) {
@@ -122,7 +133,7 @@ public final class ElasticTraining {
                 if (step % o.commitEvery() == 0 || step == o.steps()) {
                     s.set("weights", model.weights());
                     s.set("step", step);
-                    String line = "committed step=" + step + " size=" + ctx.size();
+                    String line = "committed step=" + step + " size=" + s.context().size();
                     try {
                         s.commit();
                     } catch (HostsUpdatedInterrupt e) {

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.troika.common.UsageException;
+import org.troika.launcher.spi.FaultTolerance;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.FileSource;
@@ -123,6 +124,9 @@ class RunCommandLineTest {
         assertEquals(Duration.ofSeconds(100), s.cooldownMax());
         assertEquals(3, s.resetLimit());
         assertEquals(List.of("train"), s.command());
+        assertEquals(FaultTolerance.AUTO, s.faultTolerance());
+        assertEquals(FaultTolerance.SHRINK, parse("--min-np 2 --fault-tolerance shrink train").faultTolerance());
+        assertEquals(FaultTolerance.RELAUNCH, parse("--min-np 2 --fault-tolerance RELAUNCH train").faultTolerance());
     }
 
     @Test
@@ -132,7 +136,7 @@ class RunCommandLineTest {
         for (String flag : List.of("-np", "--hosts", "-hostfile", "--network-interfaces", "--ssh-port", "--ssh-identity-file",
                 "--mpi-args", "--binding-args", "--tcp", "--output-filename", "-prefix-timestamp", "--start-timeout",
                 "--verbose", "--mpi", "--jsrun", "--mpi-flavor", "--dry-run", "--remote-shell", "--launch-agent",
-                "--host-discovery-script", "--blacklist-cooldown-range")) {
+                "--host-discovery-script", "--blacklist-cooldown-range", "--fault-tolerance")) {
             assertTrue(help.contains(flag), "help mentions " + flag);
         }
     }
@@ -164,6 +168,9 @@ class RunCommandLineTest {
         "--bogus hostname|unknown option '--bogus'",
         "-i /nonexistent/key hostname|not readable",
         "--reset-limit 2 hostname|need an elastic job",
+        "--fault-tolerance shrink hostname|need an elastic job",
+        "--min-np 2 --fault-tolerance grow hostname|--fault-tolerance 'grow' is not known; use relaunch, shrink or auto",
+        "--min-np 2 --fault-tolerance shrink --fault-tolerance auto hostname|--fault-tolerance is given twice",
         "--min-np 4 --max-np 2 hostname|above --max-np",
         "--min-np 1 --blacklist-cooldown-range 0 10 hostname|invalid",
         "--network-interfaces eth0,,ib0 hostname|malformed",

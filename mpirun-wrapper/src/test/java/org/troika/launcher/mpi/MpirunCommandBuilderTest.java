@@ -499,6 +499,49 @@ class MpirunCommandBuilderTest {
         }
     }
 
+    /**
+     * {@code --fault-tolerance} as planned: MODE | MPI | elastic generation or static | what the plan holds
+     * ({@code ft} = {@code --with-ft ulfm} and TROIKA_FAULT_TOLERANCE=shrink for the ranks, {@code -} = neither,
+     * {@code error} = a one-line usage error).
+     */
+    @ParameterizedTest(name = "{0} on {1} ({2}) -> {3}")
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+        "auto     | openmpi5 | elastic | ft",
+        "auto     | openmpi5 | static  | -",
+        "auto     | openmpi  | elastic | -",
+        "auto     | spectrum | elastic | -",
+        "auto     | mpich    | elastic | -",
+        "auto     | intel    | elastic | -",
+        "relaunch | openmpi5 | elastic | -",
+        "shrink   | openmpi5 | elastic | ft",
+        "shrink   | openmpi5 | static  | ft",
+        "shrink   | openmpi  | elastic | error",
+        "shrink   | mpich    | elastic | error",
+        "shrink   | intel    | static  | error"})
+    void faultTolerance(String mode, String flavor, String kind, String expected) {
+        Map<String, String> env = new TreeMap<>(ENV);
+        env.put(org.troika.common.TroikaEnv.FAULT_TOLERANCE, "shrink"); // a stale value from the caller never leaks
+        if (kind.equals("elastic")) {
+            env.put(org.troika.common.TroikaEnv.ELASTIC, "1");
+        }
+        RunSettings s = settings().faultTolerance(org.troika.launcher.spi.FaultTolerance.parse(mode)).build();
+        MpiInstall mpi = FlavorDetector.forFlavorName(flavor);
+        if (expected.equals("error")) {
+            UsageException e = assertThrows(UsageException.class, () -> USER.build(ctx(s, mpi, env)));
+            FlavorDetectorTest.assertOneLine(e);
+            assertTrue(e.getMessage().contains("--fault-tolerance shrink needs"), e.getMessage());
+            return;
+        }
+        BackendPlan plan = USER.build(ctx(s, mpi, env));
+        List<String> argv = plan.launch().argv();
+        boolean ft = expected.equals("ft");
+        assertEquals(ft, Collections.indexOfSubList(argv, List.of("--with-ft", "ulfm")) >= 0, argv::toString);
+        assertEquals(ft ? "shrink" : null, plan.launch().env().get(org.troika.common.TroikaEnv.FAULT_TOLERANCE));
+        if (ft) {
+            assertTrue(exported(argv).contains(org.troika.common.TroikaEnv.FAULT_TOLERANCE), argv::toString);
+        }
+    }
+
     @Test
     void buildIsRepeatable() {
         LaunchContext c = ctx(allOptions().build(), OMPI4, ENV);

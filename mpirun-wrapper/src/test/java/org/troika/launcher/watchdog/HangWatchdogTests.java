@@ -48,6 +48,26 @@ class HangWatchdogTests {
     }
 
     @Test
+    void aRankThatDiedWhileTheOthersShrankIsNoHang() {
+        HangWatchdog d = dog();
+        for (int r = 0; r < 4; r++) {
+            d.report(at(r, 5, 5, "step 5"), 1_000);
+        }
+        d.forget(2); // --fault-tolerance shrink: rank 2 died, the others go on without it
+        for (long t = 2_000; t <= 60_000; t += 1_000) {
+            for (int r : new int[] {0, 1, 3}) {
+                d.report(at(r, t / 1000, t / 1000, "step " + t / 1000), t);
+            }
+            assertTrue(d.check(t).isEmpty(), "at " + t);
+        }
+        // the survivors all blocked in one collective for good is still a hang
+        for (int r : new int[] {0, 1, 3}) {
+            d.report(at(r, 100, 60, "step 60"), 61_000);
+        }
+        assertEquals(3, d.check(72_000).orElseThrow().blocked().size());
+    }
+
+    @Test
     void aSlowButProgressingJobIsNeverHung() {
         HangWatchdog d = dog();
         long now = 0;

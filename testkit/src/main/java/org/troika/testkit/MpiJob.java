@@ -140,8 +140,15 @@ public final class MpiJob {
     /** {@link #run(Launcher, int, String, List, long)} with a chosen JVM command, class path and extra environment. */
     public static Result run(Launcher launcher, int np, List<String> java, String classPath, String mainClass,
             List<String> args, Map<String, String> env, long timeoutSeconds) {
+        return run(launcher, List.of(), np, java, classPath, mainClass, args, env, timeoutSeconds);
+    }
+
+    /** As above, with {@code launcherArgs} right after the launcher's name (e.g. {@code --with-ft ulfm}). */
+    public static Result run(Launcher launcher, List<String> launcherArgs, int np, List<String> java, String classPath,
+            String mainClass, List<String> args, Map<String, String> env, long timeoutSeconds) {
         launcher.require();
-        List<String> argv = argv(launcher, np, java, classPath, mainClass, args);
+        List<String> argv = new ArrayList<>(argv(launcher, np, java, classPath, mainClass, args));
+        argv.addAll(1, launcherArgs);
         ProcessBuilder pb = new ProcessBuilder(launcher.wrap(argv)).redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         launcher.applyEnvironment(pb.environment());

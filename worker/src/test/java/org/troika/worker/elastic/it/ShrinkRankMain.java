@@ -20,7 +20,7 @@ import org.troika.worker.elastic.ObjectState;
  * <p>Args: {@code STORE_BASE JOB LAST_STEP KILLS MIN_NP [STEP_MS]}. KILLS is {@code WORLDRANK@STEP,...} (or
  * {@code -}): that rank SIGKILLs itself during that step, before its allreduce. Each step allreduces the step number
  * over {@link ElasticWorld#current()} (and checks the sum against the size) and commits. Prints, with W the rank in
- * the first world: {@code rank W pid=P start first=F size=S}, {@code rank W kill-ms=T} just before a kill,
+ * the first world: {@code rank W backend=B}, {@code rank W pid=P start first=F size=S}, {@code rank W kill-ms=T} just before a kill,
  * {@code rank W reset size=S}, {@code rank W step=K size=S ms=T} after each commit and at the end
  * {@code rank W pid=P done step=S sum=X size=S code=C}; exits with Elastic.run's code.
  */
@@ -45,6 +45,7 @@ public final class ShrinkRankMain {
         try (Mpi mpi = Mpi.init()) {
             Communicator first = Mpi.world();
             int me = first.rank();
+            System.out.println("rank " + me + " backend=" + mpi.backend().getClass().getSimpleName());
             String host = "h" + me; // one fake host per rank: each keeps its own store
             ElasticWorld world = ElasticWorld.shrinking(first, host, minNp);
             ElasticContext ctx = new ElasticContext(me, 0, first.size(), 1, world.broadcaster(),

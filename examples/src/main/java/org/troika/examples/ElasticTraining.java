@@ -18,8 +18,9 @@ import org.troika.worker.elastic.ObjectState;
 /**
  * The elastic variant of {@link Training}: SGD steps of the logistic model over the current world, the model and the
  * step number committed every K steps. Rank 0 prints {@code committed step=<n> size=<world>} at every commit (after
- * the commit is stored) and, when all steps are done, {@code done steps=<n> model-checksum=<hex>}. Each generation
- * shards the synthetic data over its own world size.
+ * the commit is stored); when all steps are done every rank prints {@code done steps=<n> model-checksum=<hex>}. Each
+ * generation shards the synthetic data over its own world size; under {@code --fault-tolerance shrink} the survivors of
+ * a dead rank re-shard over the shrunk world ({@link ElasticWorld}) in the same processes.
  *
  * <pre>troika run --host-discovery-script ./discover --min-np 2 java -cp 'lib/*' org.troika.examples.ElasticTraining
  *     --steps 200 --commit-every 5 [--step-ms 0] [--samples 8192] [--features 16] [--batches 16] [--lr 0.5]</pre>
@@ -143,10 +144,9 @@ public final class ElasticTraining {
                     say(rank, line);
                 }
             }
-            if (rank == 0) {
-                System.out.println(String.format(Locale.ROOT, "done steps=%d model-checksum=%s", o.steps(),
-                        model.checksum()));
-            }
+            // every rank: the same model everywhere is the point (after a shrink too)
+            System.out.println(String.format(Locale.ROOT, "done steps=%d model-checksum=%s", o.steps(),
+                    model.checksum()));
         });
     }
 

@@ -173,7 +173,7 @@ class ElasticRunTest {
         return start(Launcher.OPEN_MPI, c, hosts, steps, elastic);
     }
 
-    private RunSupport start(Launcher mpi, NetnsCluster c, Path hosts, int steps, String... elastic)
+    RunSupport start(Launcher mpi, NetnsCluster c, Path hosts, int steps, String... elastic)
             throws IOException {
         Path discover = tmp.resolve("discover.sh");
         Files.writeString(discover, "#!/bin/sh\ncat " + hosts + "\n");
@@ -187,7 +187,7 @@ class ElasticRunTest {
                 args.toArray(String[]::new));
     }
 
-    private Path hostsFile(String... lines) throws IOException {
+    Path hostsFile(String... lines) throws IOException {
         Path f = tmp.resolve("hosts");
         write(f, lines);
         return f;
@@ -200,7 +200,7 @@ class ElasticRunTest {
         Files.move(t, f, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
 
-    private static List<String> addresses(NetnsCluster c) {
+    static List<String> addresses(NetnsCluster c) {
         return c.hosts().stream().map(NetnsCluster.Host::address).toList();
     }
 
@@ -208,7 +208,7 @@ class ElasticRunTest {
         run.awaitOut(o -> commits(o).stream().anyMatch(x -> x.size() == size), "a commit at size " + size);
     }
 
-    private static int commitCount(String out) {
+    static int commitCount(String out) {
         return commits(out).size();
     }
 
@@ -216,7 +216,12 @@ class ElasticRunTest {
      * SIGKILLs rank 1 of {@code generation} (found by its environment), waiting for it to exist if needed.
      */
     private static void killRank1(RunSupport run, int generation) throws Exception {
-        byte[] rank = "OMPI_COMM_WORLD_RANK=1".getBytes(StandardCharsets.UTF_8);
+        killRank(run, 1, generation);
+    }
+
+    /** SIGKILLs launch rank {@code r} of {@code generation}; returns its pid. */
+    static long killRank(RunSupport run, int r, int generation) throws Exception {
+        byte[] rank = ("OMPI_COMM_WORLD_RANK=" + r).getBytes(StandardCharsets.UTF_8);
         byte[] gen = ("TROIKA_ELASTIC_GENERATION=" + generation).getBytes(StandardCharsets.UTF_8);
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(RunSupport.TIMEOUT_S);
         while (System.nanoTime() < deadline) {
@@ -230,12 +235,12 @@ class ElasticRunTest {
                 if (contains(env, rank) && contains(env, gen)
                         && p.info().commandLine().orElse("").contains("ElasticTraining")) {
                     p.destroyForcibly();
-                    return;
+                    return p.pid();
                 }
             }
             Thread.sleep(50);
         }
-        throw new AssertionError("no rank 1 of generation " + generation + " found\n--- stdout\n" + run.out()
+        throw new AssertionError("no rank " + r + " of generation " + generation + " found\n--- stdout\n" + run.out()
                 + "--- stderr\n" + run.err());
     }
 
@@ -275,7 +280,7 @@ class ElasticRunTest {
         assertEquals(expected, commits.stream().map(Commit::step).toList(), r.toString());
     }
 
-    private static int count(String text, String what) {
+    static int count(String text, String what) {
         int n = 0;
         for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {
             n++;

@@ -1,5 +1,6 @@
 package org.troika.testkit;
 
+import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,6 +79,16 @@ public final class OpenMpi5Root {
                 + " or scripts/openmpi5-root.sh, as root)");
     }
 
+    /**
+     * Runs {@code args} inside the root and exits with its code, for scripts ({@code bench/ulfm.sh}): {@code java -cp
+     * testkit/target/classes org.troika.testkit.OpenMpi5Root COMMAND...}, run from the checkout.
+     */
+    public static void main(String[] args) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(command(List.of(args))).inheritIO();
+        applyEnvironment(pb.environment());
+        System.exit(pb.start().waitFor());
+    }
+
     /** {@code argv} run inside the root, with {@link #sharedFolders()} visible at their own paths. */
     public static List<String> command(List<String> argv) {
         List<String> out = new ArrayList<>(List.of("unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
@@ -138,7 +149,7 @@ public final class OpenMpi5Root {
                     return p.getParent();
                 }
             }
-        } catch (URISyntaxException | SecurityException | NullPointerException e) {
+        } catch (URISyntaxException | SecurityException | NullPointerException | NoClassDefFoundError e) {
             // not from a jar: the tests' class path is then inside the checkout
         }
         return null;

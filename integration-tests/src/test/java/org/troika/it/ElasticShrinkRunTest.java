@@ -36,15 +36,10 @@ class ElasticShrinkRunTest {
 
     @Test
     void twoKilledRanksAreShrunkAwayAndTheSurvivorsFinishInTheirOwnProcesses() throws Exception {
-        Requires.root();
-        Launcher.OPEN_MPI_5.require();
-        ElasticRunTest e = new ElasticRunTest();
-        e.tmp = tmp;
-        try (NetnsCluster c = NetnsCluster.create("ulfs", 200, 4)) {
+        int steps = 150;
+        try (NetnsCluster c = cluster("ulfs", 200)) {
             List<String> h = ElasticRunTest.addresses(c);
-            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
-            int steps = 150;
-            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, "--min-np", "2")) {
+            try (RunSupport run = start(c, steps, "--min-np", "2")) {
                 run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
                 Set<Long> before = rankPids(run);
                 assertEquals(4, before.size(), run.err());
@@ -81,15 +76,10 @@ class ElasticShrinkRunTest {
 
     @Test
     void fewerSurvivorsThanMinNpRelaunchOnTheHostsLeft() throws Exception {
-        Requires.root();
-        Launcher.OPEN_MPI_5.require();
-        ElasticRunTest e = new ElasticRunTest();
-        e.tmp = tmp;
-        try (NetnsCluster c = NetnsCluster.create("ulfr", 202, 4)) {
+        int steps = 100;
+        try (NetnsCluster c = cluster("ulfr", 202)) {
             List<String> h = ElasticRunTest.addresses(c);
-            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
-            int steps = 100;
-            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, "--min-np", "3", "--max-np", "3")) {
+            try (RunSupport run = start(c, steps, "--min-np", "3", "--max-np", "3")) {
                 run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
                 ElasticRunTest.killRank(run, 1, 1);
                 RunSupport.Result r = run.waitFor();
@@ -102,6 +92,22 @@ class ElasticShrinkRunTest {
                         + h.get(3) + ":1"), r.toString());
             }
         }
+    }
+
+    /** Four namespace hosts (root and the Open MPI 5 root required). */
+    private static NetnsCluster cluster(String tag, int subnet) throws IOException {
+        Requires.root();
+        Launcher.OPEN_MPI_5.require();
+        return NetnsCluster.create(tag, subnet, 4);
+    }
+
+    /** ElasticTraining through troika on Open MPI 5 over all four hosts (one slot each). */
+    private RunSupport start(NetnsCluster c, int steps, String... elastic) throws IOException {
+        ElasticRunTest e = new ElasticRunTest();
+        e.tmp = tmp;
+        List<String> h = ElasticRunTest.addresses(c);
+        Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
+        return e.start(Launcher.OPEN_MPI_5, c, hosts, steps, elastic);
     }
 
     /** The pids of the job's ElasticTraining ranks (not troika's own JVM, whose argv names the class too). */

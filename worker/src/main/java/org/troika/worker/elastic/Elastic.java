@@ -8,8 +8,8 @@ import org.troika.mpi.RevokedException;
 /**
  * Runs an elastic training body for one generation.
  *
- * <p>MPI cannot grow or shrink a running world, so each generation is a fresh launch of every rank and this
- * method covers one of them:
+ * <p>MPI cannot grow a running world, so each generation is a fresh launch of every rank and this method covers one
+ * of them (with fault tolerance on, {@link #run(State, ElasticWorld, Body)} also survives dead ranks within it):
  * <ol>
  *   <li>rank 0 loads the commit kept on its node (none in the first generation: its initial values count);</li>
  *   <li>in a generation after the first, the reset callbacks run (e.g. rescale the learning rate to the new

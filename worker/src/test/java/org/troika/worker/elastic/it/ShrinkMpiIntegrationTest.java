@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,20 +35,26 @@ class ShrinkMpiIntegrationTest {
     static final Pattern DONE = Pattern.compile("^rank (\\d+) pid=(\\d+) done step=(\\d+) sum=(\\d+) size=(\\d+) code=(\\d+)$");
     /** The JDK 22+ of the FFM backend (as in troika-mpi's collectives test), bind-mounted into the root. */
     static final Path JDK22_JAVA = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
+    static final Path FFM_CLASSES = Path.of("..", "native-mpi", "target", "classes", "META-INF", "versions", "22");
 
     @TempDir
     Path nodes;
 
     private MpiJob.Result run(String backend, int np, int last, String kills, int minNp) {
         List<String> java = MpiJob.defaultJava(Launcher.OPEN_MPI_5);
+        String cp = MpiJob.testClassPath();
         Map<String, String> env = Map.of();
         if (backend.equals("ffm")) {
             Requires.check(Files.isExecutable(JDK22_JAVA), JDK22_JAVA + " (a JDK 22+) is not installed");
             java = List.of(JDK22_JAVA.toString(), "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
                     "-XX:TieredStopAtLevel=1");
             env = Map.of("TROIKA_MPI_BACKEND", "ffm");
+            // in a reactor build troika-mpi is a classes folder, which is not multi-release: its JDK 22 part first
+            if (Files.isDirectory(FFM_CLASSES)) {
+                cp = FFM_CLASSES.toAbsolutePath() + File.pathSeparator + cp;
+            }
         }
-        return MpiJob.run(Launcher.OPEN_MPI_5, FT, np, java, MpiJob.testClassPath(), ShrinkRankMain.class.getName(),
+        return MpiJob.run(Launcher.OPEN_MPI_5, FT, np, java, cp, ShrinkRankMain.class.getName(),
                 List.of(nodes.toString(), "j", Integer.toString(last), kills, Integer.toString(minNp), "20"), env,
                 300);
     }

@@ -84,6 +84,15 @@ class ShrinkMpiIntegrationTest {
     }
 
     @Test
+    void aKillDuringTheStateBroadcastOfARecoveryIsRecoveredToo() {
+        MpiJob.Result r = run("jna", 4, 12, "3@5,1@reset", 2);
+        assertEquals(0, r.exitCode(), r.output());
+        assertSurvivors(r, List.of(0, 2), 12, 2);
+        assertTrue(r.lines().contains("troika elastic: ranks 3 failed; 3 of 4 go on"), r.output());
+        assertTrue(r.lines().contains("troika elastic: ranks 1 failed; 2 of 3 go on"), r.output());
+    }
+
+    @Test
     void fewerSurvivorsThanTheMinimumEndTheGenerationForARelaunch() {
         MpiJob.Result r = run("jna", 3, 10, "2@4", 3);
         assertTrue(r.lines().contains("troika elastic: ranks 2 failed; 2 of 3 go on"), r.output());

@@ -18,13 +18,17 @@ import org.troika.worker.elastic.ObjectState;
  * {@link ShrinkMpiIntegrationTest} and {@code bench/ulfm.sh}.
  *
  * <p>Args: {@code STORE_BASE JOB LAST_STEP KILLS MIN_NP [STEP_MS]}. KILLS is {@code WORLDRANK@STEP,...} (or
- * {@code -}): that rank SIGKILLs itself during that step, before its allreduce. Each step allreduces the step number
+ * {@code -}): that rank SIGKILLs itself during that step, before its allreduce ({@code WORLDRANK@reset}: in its
+ * first reset callback, while the other survivors are in the state broadcast). Each step allreduces the step number
  * over {@link ElasticWorld#current()} (and checks the sum against the size) and commits. Prints, with W the rank in
  * the first world: {@code rank W backend=B}, {@code rank W pid=P start first=F size=S}, {@code rank W kill-ms=T} just before a kill,
  * {@code rank W reset size=S}, {@code rank W step=K size=S ms=T} after each commit and at the end
  * {@code rank W pid=P done step=S sum=X size=S code=C}; exits with Elastic.run's code.
  */
 public final class ShrinkRankMain {
+    /** A kill in the first reset callback: after a shrink, while the others are in the state broadcast. */
+    private static final int KILL_IN_RESET = -2;
+
     private ShrinkRankMain() {}
 
     public static void main(String[] args) throws Exception {
@@ -35,7 +39,7 @@ public final class ShrinkRankMain {
         if (!args[3].equals("-")) {
             for (String k : args[3].split(",")) {
                 String[] rs = k.split("@");
-                kills.put(Integer.parseInt(rs[0]), Integer.parseInt(rs[1]));
+                kills.put(Integer.parseInt(rs[0]), rs[1].equals("reset") ? KILL_IN_RESET : Integer.parseInt(rs[1]));
             }
         }
         int minNp = Integer.parseInt(args[4]);
@@ -51,17 +55,19 @@ public final class ShrinkRankMain {
             ElasticContext ctx = new ElasticContext(me, 0, first.size(), 1, world.broadcaster(),
                     new InMemoryHostUpdateSource(), new NodeStateStore(base.resolve(host), job));
             ObjectState state = new ObjectState(ctx, Map.of("step", 0, "sum", 0L));
-            state.registerResetCallback(() -> System.out.println("rank " + me + " reset size=" + world.current().size()));
+            state.registerResetCallback(() -> {
+                System.out.println("rank " + me + " reset size=" + world.current().size());
+                if (kills.getOrDefault(me, -1) == KILL_IN_RESET) {
+                    killSelf(me, pid);
+                }
+            });
             code = Elastic.run(state, world, s -> {
                 int from = s.get("step", Integer.class);
                 System.out.println("rank " + me + " pid=" + pid + " start first=" + from + " size="
                         + world.current().size());
                 for (int step = from + 1; step <= last; step++) {
                     if (kills.getOrDefault(me, -1) == step) {
-                        System.out.println("rank " + me + " kill-ms=" + System.currentTimeMillis());
-                        System.out.flush();
-                        new ProcessBuilder("kill", "-9", Long.toString(pid)).start().waitFor();
-                        Thread.sleep(60_000);
+                        killSelf(me, pid);
                     }
                     if (stepMs > 0) {
                         Thread.sleep(stepMs);
@@ -84,5 +90,16 @@ public final class ShrinkRankMain {
             System.out.flush();
         }
         System.exit(code);
+    }
+
+    private static void killSelf(int me, long pid) {
+        System.out.println("rank " + me + " kill-ms=" + System.currentTimeMillis());
+        System.out.flush();
+        try {
+            new ProcessBuilder("kill", "-9", Long.toString(pid)).start().waitFor();
+            Thread.sleep(60_000);
+        } catch (java.io.IOException | InterruptedException e) {
+            throw new IllegalStateException("could not SIGKILL myself", e);
+        }
     }
 }

@@ -1,15 +1,18 @@
 # troika — build, test, demo and benchmark entry points (wrapping Maven).
 MVN ?= mvn -B -q
-TROIKA := dist/target/troika/bin/troika
-LIBS := dist/target/troika/lib
 
-.PHONY: all build setup setup-test test test-unit demo demo-spark demo-elastic bench clean
+.PHONY: all build dist setup setup-test test test-unit demo demo-spark demo-elastic bench clean
 
 all: build
 
 ## make / make build: build the distribution dist/target/troika/{bin,lib}
 build:
 	$(MVN) install -DskipTests
+
+## make dist: build, then the installable tarball dist/target/troika-VERSION.tar.gz (bin/, lib/, docs/, README,
+## LICENSE, the example Java project); unpack it anywhere and put its bin/ on PATH
+dist: build
+	@ls dist/target/troika-*.tar.gz
 
 ## make setup: install Open MPI (+ JDK/Maven if missing) when root, else print what to install
 setup:
@@ -29,7 +32,7 @@ test-unit:
 
 ## make demo: build, then run the demo job with 4 ranks on localhost
 demo: build
-	$(TROIKA) run -np 4 java -cp '$(CURDIR)/$(LIBS)/*' org.troika.examples.Training
+	dist/target/troika/bin/troika-demo 4
 
 ## make demo-spark: the training example inside Spark executors (Spark local mode, 4 ranks)
 demo-spark: build

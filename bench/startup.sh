@@ -4,9 +4,12 @@
 # Runs, interleaved (so load from other work hits both sides alike), RUNS times each (default 20):
 #   baseline: the mpirun command troika plans for `-np 2 true` (from `troika run --dry-run`), run directly
 #   troika:   dist/target/troika/bin/troika run -np 2 true
-# and prints the medians and their difference in milliseconds. Also the median of `troika --version` (pure JVM
-# start-up + CLI). Target: overhead <= 100 ms on localhost.
+#   version:  troika --version (JVM start + CLI, no planning)
+# and prints the medians of wall time and of CPU time (user+sys of the whole process tree, from /usr/bin/time,
+# 10 ms resolution), the overhead troika - mpirun and the ratio troika / mpirun. On a loaded machine wall times
+# stretch with the load; the CPU times and the ratio move much less. Target: overhead <= 100 ms (wall, quiet machine).
 # Needs the built distribution (mvn -o -q install -DskipTests); makes the AppCDS archive if it is missing.
+# COMPARE=DIR (another build's dist/target/troika, e.g. of main) adds its `troika run` to the same interleaving.
 set -euo pipefail
 runs=${1:-20}
 root=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -27,30 +30,44 @@ esac
 eval "baseline=($plan)"
 
 now_ns() { date +%s%N; }
-# time_ms CMD...: runs CMD quietly, prints its wall time in ms; fails the bench if CMD fails
-time_ms() {
-  local t0 t1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+have_time=; [ -x /usr/bin/time ] && have_time=1
+# run_one CMD...: runs CMD quietly, prints "wall_ms cpu_ms" (cpu -1 without /usr/bin/time); fails the bench if CMD fails
+run_one() {
+  local t0 t1 cpu=-1
   t0=$(now_ns)
-  "$@" </dev/null >/dev/null 2>&1 || { echo "bench: failed: $*" >&2; exit 1; }
+  if [ -n "$have_time" ]; then
+    /usr/bin/time -f '%U %S' -o "$work/t" "$@" </dev/null >/dev/null 2>"$work/err" || { echo "bench: failed: $*" >&2; cat "$work/err" >&2; exit 1; }
+  else
+    "$@" </dev/null >/dev/null 2>"$work/err" || { echo "bench: failed: $*" >&2; cat "$work/err" >&2; exit 1; }
+  fi
   t1=$(now_ns)
-  echo $(( (t1 - t0) / 1000000 ))
+  [ -n "$have_time" ] && cpu=$(awk 'END {printf "%d", ($1 + $2) * 1000}' "$work/t")
+  echo "$(( (t1 - t0) / 1000000 )) $cpu"
 }
 median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
+col() { cut -d' ' -f"$1" "$work/$2" | median; }
 
 # warm the page cache for both sides
-time_ms "${baseline[@]}" >/dev/null; time_ms "$troika" run -np 2 true >/dev/null
-
-base=() ; tro=() ; ver=()
+run_one "${baseline[@]}" >/dev/null; run_one "$troika" run -np 2 true >/dev/null
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((i = 0; i < runs; i++)); do
-  base+=("$(time_ms "${baseline[@]}")")
-  tro+=("$(time_ms "$troika" run -np 2 true)")
-  ver+=("$(time_ms "$troika" --version)")
+  run_one "${baseline[@]}" >>"$work/base"
+  run_one "$troika" run -np 2 true >>"$work/troika"
+  run_one "$troika" --version >>"$work/version"
+  if [ -n "${COMPARE:-}" ]; then run_one "$COMPARE/bin/troika" run -np 2 true >>"$work/compare"; fi
 done
-mb=$(printf '%s\n' "${base[@]}" | median)
-mt=$(printf '%s\n' "${tro[@]}" | median)
-mv=$(printf '%s\n' "${ver[@]}" | median)
-echo "startup benchmark: $runs runs each, medians, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "  mpirun directly   : ${mb} ms   (${baseline[*]:0:6} ...)"
-echo "  troika run        : ${mt} ms"
-echo "  troika --version  : ${mv} ms"
-echo "  overhead          : $((mt - mb)) ms   (target <= 100 ms)"
+mb=$(col 1 base); mt=$(col 1 troika); mver=$(col 1 version)
+cb=$(col 2 base); ct=$(col 2 troika); cv=$(col 2 version)
+echo "startup benchmark: $runs interleaved runs each, medians; load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '  %-18s %8s %8s\n' "" "wall ms" "cpu ms"
+printf '  %-18s %8s %8s   (%s ...)\n' "mpirun directly" "$mb" "$cb" "${baseline[*]:0:6}"
+printf '  %-18s %8s %8s\n' "troika run" "$mt" "$ct"
+printf '  %-18s %8s %8s\n' "troika --version" "$mver" "$cv"
+if [ -n "${COMPARE:-}" ]; then
+  printf '  %-18s %8s %8s   (%s; overhead %s ms wall)\n' "compare: run" "$(col 1 compare)" "$(col 2 compare)" \
+    "$COMPARE" "$(( $(col 1 compare) - mb ))"
+fi
+printf '  %-18s %8s %8s   (target: wall <= 100 ms)\n' "overhead" "$((mt - mb))" "$((ct - cb))"
+echo "  ratio troika/mpirun: wall $(awk -v a="$mt" -v b="$mb" 'BEGIN{printf "%.2f", a/b}'), cpu $(awk -v a="$ct" -v b="$cb" 'BEGIN{printf "%.2f", (b > 0 ? a/b : 0)}')"

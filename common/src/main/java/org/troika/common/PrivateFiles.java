@@ -17,6 +17,13 @@ import java.util.stream.Stream;
 /**
  * Owner-only files and directories, and their removal: the one place troika makes a private temporary directory
  * (mode 0700), writes a private file (mode 0600, a fresh inode) and deletes a tree.
+ *
+ * <p>Key directories ({@link #createOwnedTempDirectory}) are named {@code troika-PID-BOOT-RANDOM}: the owner's pid
+ * and the first 8 hex digits of the kernel's boot id. One left behind by an owner killed with SIGKILL is removed the
+ * next time troika or a task service makes one in the same place ({@link #removeAbandoned}): only if it was made on
+ * this kernel (same boot id, so the pid means the same process; fake hosts sharing one kernel share its pids too) and
+ * no process with that pid is alive. A directory made on another machine (a {@code TMPDIR} shared over NFS) or
+ * before a reboot is never touched.
  */
 public final class PrivateFiles {
     /** rwx------ */
@@ -35,6 +42,69 @@ public final class PrivateFiles {
     public static Path createTempDirectory(Path parent, String prefix) throws IOException {
         Files.createDirectories(parent);
         return Files.createTempDirectory(parent, prefix, dirMode());
+    }
+
+    /**
+     * Removes abandoned key directories under {@code parent} (see the class comment), then creates a new one, mode
+     * 0700, named after this process and kernel.
+     */
+    public static Path createOwnedTempDirectory(Path parent) throws IOException {
+        Files.createDirectories(parent);
+        removeAbandoned(parent);
+        String name = "troika-" + ProcessHandle.current().pid() + "-" + BOOT + "-"
+                + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        return Files.createDirectory(parent.resolve(name), dirMode());
+    }
+
+    /**
+     * Deletes every key directory under {@code parent} whose owner died on this kernel; best effort.
+     *
+     * @return how many were removed
+     */
+    public static int removeAbandoned(Path parent) {
+        int removed = 0;
+        try (java.nio.file.DirectoryStream<Path> dirs = Files.newDirectoryStream(parent, "troika-*")) {
+            for (Path d : dirs) {
+                if (abandoned(d.getFileName().toString()) && Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)) {
+                    deleteTreeQuietly(d);
+                    removed++;
+                }
+            }
+        } catch (IOException | SecurityException e) {
+            // nothing to list, or not ours to read
+        }
+        return removed;
+    }
+
+    private static final java.util.regex.Pattern OWNED = java.util.regex.Pattern.compile(
+            "troika-(\\d{1,10})-([0-9a-f]{8})-[0-9a-f]+");
+    private static final String BOOT = bootId();
+
+    /** Whether a key directory of this name was made on this kernel by a process that is gone. */
+    static boolean abandoned(String name) {
+        java.util.regex.Matcher m = OWNED.matcher(name);
+        if (!m.matches() || !m.group(2).equals(BOOT)) {
+            return false;
+        }
+        return ProcessHandle.of(Long.parseLong(m.group(1))).map(h -> !h.isAlive()).orElse(true);
+    }
+
+    /** The first 8 hex digits of this kernel's boot id ({@code 00000000} where there is none). */
+    static String bootId() {
+        try {
+            String id = Files.readString(Path.of("/proc/sys/kernel/random/boot_id"),
+                    java.nio.charset.StandardCharsets.US_ASCII).trim().replace("-", "");
+            if (id.length() >= 8 && id.substring(0, 8).matches("[0-9a-f]{8}")) {
+                return id.substring(0, 8);
+            }
+        } catch (IOException | SecurityException e) {
+            // not Linux
+        }
+        return "00000000";
+    }
+
+    static String boot() {
+        return BOOT;
     }
 
     /** A new directory (mode 0700) with a random name starting with {@code prefix} under the JVM's temp directory. */

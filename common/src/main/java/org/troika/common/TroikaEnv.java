@@ -19,6 +19,12 @@ public final class TroikaEnv {
     public static final String SECRET_FILE = "TROIKA_SECRET_FILE";
     /** The driver service's endpoints, {@code ADDRESS:PORT[,ADDRESS:PORT...]}, for the launch agent and task services. */
     public static final String DRIVER_ADDR = "TROIKA_DRIVER_ADDR";
+    /**
+     * Set by {@code ProcessSupervisor} on every process tree it starts: a random value (not a secret) that every
+     * descendant inherits, so the tree's processes are found and ended at teardown even after they left its session
+     * or process group ({@code setsid -f}, a double fork).
+     */
+    public static final String COMMAND_TAG = "TROIKA_COMMAND_TAG";
     /** Launch agent: milliseconds without a frame from a task service before the host is declared lost (default 6000). */
     public static final String LIVENESS_TIMEOUT_MS = "TROIKA_LIVENESS_TIMEOUT_MS";
 
@@ -45,12 +51,37 @@ public final class TroikaEnv {
      */
     public static final String MPI_BACKEND = "TROIKA_MPI_BACKEND";
 
+    /**
+     * A rank's default tensor-fusion threshold in bytes (troika-mpi's {@code FusionBuffer}; Horovod's
+     * {@code HOROVOD_FUSION_THRESHOLD}); {@code troika run --config-file} sets it from {@code params.fusion_threshold_mb}.
+     */
+    public static final String FUSION_THRESHOLD = "TROIKA_FUSION_THRESHOLD";
+
+    /**
+     * The thread level {@code Mpi.init()} asks for: {@code single} (the default), {@code funneled},
+     * {@code serialized} or {@code multiple}; set from {@code library_options.mpi_threads_disable} of a config file.
+     */
+    public static final String MPI_THREAD_LEVEL = "TROIKA_MPI_THREAD_LEVEL";
+
+    /**
+     * {@code 1}: {@code bin/troika-rankenv} gives {@code java} ranks a class-data-sharing archive recorded on their own
+     * host (per-user cache); elastic jobs set it unless it is given. {@code 0} or unset: off.
+     */
+    public static final String JAVA_CDS = "TROIKA_JAVA_CDS";
+
     /** Set to {@code 1} for ranks of an elastic job. */
     public static final String ELASTIC = "TROIKA_ELASTIC";
     /** Elastic: the job's id (letters, digits, {@code _ . -}); names the node-local committed-state store. */
     public static final String JOB_ID = "TROIKA_JOB_ID";
     /** Elastic: this launch's generation id, 1 for the first; later generations run the reset callbacks. */
     public static final String ELASTIC_GENERATION = "TROIKA_ELASTIC_GENERATION";
+    /**
+     * Elastic: {@code shrink} when the launcher runs mpirun with fault tolerance on (Open MPI 5 {@code --with-ft
+     * ulfm}), so the survivors of a dead rank go on in the same processes; unset or {@code relaunch} otherwise.
+     */
+    public static final String FAULT_TOLERANCE = "TROIKA_FAULT_TOLERANCE";
+    /** Elastic: {@code --min-np}; fewer survivors than this end the generation so the driver relaunches. */
+    public static final String ELASTIC_MIN_NP = "TROIKA_ELASTIC_MIN_NP";
     /** Elastic, rank 0: the driver's worker notification service, {@code ADDRESS:PORT} (host change announcements). */
     public static final String WORKER_ADDR = "TROIKA_WORKER_ADDR";
     /**
@@ -59,4 +90,17 @@ public final class TroikaEnv {
      * notification service.
      */
     public static final String WORKER_SECRET_FILE = "TROIKA_WORKER_SECRET_FILE";
+
+    // Hang watchdog (issue 15): set by troika for ranks whose progress it watches.
+    /** The launcher's progress service, {@code ADDRESS:PORT}: ranks report progress there. */
+    public static final String PROGRESS_ADDR = "TROIKA_PROGRESS_ADDR";
+    /**
+     * The progress key, base64: HMAC-SHA256(job secret, "troika-progress-v1"). It opens nothing but the progress
+     * service; ranks never get the job secret.
+     */
+    public static final String PROGRESS_KEY = "TROIKA_PROGRESS_KEY";
+    /** How often (milliseconds) a rank's reporter samples its progress and sends it when it changed. */
+    public static final String PROGRESS_INTERVAL_MS = "TROIKA_PROGRESS_INTERVAL_MS";
+    /** {@code --hang-timeout} as an environment variable (seconds; 0 turns the watchdog off). */
+    public static final String HANG_TIMEOUT = "TROIKA_HANG_TIMEOUT";
 }

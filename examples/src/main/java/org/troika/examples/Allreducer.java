@@ -29,6 +29,21 @@ public interface Allreducer {
         };
     }
 
+    /** Over whichever communicator {@code comm} gives at each call (e.g. {@code ElasticWorld::current}). */
+    static Allreducer following(java.util.function.Supplier<Communicator> comm) {
+        return new Allreducer() {
+            @Override
+            public void sumInPlace(double[] data) {
+                comm.get().allreduce(data, Op.SUM);
+            }
+
+            @Override
+            public int size() {
+                return comm.get().size();
+            }
+        };
+    }
+
     /** One process alone: the sum is the data itself. */
     static Allreducer local() {
         return new Allreducer() {

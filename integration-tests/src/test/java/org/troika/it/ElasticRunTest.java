@@ -16,8 +16,11 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.troika.common.exec.ProcessTable;
 import org.troika.testkit.Dist;
+import org.troika.testkit.MpiJob.Launcher;
 import org.troika.testkit.NetnsCluster;
 import org.troika.testkit.Requires;
 
@@ -37,15 +40,17 @@ class ElasticRunTest {
 
     record Commit(int step, int size) {}
 
-    @Test
-    void aHostAddedMidTrainingJoinsAndAHostRemovedLeavesWithoutRollback() throws Exception {
+    /** On Open MPI 4 and 5 (troika, mpirun and the Java ranks inside the trixie root for 5). */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Launcher.class, names = {"OPEN_MPI", "OPEN_MPI_5"})
+    void aHostAddedMidTrainingJoinsAndAHostRemovedLeavesWithoutRollback(Launcher mpi) throws Exception {
         Requires.root();
-        Requires.command("mpirun");
+        mpi.require();
         try (NetnsCluster c = NetnsCluster.create("elad", 234, 3)) {
             List<String> h = addresses(c);
             Path hosts = hostsFile(h.get(0) + ":1", h.get(1) + ":1");
             int steps = 90;
-            try (RunSupport run = start(c, hosts, steps, "--min-np", "2")) {
+            try (RunSupport run = start(mpi, c, hosts, steps, "--min-np", "2")) {
                 awaitCommitAtSize(run, 2);
                 write(hosts, h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
                 awaitCommitAtSize(run, 3);
@@ -165,6 +170,11 @@ class ElasticRunTest {
     // ---- helpers
 
     private RunSupport start(NetnsCluster c, Path hosts, int steps, String... elastic) throws IOException {
+        return start(Launcher.OPEN_MPI, c, hosts, steps, elastic);
+    }
+
+    RunSupport start(Launcher mpi, NetnsCluster c, Path hosts, int steps, String... elastic)
+            throws IOException {
         Path discover = tmp.resolve("discover.sh");
         Files.writeString(discover, "#!/bin/sh\ncat " + hosts + "\n");
         Files.setPosixFilePermissions(discover, PosixFilePermissions.fromString("rwx------"));
@@ -173,10 +183,11 @@ class ElasticRunTest {
         args.addAll(List.of("--remote-shell", "ip netns exec {host}", "--network-interface", c.subnet(),
                 "java", "-cp", Dist.home().resolve("lib") + "/*", "org.troika.examples.ElasticTraining",
                 "--steps", Integer.toString(steps), "--commit-every", Integer.toString(EVERY), "--step-ms", "60"));
-        return RunSupport.start(tmp, Map.of("OMPI_MCA_hwloc_base_binding_policy", "none"), args.toArray(String[]::new));
+        return RunSupport.start(mpi, tmp, Map.of("OMPI_MCA_hwloc_base_binding_policy", "none"),
+                args.toArray(String[]::new));
     }
 
-    private Path hostsFile(String... lines) throws IOException {
+    Path hostsFile(String... lines) throws IOException {
         Path f = tmp.resolve("hosts");
         write(f, lines);
         return f;
@@ -189,7 +200,7 @@ class ElasticRunTest {
         Files.move(t, f, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
 
-    private static List<String> addresses(NetnsCluster c) {
+    static List<String> addresses(NetnsCluster c) {
         return c.hosts().stream().map(NetnsCluster.Host::address).toList();
     }
 
@@ -197,7 +208,7 @@ class ElasticRunTest {
         run.awaitOut(o -> commits(o).stream().anyMatch(x -> x.size() == size), "a commit at size " + size);
     }
 
-    private static int commitCount(String out) {
+    static int commitCount(String out) {
         return commits(out).size();
     }
 
@@ -205,7 +216,12 @@ class ElasticRunTest {
      * SIGKILLs rank 1 of {@code generation} (found by its environment), waiting for it to exist if needed.
      */
     private static void killRank1(RunSupport run, int generation) throws Exception {
-        byte[] rank = "OMPI_COMM_WORLD_RANK=1".getBytes(StandardCharsets.UTF_8);
+        killRank(run, 1, generation);
+    }
+
+    /** SIGKILLs launch rank {@code r} of {@code generation}; returns its pid. */
+    static long killRank(RunSupport run, int r, int generation) throws Exception {
+        byte[] rank = ("OMPI_COMM_WORLD_RANK=" + r).getBytes(StandardCharsets.UTF_8);
         byte[] gen = ("TROIKA_ELASTIC_GENERATION=" + generation).getBytes(StandardCharsets.UTF_8);
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(RunSupport.TIMEOUT_S);
         while (System.nanoTime() < deadline) {
@@ -219,12 +235,12 @@ class ElasticRunTest {
                 if (contains(env, rank) && contains(env, gen)
                         && p.info().commandLine().orElse("").contains("ElasticTraining")) {
                     p.destroyForcibly();
-                    return;
+                    return p.pid();
                 }
             }
             Thread.sleep(50);
         }
-        throw new AssertionError("no rank 1 of generation " + generation + " found\n--- stdout\n" + run.out()
+        throw new AssertionError("no rank " + r + " of generation " + generation + " found\n--- stdout\n" + run.out()
                 + "--- stderr\n" + run.err());
     }
 
@@ -264,7 +280,7 @@ class ElasticRunTest {
         assertEquals(expected, commits.stream().map(Commit::step).toList(), r.toString());
     }
 
-    private static int count(String text, String what) {
+    static int count(String text, String what) {
         int n = 0;
         for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {
             n++;

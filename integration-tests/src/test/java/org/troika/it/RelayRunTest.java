@@ -15,6 +15,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.troika.common.exec.ProcessTable;
+import org.troika.testkit.MpiJob.Launcher;
 import org.troika.testkit.NetnsCluster;
 import org.troika.testkit.CPrograms;
 import org.troika.testkit.Requires;
@@ -23,7 +28,8 @@ import org.troika.testkit.Requires;
  * {@code troika run} across three network-namespace hosts through the relay, with no sshd anywhere: task services are
  * started with {@code --remote-shell 'ip netns exec {host}'}, Open MPI's daemons go through bin/troika-rsh, the network
  * is detected (the decoy docker0 on every host is not chosen), and the job's secret never shows up in any process's
- * command line or in a rank's environment.
+ * command line or in a rank's environment. The relayed job runs on Open MPI 4 and 5 (troika and mpirun inside the
+ * trixie root for 5: prted through troika-rsh, {@code --prtemca plm_ssh_agent}, {@code --prtemca oob_tcp_if_include}).
  */
 @Tag("integration")
 class RelayRunTest {
@@ -61,10 +67,22 @@ class RelayRunTest {
         CPrograms.compile(bin, "hello", HELLO_C);
     }
 
-    @Test
-    void anMpiJobRunsAcrossNamespacesThroughTheRelayWithoutSshd() throws Exception {
+    static Stream<Arguments> relayedMpis() {
+        return Stream.of(Launcher.OPEN_MPI, Launcher.OPEN_MPI_5)
+                .flatMap(mpi -> Stream.of(Arguments.of(mpi, true), Arguments.of(mpi, false)));
+    }
+
+    /**
+     * On Open MPI 4 and 5, with the daemons' tree spawn on (the default for a few hosts) and off (the words troika
+     * plans for large clusters, given here through {@code --mpi-args}): every daemon is told to spawn the tree, or
+     * none is.
+     */
+    @ParameterizedTest(name = "{0} tree spawn {1}")
+    @MethodSource("relayedMpis")
+    void anMpiJobRunsAcrossNamespacesThroughTheRelayWithoutSshd(Launcher mpi, boolean treeSpawn) throws Exception {
         Requires.root();
         Requires.command("unshare");
+        Path hello = CPrograms.compile(mpi, tmp, "hello", HELLO_C);
         String secret = java.util.Base64.getEncoder().encodeToString("relay-run-test-secret-0123456789".getBytes());
         try (NetnsCluster c = NetnsCluster.create("rrt", 220, 3)) {
             List<String> hosts = c.hosts().stream().map(NetnsCluster.Host::address).toList();
@@ -72,14 +90,32 @@ class RelayRunTest {
             // ssh options for Open MPI's ssh in the environment must not reach the relay agent
             Map<String, String> env = Map.of("TROIKA_SECRET_KEY", secret, "IT_SECRET_PROBE", secret,
                     "OMPI_MCA_plm_rsh_args", "-o BatchMode=yes");
-            try (RunSupport run = RunSupport.start(tmp, env, "--verbose", "-np", "3", "-H", hostList(hosts),
-                    "--remote-shell", "ip netns exec {host}", bin.resolve("hello").toString(), "3")) {
+            List<String> args = new ArrayList<>(List.of("--verbose", "-np", "3", "-H", hostList(hosts),
+                    "--remote-shell", "ip netns exec {host}"));
+            if (!treeSpawn) {
+                args.addAll(List.of("--mpi-args", mpi == Launcher.OPEN_MPI_5
+                        ? "--prtemca plm_ssh_no_tree_spawn true" : "--mca plm_rsh_no_tree_spawn true"));
+            }
+            args.addAll(List.of(hello.toString(), "3"));
+            try (RunSupport run = RunSupport.start(mpi, tmp, env, args.toArray(String[]::new))) {
                 run.awaitOut(o -> o.lines().filter(l -> l.contains("rank ")).count() == 3, "three ranks running");
                 List<String> holders = processesWithInCmdline(secret);
+                String daemon = mpi == Launcher.OPEN_MPI_5 ? "prted" : "orted";
+                List<String> daemons = ProcessTable.withEnv(RunSupport.MARKER, run.marker).stream()
+                        .map(h -> cmdline(h.pid())).filter(cmd -> cmd.split(" ")[0].endsWith(daemon)).toList();
                 RunSupport.Result r = run.waitFor();
                 run.assertNoSurvivors();
                 assertEquals(0, r.exitCode(), r.toString());
                 assertEquals(List.of(), holders, "the secret appeared on a command line");
+                // prted forks once (two processes of one daemon): a daemon is its vpid
+                Map<String, String> byVpid = new java.util.TreeMap<>();
+                for (String d : daemons) {
+                    java.util.regex.Matcher m = java.util.regex.Pattern.compile("ess_base_vpid\\S* (\\d+)").matcher(d);
+                    byVpid.put(m.find() ? m.group(1) : d, d);
+                }
+                assertEquals(3, byVpid.size(), "one daemon per host: " + daemons);
+                assertEquals(treeSpawn ? 3 : 0, byVpid.values().stream().filter(d -> d.contains("--tree-spawn")).count(),
+                        "tree spawn " + treeSpawn + ": " + daemons);
                 TreeSet<String> seen = new TreeSet<>();
                 for (String line : r.outLines()) {
                     int at = line.indexOf("rank ");
@@ -158,6 +194,15 @@ class RelayRunTest {
     /** {@code host:1,...}. */
     static String hostList(List<String> hosts) {
         return String.join(",", hosts.stream().map(h -> h + ":1").toList());
+    }
+
+    /** The command line of {@code pid}, words joined by spaces ("" when it is gone). */
+    static String cmdline(long pid) {
+        try {
+            return new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"))).replace('\0', ' ');
+        } catch (java.io.IOException gone) {
+            return "";
+        }
     }
 
     /** Pids whose /proc/PID/cmdline contains {@code text}. */

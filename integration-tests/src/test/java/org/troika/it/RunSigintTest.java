@@ -10,22 +10,34 @@ import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.troika.testkit.MpiJob.Launcher;
 
-/** Ctrl-C (SIGINT), SIGTERM and even SIGKILL of troika tear the whole job down: exit 128+signal, no surviving process. */
+/**
+ * Ctrl-C (SIGINT), SIGTERM and even SIGKILL of troika tear the whole job down: exit 128+signal, no surviving process
+ * (Ctrl-C and SIGKILL on every MPI under test; troika itself runs inside the Open MPI 5 root for that one).
+ */
 @Tag("integration")
 class RunSigintTest {
     @TempDir
     Path tmp;
 
     private static boolean bothRanksUp(String out) {
-        return out.contains("<stdout>:ready 0") && out.contains("<stdout>:ready 1");
+        return bothRanksUp(Launcher.OPEN_MPI, out);
     }
 
-    @Test
-    void ctrlCStopsAllRanksAndExits130() throws Exception {
-        try (RunSupport run = RunSupport.start(tmp, "-np", "2", "-H", "localhost:2",
+    private static boolean bothRanksUp(Launcher mpi, String out) {
+        return out.contains(RunSupport.tag(mpi, 0, "stdout") + "ready 0")
+                && out.contains(RunSupport.tag(mpi, 1, "stdout") + "ready 1");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Launcher.class)
+    void ctrlCStopsAllRanksAndExits130(Launcher mpi) throws Exception {
+        try (RunSupport run = RunSupport.start(mpi, tmp, Map.of(), "-np", "2", "-H", "localhost:2",
                 "sh", "-c", "echo \"ready $TROIKA_RANK\"; exec sleep 300")) {
-            run.awaitOut(RunSigintTest::bothRanksUp, "both ranks ready");
+            run.awaitOut(out -> bothRanksUp(mpi, out), "both ranks ready");
             run.signal("INT");
             RunSupport.Result r = run.waitFor();
             assertEquals(130, r.exitCode(), r.toString());
@@ -61,11 +73,12 @@ class RunSigintTest {
         }
     }
 
-    @Test
-    void killMinus9OfTroikaLeavesNoSurvivors() throws Exception {
-        try (RunSupport run = RunSupport.start(tmp, "-np", "2", "-H", "localhost:2",
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Launcher.class)
+    void killMinus9OfTroikaLeavesNoSurvivors(Launcher mpi) throws Exception {
+        try (RunSupport run = RunSupport.start(mpi, tmp, Map.of(), "-np", "2", "-H", "localhost:2",
                 "sh", "-c", "echo \"ready $TROIKA_RANK\"; exec sleep 300")) {
-            run.awaitOut(RunSigintTest::bothRanksUp, "both ranks ready");
+            run.awaitOut(out -> bothRanksUp(mpi, out), "both ranks ready");
             run.signal("KILL"); // no handler, no shutdown hook: the supervisor's guard must clean up
             assertEquals(137, run.waitFor().exitCode());
             run.assertNoSurvivors();

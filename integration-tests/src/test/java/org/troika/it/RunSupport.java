@@ -17,12 +17,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.troika.common.exec.ProcessTable;
 import org.troika.testkit.Dist;
-import org.troika.testkit.Requires;
+import org.troika.testkit.MpiJob.Launcher;
 
 /**
- * Runs the packaged {@code bin/troika run ...} for the {@code Run*Test} end-to-end tests. Every process of a run
- * carries a unique marker in its environment, so a test can check that nothing survived and kill (by pid) only
- * what it started.
+ * Runs the packaged {@code bin/troika run ...} for the {@code Run*Test} end-to-end tests, under one MPI under test
+ * (host Open MPI 4 by default, MPICH through {@code TROIKA_MPIRUN}, Open MPI 5 with troika itself running inside the
+ * trixie root). Every process of a run carries a unique marker in its environment, so a test can check that nothing
+ * survived and kill (by pid) only what it started.
  */
 final class RunSupport implements AutoCloseable {
     static final String MARKER = "TROIKA_IT_MARKER";
@@ -48,15 +49,19 @@ final class RunSupport implements AutoCloseable {
         }
     }
 
-    private RunSupport(List<String> runArgs, Path workDir, Map<String, String> extraEnv) {
-        Requires.command("mpirun");
+    private RunSupport(Launcher mpi, List<String> runArgs, Path workDir, Map<String, String> extraEnv) {
+        mpi.require();
         List<String> argv = new ArrayList<>();
         argv.add(Dist.troika().toString());
         argv.add("run");
         argv.addAll(runArgs);
-        ProcessBuilder pb = new ProcessBuilder(argv)
+        ProcessBuilder pb = new ProcessBuilder(mpi.wrap(argv))
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         Map<String, String> env = new HashMap<>(System.getenv());
+        mpi.applyEnvironment(env);
+        if (mpi == Launcher.MPICH) {
+            env.put("TROIKA_MPIRUN", mpi.command());
+        }
         if (workDir != null) {
             // troika's private files (secret files of task services on hosts a test kills) land in the test's folder
             env.put("TMPDIR", workDir.toString());
@@ -76,23 +81,45 @@ final class RunSupport implements AutoCloseable {
         errReader = copy(process.getErrorStream(), err, "stderr");
     }
 
-    /** Starts {@code troika run ARGS...}. */
+    /** Starts {@code troika run ARGS...} on the host's Open MPI. */
     static RunSupport start(Path workDir, String... runArgs) {
-        return new RunSupport(List.of(runArgs), workDir, Map.of());
+        return start(Launcher.OPEN_MPI, workDir, Map.of(), runArgs);
     }
 
     /** Starts {@code troika run ARGS...} with extra environment variables (e.g. a {@code PATH} with a fake mpirun). */
     static RunSupport start(Path workDir, Map<String, String> extraEnv, String... runArgs) {
-        return new RunSupport(List.of(runArgs), workDir, extraEnv);
+        return start(Launcher.OPEN_MPI, workDir, extraEnv, runArgs);
     }
 
-    /** Runs {@code troika run ARGS...} to the end and checks nothing it started survived. */
+    /** Starts {@code troika run ARGS...} on the MPI under test {@code mpi}, with extra environment variables. */
+    static RunSupport start(Launcher mpi, Path workDir, Map<String, String> extraEnv, String... runArgs) {
+        return new RunSupport(mpi, List.of(runArgs), workDir, extraEnv);
+    }
+
+    /** Runs {@code troika run ARGS...} on the host's Open MPI to the end and checks nothing it started survived. */
     static Result run(Path workDir, String... runArgs) throws InterruptedException {
-        try (RunSupport r = start(workDir, runArgs)) {
+        return run(Launcher.OPEN_MPI, workDir, runArgs);
+    }
+
+    /** Runs {@code troika run ARGS...} on {@code mpi} to the end and checks nothing it started survived. */
+    static Result run(Launcher mpi, Path workDir, String... runArgs) throws InterruptedException {
+        try (RunSupport r = start(mpi, workDir, Map.of(), runArgs)) {
             Result res = r.waitFor();
             r.assertNoSurvivors();
             return res;
         }
+    }
+
+    /**
+     * The tag the MPI's launcher puts before a rank's output line as troika plans it: Open MPI 4
+     * {@code [1,R]<stdout>:}, Open MPI 5 {@code [1,R]<stdout>: } (PRRTE adds a space), MPICH {@code [R] } ({@code -l}).
+     */
+    static String tag(Launcher mpi, int rank, String stream) {
+        return switch (mpi) {
+            case OPEN_MPI -> "[1," + rank + "]<" + stream + ">:";
+            case OPEN_MPI_5 -> "[1," + rank + "]<" + stream + ">: ";
+            case MPICH -> "[" + rank + "] ";
+        };
     }
 
     long pid() {

@@ -1,6 +1,9 @@
 package org.troika.it;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
@@ -17,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -24,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.troika.common.exec.ProcessTable;
 import org.troika.testkit.Dist;
 import org.troika.testkit.MachineLock;
 import org.troika.testkit.Requires;
@@ -147,20 +152,10 @@ class SlurmClusterTest {
         Result sub = run(List.of("sbatch", "--parsable", "-D", dir.toString(), script.toString()), Map.of());
         assertEquals(0, sub.exitCode, sub.output());
         String jobId = sub.stdout.strip().split(";")[0];
-        Instant deadline = Instant.now().plus(JOB_TIMEOUT);
         String state = "";
         try {
-            while (Instant.now().isBefore(deadline)) {
-                Result show = run(List.of("scontrol", "show", "job", "-o", jobId), Map.of());
-                Matcher m = Pattern.compile("JobState=(\\S+)").matcher(show.stdout);
-                state = m.find() ? m.group(1) : "";
-                if (List.of("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL",
-                        "DEADLINE", "PREEMPTED").contains(state)) {
-                    return state;
-                }
-                Thread.sleep(100); // polling interval of an external system, not a timing assertion
-            }
-            return "still " + state + " after " + JOB_TIMEOUT;
+            state = awaitFinal(jobId);
+            return state;
         } finally {
             if (!state.equals("COMPLETED")) {
                 run(List.of("scancel", jobId), Map.of());
@@ -200,14 +195,7 @@ class SlurmClusterTest {
     /** Runs a short command with the cluster's environment. */
     private static Result run(List<String> argv, Map<String, String> extraEnv) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(argv)).directory(dir.toFile());
-        Map<String, String> env = pb.environment();
-        env.put("D", dir.toString());
-        env.put("SLURM_CONF", dir.resolve("slurm.conf").toString());
-        // sbatch exports the submitter's environment to the job: Open MPI as root, no binding on emulated nodes
-        env.put("OMPI_ALLOW_RUN_AS_ROOT", "1");
-        env.put("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-        env.put("OMPI_MCA_hwloc_base_binding_policy", "none");
-        env.putAll(new HashMap<>(extraEnv));
+        clusterEnv(pb.environment(), extraEnv);
         Path out = Files.createTempFile(dir, "cmd-", ".out");
         Path err = Files.createTempFile(dir, "cmd-", ".err");
         pb.redirectOutput(out.toFile()).redirectError(err.toFile());
@@ -223,6 +211,299 @@ class SlurmClusterTest {
             p.destroyForcibly();
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);
+        }
+    }
+
+    /** The cluster's environment for a command run from the test, plus {@code extraEnv}. */
+    private static void clusterEnv(Map<String, String> env, Map<String, String> extraEnv) {
+        env.put("D", dir.toString());
+        env.put("SLURM_CONF", dir.resolve("slurm.conf").toString());
+        // sbatch exports the submitter's environment to the job: Open MPI as root, no binding on emulated nodes
+        env.put("OMPI_ALLOW_RUN_AS_ROOT", "1");
+        env.put("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+        env.put("OMPI_MCA_hwloc_base_binding_policy", "none");
+        env.putAll(new HashMap<>(extraEnv));
+    }
+
+    // ---- srun direct launch (issue 16): troika run --launcher srun inside the allocation ----
+
+    /** Each rank prints its troika variables, its real host name and its process ancestry up to pid 1. */
+    private static final String RANK_REPORT = "a=; p=$$; while [ \"$p\" -gt 1 ]; do a=\"$a>$(ps -o comm= -p $p)\";"
+            + " p=$(ps -o ppid= -p $p | tr -d ' '); done; echo \"rank=$TROIKA_RANK host=$(hostname)"
+            + " size=$TROIKA_SIZE local=$TROIKA_LOCAL_RANK/$TROIKA_LOCAL_SIZE cross=$TROIKA_CROSS_RANK/$TROIKA_CROSS_SIZE"
+            + " planned=$TROIKA_HOSTNAME ancestry=$a\"";
+    private static final Pattern SRUN_RANK = Pattern.compile("rank=(\\d+) host=(\\S+) size=(\\S+) local=(\\S+)"
+            + " cross=(\\S+) planned=(\\S+) ancestry=(\\S+)");
+
+    /** Runs RANK_REPORT on 3 nodes x 2 with {@code --launcher launcher}; every rank's report, by rank. */
+    private static Map<Integer, MatchResult> rankReports(String launcher) throws Exception {
+        Job job = runBatchJob("report-" + launcher, "-N3 --ntasks-per-node=2", List.of("--launcher", launcher,
+                "--verbose", "sh", "-c", RANK_REPORT), Map.of());
+        assertEquals("COMPLETED", job.state, job::describe);
+        assertTrue(job.output.contains("backend: " + launcher), job::describe);
+        Map<Integer, MatchResult> ranks = new TreeMap<>();
+        Matcher m = SRUN_RANK.matcher(job.output);
+        while (m.find()) {
+            ranks.put(Integer.parseInt(m.group(1)), m.toMatchResult());
+        }
+        assertEquals(List.of(0, 1, 2, 3, 4, 5), List.copyOf(ranks.keySet()), job::describe);
+        return ranks;
+    }
+
+    @Test
+    void srunRunsEveryRankUnderSlurmstepdWithNoMpirun() throws Exception {
+        Map<Integer, MatchResult> ranks = rankReports("srun");
+        String[] hosts = {"n1", "n1", "n2", "n2", "n3", "n3"};
+        for (Map.Entry<Integer, MatchResult> e : ranks.entrySet()) {
+            MatchResult r = e.getValue();
+            int rank = e.getKey();
+            String ancestry = r.group(7);
+            assertAll("rank " + rank + ": " + r.group(),
+                    () -> assertEquals(hosts[rank], r.group(2), "the host Slurm ran it on"),
+                    () -> assertEquals(hosts[rank], r.group(6), "TROIKA_HOSTNAME as planned"),
+                    () -> assertEquals("6", r.group(3)),
+                    () -> assertEquals(rank % 2 + "/2", r.group(4)),
+                    () -> assertEquals(rank / 2 + "/3", r.group(5)),
+                    () -> assertTrue(ancestry.startsWith(">sh>slurmstepd"), "started by slurmstepd: " + ancestry),
+                    () -> assertFalse(ancestry.matches(".*>(mpirun|orterun|orted|prterun|prted)(>.*|$)"),
+                            "no MPI launcher daemon above the rank: " + ancestry));
+        }
+    }
+
+    @Test
+    void srunUnevenNpKeepsTheRankTableAndRealMpiWiresUp() throws Exception {
+        // an MPI program: PMIx wire-up through Slurm must give every rank the world size
+        Path hello = dir.resolve("hello-mpi.c");
+        Files.writeString(hello, """
+                #include <mpi.h>
+                #include <stdio.h>
+                #include <unistd.h>
+                int main(int argc, char **argv) {
+                    int rank, size; char host[64];
+                    MPI_Init(&argc, &argv);
+                    MPI_Comm_rank(MPI_COMM_WORLD, &rank); MPI_Comm_size(MPI_COMM_WORLD, &size);
+                    gethostname(host, sizeof host);
+                    int one = 1, sum = 0;
+                    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+                    printf("mpi rank %d of %d sum %d on %s\\n", rank, size, sum, host);
+                    MPI_Finalize();
+                    return 0;
+                }
+                """);
+        Result cc = run(List.of("mpicc", "-o", dir.resolve("hello-mpi").toString(), hello.toString()), Map.of());
+        assertEquals(0, cc.exitCode, cc.output());
+        Job job = runBatchJob("srun-np3", "-N3 --ntasks-per-node=2", List.of("--launcher", "srun", "-np", "3",
+                dir.resolve("hello-mpi").toString()), Map.of());
+        assertEquals("COMPLETED", job.state, job::describe);
+        for (String line : List.of("mpi rank 0 of 3 sum 3 on n1", "mpi rank 1 of 3 sum 3 on n1",
+                "mpi rank 2 of 3 sum 3 on n2")) {
+            assertTrue(job.output.contains(line), () -> line + " missing\n" + job.describe());
+        }
+    }
+
+    /** MPICH under srun needs PMI-2 (under PMIx its ranks start as singletons): troika picks it from the flavour. */
+    @Test
+    void srunStartsMpichRanksThroughPmi2() throws Exception {
+        Requires.command("mpicc.mpich");
+        Path hello = Files.writeString(dir.resolve("hello-mpich.c"), """
+                #include <mpi.h>
+                #include <stdio.h>
+                int main(int argc, char **argv) {
+                    int rank, size;
+                    MPI_Init(&argc, &argv);
+                    MPI_Comm_rank(MPI_COMM_WORLD, &rank); MPI_Comm_size(MPI_COMM_WORLD, &size);
+                    printf("mpich rank %d of %d\\n", rank, size);
+                    MPI_Finalize();
+                    return 0;
+                }
+                """);
+        Result cc = run(List.of("mpicc.mpich", "-o", dir.resolve("hello-mpich").toString(), hello.toString()), Map.of());
+        assertEquals(0, cc.exitCode, cc.output());
+        Job job = runBatchJob("srun-mpich", "-N3 --ntasks-per-node=1", List.of("--launcher", "srun", "--verbose",
+                dir.resolve("hello-mpich").toString()), Map.of("TROIKA_MPIRUN", "mpirun.mpich",
+                // the emulated nodes share this machine's loopback. Without this UCX probes every interface, and one
+                // run here failed in MPI_Init with "init_worker No such device" while other tests' namespace
+                // interfaces came and went (suspected, not proven, cause)
+                "UCX_NET_DEVICES", "lo"));
+        assertEquals("COMPLETED", job.state, job::describe);
+        assertTrue(job.output.contains("srun --mpi=pmi2 "), job::describe);
+        for (int r = 0; r < 3; r++) {
+            assertTrue(job.output.contains("mpich rank " + r + " of 3"), job::describe);
+        }
+    }
+
+    /**
+     * --launcher mpirun keeps the mpirun path inside Slurm: Open MPI reads the allocation; mpirun starts the ranks of
+     * the batch node (n1), the orted srun started there those of n2 and n3.
+     */
+    @Test
+    void launcherMpirunStillRunsUnderOrtedInsideSlurm() throws Exception {
+        Map<Integer, String> hostByRank = new TreeMap<>();
+        for (MatchResult r : rankReports("mpirun").values()) {
+            hostByRank.put(Integer.parseInt(r.group(1)), r.group(2));
+            String daemon = r.group(2).equals("n1") ? ">mpirun>" : ">orted>";
+            assertTrue(r.group(7).contains(daemon), daemon + " above the rank: " + r.group());
+        }
+        assertEquals(Map.of(0, "n1", 1, "n1", 2, "n2", 3, "n2", 4, "n3", 5, "n3"), hostByRank);
+    }
+
+    /** --output-filename with srun: the labelled lines reach the terminal and troika's per-rank files. */
+    @Test
+    void srunOutputFilenameAlsoWritesPerRankFiles() throws Exception {
+        Path out = dir.resolve("srun-files");
+        Job job = runBatchJob("srun-files", "-N3 --ntasks-per-node=1", List.of("--launcher", "srun",
+                "--output-filename", out.toString(), "sh", "-c",
+                "echo \"out $TROIKA_RANK\"; echo \"err $TROIKA_RANK\" >&2"), Map.of());
+        assertEquals("COMPLETED", job.state, job::describe);
+        for (int r = 0; r < 3; r++) {
+            assertTrue(job.output.contains(r + ": out " + r + "\n"), job::describe);
+            assertEquals("out " + r + "\n", Files.readString(out.resolve("rank." + r + ".stdout")), job::describe);
+            assertEquals("err " + r + "\n", Files.readString(out.resolve("rank." + r + ".stderr")), job::describe);
+        }
+    }
+
+    @Test
+    void srunNamesTheFailingRankAndExitsWithItsCode() throws Exception {
+        Job job = runBatchJob("srun-fail", "-N3 --ntasks-per-node=2", List.of("--launcher", "srun", "sh", "-c",
+                "if [ \"$TROIKA_RANK\" = 4 ]; then exit 7; fi; exec sleep 30"), Map.of());
+        assertEquals("FAILED", job.state, job::describe);
+        assertTrue(job.output.contains("troika: rank 4 on host n3 failed first with exit code 7\n"), job::describe);
+        assertTrue(job.exitCode.startsWith("7:"), job::describe);
+    }
+
+    @Test
+    void ctrlCStopsTheSrunStepAndLeavesNothing() throws Exception {
+        String marker = "ctrlc-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+        Path out = dir.resolve("ctrlc.out");
+        ProcessBuilder pb = new ProcessBuilder(List.of("salloc", "-N3", "--ntasks-per-node=2", troika.toString(), "run",
+                "--launcher", "srun", "sh", "-c", "echo \"ready $TROIKA_RANK\"; exec sleep 300"))
+                .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(out.toFile());
+        clusterEnv(pb.environment(), Map.of(MARK, marker));
+        Process salloc = pb.start();
+        try {
+            awaitFile(out, text -> text.split("ready ", -1).length - 1 == 6, "six ranks ready");
+            ProcessHandle troikaJvm = salloc.descendants()
+                    .filter(h -> h.info().commandLine().orElse("").contains("org.troika.launcher.cli.Main"))
+                    .findFirst().orElseThrow(() -> new AssertionError("no troika under salloc"));
+            assertFalse(ProcessTable.withEnv(MARK, marker).isEmpty(), "the ranks carry the marker");
+            run(List.of("kill", "-INT", Long.toString(troikaJvm.pid())), Map.of());
+            assertTrue(salloc.waitFor(STEP_TIMEOUT.toSeconds(), TimeUnit.SECONDS), () -> read(out));
+            assertEquals(130, salloc.exitValue(), () -> read(out));
+            assertTrue(read(out).contains("troika: stopped by SIGINT"), () -> read(out));
+            assertNothingLeft(marker);
+        } finally {
+            salloc.descendants().forEach(ProcessHandle::destroyForcibly);
+            salloc.destroyForcibly();
+        }
+    }
+
+    @Test
+    void scancelOfTheJobLeavesNothing() throws Exception {
+        String marker = "scancel-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+        Path out = dir.resolve("scancel.out");
+        Path script = writeBatchScript("scancel", List.of("--launcher", "srun", "sh", "-c",
+                "echo \"ready $TROIKA_RANK\"; exec sleep 300"));
+        Result sub = run(List.of("sbatch", "--parsable", "-N3", "--ntasks-per-node=2", "-o", out.toString(), "-D",
+                dir.toString(), script.toString()), Map.of(MARK, marker));
+        assertEquals(0, sub.exitCode, sub.output());
+        String jobId = sub.stdout.strip().split(";")[0];
+        try {
+            awaitFile(out, text -> text.split("ready ", -1).length - 1 == 6, "six ranks ready");
+            assertFalse(ProcessTable.withEnv(MARK, marker).isEmpty(), "the ranks carry the marker");
+            assertEquals(0, run(List.of("scancel", jobId), Map.of()).exitCode);
+            assertEquals("CANCELLED", awaitFinal(jobId), () -> read(out));
+            assertNothingLeft(marker);
+        } finally {
+            run(List.of("scancel", jobId), Map.of());
+        }
+    }
+
+    /** Environment variable that marks every process of one srun test job (the ranks inherit it through sbatch). */
+    private static final String MARK = "TROIKA_IT_SRUN_MARK";
+
+    /** A finished batch job: its state, {@code ExitCode=} and output. */
+    private record Job(String state, String exitCode, String output) {
+        String describe() {
+            return "state " + state + " exit " + exitCode + "\njob output:\n" + output + "\n" + logs();
+        }
+    }
+
+    /** A batch script whose body runs the packaged troika with {@code troikaArgs}. */
+    private static Path writeBatchScript(String name, List<String> troikaArgs) throws IOException {
+        StringBuilder cmd = new StringBuilder("exec '" + troika + "' run");
+        for (String a : troikaArgs) {
+            cmd.append(" '").append(a.replace("'", "'\\''")).append('\'');
+        }
+        return Files.writeString(dir.resolve(name + ".sh"), "#!/bin/sh\n" + cmd + "\n");
+    }
+
+    /** Submits {@code troika run <troikaArgs>} as a batch job with {@code sbatchArgs} and waits for its end. */
+    private static Job runBatchJob(String name, String sbatchArgs, List<String> troikaArgs, Map<String, String> env)
+            throws Exception {
+        Path out = dir.resolve(name + ".out");
+        Path script = writeBatchScript(name, troikaArgs);
+        List<String> argv = new ArrayList<>(List.of("sbatch", "--parsable"));
+        argv.addAll(List.of(sbatchArgs.split(" ")));
+        argv.addAll(List.of("-o", out.toString(), "-D", dir.toString(), script.toString()));
+        Result sub = run(argv, env);
+        assertEquals(0, sub.exitCode, sub.output());
+        String jobId = sub.stdout.strip().split(";")[0];
+        String state;
+        try {
+            state = awaitFinal(jobId);
+        } finally {
+            run(List.of("scancel", jobId), Map.of());
+        }
+        Matcher m = Pattern.compile("ExitCode=(\\S+)").matcher(run(List.of("scontrol", "show", "job", "-o", jobId),
+                Map.of()).stdout);
+        return new Job(state, m.find() ? m.group(1) : "?", read(out));
+    }
+
+    /** Polls scontrol until the job is in a final state; returns it. */
+    private static String awaitFinal(String jobId) throws Exception {
+        Instant deadline = Instant.now().plus(JOB_TIMEOUT);
+        String state = "";
+        while (Instant.now().isBefore(deadline)) {
+            Matcher m = Pattern.compile("JobState=(\\S+)").matcher(run(List.of("scontrol", "show", "job", "-o", jobId),
+                    Map.of()).stdout);
+            state = m.find() ? m.group(1) : "";
+            if (List.of("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL",
+                    "DEADLINE", "PREEMPTED").contains(state)) {
+                return state;
+            }
+            Thread.sleep(100); // polling interval of an external system, not a timing assertion
+        }
+        return "still " + state + " after " + JOB_TIMEOUT;
+    }
+
+    private static void awaitFile(Path file, java.util.function.Predicate<String> done, String what) throws Exception {
+        Instant deadline = Instant.now().plus(JOB_TIMEOUT);
+        while (!done.test(read(file))) {
+            if (Instant.now().isAfter(deadline)) {
+                throw new AssertionError("never saw " + what + " in " + file + ":\n" + read(file) + "\n" + logs());
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** No process carries the marker, within Slurm's KillWait (5 s) and a loaded machine's slack. */
+    private static void assertNothingLeft(String marker) throws InterruptedException {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+        List<ProcessHandle> left = ProcessTable.withEnv(MARK, marker);
+        while (!left.isEmpty() && Instant.now().isBefore(deadline)) {
+            Thread.sleep(100);
+            left = ProcessTable.withEnv(MARK, marker);
+        }
+        List<String> info = left.stream().map(h -> h.pid() + " " + h.info().commandLine().orElse("?")).toList();
+        left.forEach(ProcessHandle::destroyForcibly);
+        assertEquals(List.of(), info, "processes survived");
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file) : "";
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
         }
     }
 }

@@ -137,6 +137,12 @@ public final class Communicator implements AutoCloseable {
         return new Communicator(ctx, h, true);
     }
 
+    /** A new owned communicator over {@code newHandle} (e.g. from {@link Ulfm#shrink}), with errors returned. */
+    Communicator derived(long newHandle) {
+        mpi.setErrorsReturn(newHandle);
+        return new Communicator(ctx, newHandle, true);
+    }
+
     /** Frees a communicator made by split, dup, create or {@link #local()}; the world communicator is left alone. */
     @Override
     public synchronized void close() {

@@ -2,7 +2,9 @@ package org.troika.mpi;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import org.troika.common.TroikaEnv;
 
 /**
  * Batches many small allreduces into few large ones (tensor fusion, as Horovod does): arrays added with
@@ -25,6 +27,37 @@ public final class FusionBuffer {
     private final List<Object> pending = new ArrayList<>();
     private long pendingBytes;
     private long collectives;
+
+    /**
+     * A fusion buffer of the rank's default size: {@code TROIKA_FUSION_THRESHOLD} bytes when set (a config file's
+     * {@code params.fusion_threshold_mb}), else {@link #DEFAULT_THRESHOLD_BYTES}; at least one element.
+     */
+    public FusionBuffer(Communicator comm, Datatype type, Op op) {
+        this(comm, type, op, Math.max(defaultThresholdBytes(System.getenv()), type.bytes()));
+    }
+
+    /**
+     * {@value TroikaEnv#FUSION_THRESHOLD} from {@code env} (bytes; 0 means every array on its own), else
+     * {@link #DEFAULT_THRESHOLD_BYTES}.
+     *
+     * @throws IllegalArgumentException when the value is not a whole number from 0 to {@link Integer#MAX_VALUE}
+     */
+    public static int defaultThresholdBytes(Map<String, String> env) {
+        String v = env.getOrDefault(TroikaEnv.FUSION_THRESHOLD, "").strip();
+        if (v.isEmpty()) {
+            return DEFAULT_THRESHOLD_BYTES;
+        }
+        try {
+            int bytes = Integer.parseInt(v);
+            if (bytes >= 0) {
+                return bytes;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(TroikaEnv.FUSION_THRESHOLD + "='" + v + "' is not a byte count from 0 to "
+                + Integer.MAX_VALUE);
+    }
 
     /**
      * @param type the element type of every array added ({@code FLOAT}, {@code DOUBLE}, {@code INT} or {@code LONG})

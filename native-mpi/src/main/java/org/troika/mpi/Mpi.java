@@ -36,12 +36,17 @@ public final class Mpi implements AutoCloseable {
         this.backend = backend;
         this.threadLevel = threadLevel;
         boolean pin = !"copy".equals(System.getenv(MpiLibrary.HEAP));
-        this.world = new Communicator(new Context(backend, pin, backend.tagUpperBound()), backend.commWorld(), false);
+        // issue 15: collectives counted for troika's hang watchdog when it watches this rank (else backend itself)
+        NativeMpi watched = CollectiveProgress.watch(backend);
+        this.world = new Communicator(new Context(watched, pin, backend.tagUpperBound()), backend.commWorld(), false);
     }
 
-    /** {@link #init(ThreadLevel)} with {@link ThreadLevel#SINGLE}. */
+    /**
+     * {@link #init(ThreadLevel)} with the level {@code TROIKA_MPI_THREAD_LEVEL} names ({@link ThreadLevel#fromEnv}),
+     * by default {@link ThreadLevel#SINGLE}.
+     */
     public static Mpi init() {
-        return init(ThreadLevel.SINGLE);
+        return init(ThreadLevel.fromEnv(System.getenv()));
     }
 
     /**

@@ -57,6 +57,31 @@ class FusionBufferTest {
         assertThrows(IllegalArgumentException.class, () -> new FusionBuffer(world, Datatype.LONG, Op.SUM, 4));
     }
 
+    @Test
+    void defaultThresholdComesFromTheEnvironment() {
+        assertEquals(FusionBuffer.DEFAULT_THRESHOLD_BYTES, FusionBuffer.defaultThresholdBytes(java.util.Map.of()));
+        assertEquals(FusionBuffer.DEFAULT_THRESHOLD_BYTES,
+                FusionBuffer.defaultThresholdBytes(java.util.Map.of("TROIKA_FUSION_THRESHOLD", " ")));
+        assertEquals(2097152, FusionBuffer.defaultThresholdBytes(java.util.Map.of("TROIKA_FUSION_THRESHOLD", "2097152")));
+        assertEquals(0, FusionBuffer.defaultThresholdBytes(java.util.Map.of("TROIKA_FUSION_THRESHOLD", "0")));
+        for (String bad : new String[] {"-1", "2MB", "99999999999"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> FusionBuffer.defaultThresholdBytes(java.util.Map.of("TROIKA_FUSION_THRESHOLD", bad)));
+            assertEquals("TROIKA_FUSION_THRESHOLD='" + bad + "' is not a byte count from 0 to 2147483647", e.getMessage());
+        }
+    }
+
+    @Test
+    void threadLevelComesFromTheEnvironment() {
+        assertEquals(ThreadLevel.SINGLE, ThreadLevel.fromEnv(java.util.Map.of()));
+        assertEquals(ThreadLevel.MULTIPLE, ThreadLevel.fromEnv(java.util.Map.of("TROIKA_MPI_THREAD_LEVEL", "multiple")));
+        assertEquals(ThreadLevel.FUNNELED, ThreadLevel.fromEnv(java.util.Map.of("TROIKA_MPI_THREAD_LEVEL", "Funneled")));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ThreadLevel.fromEnv(java.util.Map.of("TROIKA_MPI_THREAD_LEVEL", "all")));
+        assertEquals("TROIKA_MPI_THREAD_LEVEL='all' is not a thread level; use single, funneled, serialized or multiple",
+                e.getMessage());
+    }
+
     private static float[][] tensors(int count, int length) {
         float[][] t = new float[count][length];
         for (int i = 0; i < count; i++) {

@@ -1,8 +1,14 @@
 package org.troika.spark;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.Serializable;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.troika.common.TroikaEnv;
@@ -25,6 +31,13 @@ import org.troika.worker.RankEnv;
 public final class RankMain {
     /** The job service's endpoint, {@code ADDRESS:PORT}. */
     public static final String SERVICE_ENV = "TROIKA_SPARK_SERVICE";
+    /**
+     * The application's class path (the driver's, or {@link RunOptions#rankClasspath}), for the function's classes.
+     * The rank JVM itself starts on troika's few jars only ({@code -cp}): a JDK service lookup that the first
+     * deserialization makes ({@code System.LoggerFinder}) opens every jar of the system class path, and Spark's
+     * hundreds of jars made that cost ~0.5 s per rank on a loaded machine (measured, bench/spark-latency.sh).
+     */
+    public static final String CLASSPATH_ENV = "TROIKA_SPARK_CLASSPATH";
     static final int TIMEOUT_MS = 60_000;
 
     private RankMain() {}
@@ -51,6 +64,8 @@ public final class RankMain {
                     + e.getMessage());
             return 2;
         }
+        ClassLoader app = applicationLoader(env.get(CLASSPATH_ENV), RankMain.class.getClassLoader());
+        Thread.currentThread().setContextClassLoader(app);
         SparkMessage.RankResult result = execute(rank, fn);
         try (WireChannel<SparkMessage> c = WireChannel.connectAny(service, Protocol.SPARK, secret, TIMEOUT_MS)) {
             c.send(result);
@@ -67,6 +82,39 @@ public final class RankMain {
             System.err.println("troika-spark rank " + rank.rank() + ": " + new String(result.data(), StandardCharsets.UTF_8));
         }
         return result.ok() ? 0 : 1;
+    }
+
+    /**
+     * The loader of the function's classes: {@code classpath} (entries separated by {@code :}, {@code dir/*} for the
+     * jars of a folder) in a child of {@code parent}, which it asks first, so troika's classes stay the parent's.
+     * {@code parent} itself when there is no class path.
+     */
+    static ClassLoader applicationLoader(String classpath, ClassLoader parent) {
+        if (classpath == null || classpath.isEmpty()) {
+            return parent;
+        }
+        List<URL> urls = new ArrayList<>();
+        for (String entry : classpath.split(File.pathSeparator)) {
+            try {
+                if (entry.equals("*") || entry.endsWith(File.separator + "*")) {
+                    File[] jars = new File(entry.substring(0, entry.length() - 1).isEmpty() ? "."
+                            : entry.substring(0, entry.length() - 1)).listFiles();
+                    if (jars != null) {
+                        Arrays.sort(jars);
+                        for (File j : jars) {
+                            if (j.getName().endsWith(".jar") || j.getName().endsWith(".JAR")) {
+                                urls.add(j.toURI().toURL());
+                            }
+                        }
+                    }
+                } else if (!entry.isEmpty()) {
+                    urls.add(new File(entry).toURI().toURL());
+                }
+            } catch (MalformedURLException e) {
+                throw new IllegalArgumentException(CLASSPATH_ENV + " entry " + entry + " is not a path", e);
+            }
+        }
+        return new URLClassLoader("troika-spark-application", urls.toArray(URL[]::new), parent);
     }
 
     /** Deserializes and runs the function; any failure becomes a one-line error result. */

@@ -19,7 +19,9 @@ import java.util.Map;
  * @param allowedClasses extra {@link java.io.ObjectInputFilter} patterns ({@code com.acme.*}, {@code com.acme.**}) the
  *     function and results may contain, besides the function's own package, {@code org.troika.**} and basic JDK types
  * @param rankClasspath class path of the rank JVMs, or {@code null} = this JVM's {@code java.class.path} (right
- *     for local mode and for executors that see the driver's files at the same paths)
+ *     for local mode and for executors that see the driver's files at the same paths); with {@code null} the rank
+ *     JVM starts on troika's jars alone and loads the function's classes from the driver's class path in a child
+ *     loader (start-up: no JDK service lookup over every Spark jar)
  * @param javaCommand the {@code java} the ranks run, or {@code null} = this JVM's
  * @param jvmOptions extra options for the rank JVMs
  * @param hostPerExecutor one MPI host per executor JVM instead of per machine or container (ranks of different

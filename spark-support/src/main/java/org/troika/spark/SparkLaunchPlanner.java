@@ -64,12 +64,23 @@ final class SparkLaunchPlanner {
         Map<String, String> launchEnv = new LinkedHashMap<>(p.launch().env());
         launchEnv.remove(TroikaEnv.SECRET_KEY);
         launchEnv.putAll(agentEnv);
-        return new BackendPlan(new LaunchPlan(argv, launchEnv, p.launch().workDir()), p.files(), p.warnings());
+        return p.withLaunch(new LaunchPlan(argv, launchEnv, p.launch().workDir()));
     }
+
+    /**
+     * The launch agent's JVM options, the same as {@code bin/troika-rsh}'s (a test holds them equal): C1 only, serial
+     * GC, small stacks and heap, no perf-data file; Open MPI may start many agents at once.
+     */
+    static final List<String> AGENT_JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+            "-Xshare:auto", "-XX:-UsePerfData", "-Xss256k", "-Xms4m", "-Xmx48m", "-XX:ReservedCodeCacheSize=16m",
+            "-XX:MaxMetaspaceSize=32m");
 
     /** The agent script: runs troika-rsh's launch agent with the given java and class path. */
     static String agentScript(String java, String classpath) {
-        return "#!/bin/sh\nexec " + ShellQuote.join(List.of(java, "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp",
-                classpath, "org.troika.rsh.agent.RshMain")) + " \"$@\"\n";
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        cmd.addAll(AGENT_JVM_OPTIONS);
+        cmd.addAll(List.of("-cp", classpath, "org.troika.rsh.agent.RshMain"));
+        return "#!/bin/sh\nexec " + ShellQuote.join(cmd) + " \"$@\"\n";
     }
 }

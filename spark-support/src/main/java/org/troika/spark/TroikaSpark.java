@@ -283,7 +283,9 @@ public final class TroikaSpark {
                 MpiInstall mpi, Path work) throws IOException {
             String java = options.javaCommand() != null ? options.javaCommand()
                     : Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            String cp = options.rankClasspath() != null ? options.rankClasspath() : System.getProperty("java.class.path");
+            // the driver's class path: the rank JVM starts on troika's jars from it and loads the function's classes
+            // from the rest (RankMain.CLASSPATH_ENV); a given rank class path is the rank JVM's whole class path
+            String cp = options.rankClasspath() != null ? options.rankClasspath() : rankClasspath();
             Path agent = work.resolve("troika-rsh");
             Files.writeString(agent, SparkLaunchPlanner.agentScript(java, agentClasspath()));
             Files.setPosixFilePermissions(agent, PosixFilePermissions.fromString("rwx------"));
@@ -292,6 +294,10 @@ public final class TroikaSpark {
             env.remove(TroikaEnv.DRIVER_ADDR);
             env.putAll(options.env());
             env.put(RankMain.SERVICE_ENV, jobs.endpoint().toString());
+            env.remove(RankMain.CLASSPATH_ENV);
+            if (options.rankClasspath() == null) {
+                env.put(RankMain.CLASSPATH_ENV, System.getProperty("java.class.path"));
+            }
             Map<String, String> agentEnv = Map.of(TroikaEnv.DRIVER_ADDR, driver.endpoint().toString(),
                     TroikaEnv.SECRET_FILE, secretFile.toString(), TroikaEnv.LIVENESS_TIMEOUT_MS,
                     Long.toString(LIVENESS.toMillis()));
@@ -382,12 +388,32 @@ public final class TroikaSpark {
 
     /** troika-rsh's, troika-wire's and troika-common's jars (or class directories), for the agent script. */
     static String agentClasspath() {
-        List<String> parts = new ArrayList<>();
-        for (Class<?> c : List.of(org.troika.rsh.agent.RshMain.class, org.troika.wire.Secret.class, TroikaEnv.class)) {
+        return locations(List.of(org.troika.rsh.agent.RshMain.class, org.troika.wire.Secret.class, TroikaEnv.class),
+                "the launch agent");
+    }
+
+    /**
+     * The rank JVM's own class path: the jars (or folders) of {@link RankMain} and what it and a rank function use
+     * from troika (worker, MPI binding, JNA, wire, common). Everything else comes from {@link RankMain#CLASSPATH_ENV}.
+     */
+    static String rankClasspath() {
+        List<Class<?>> classes = new ArrayList<>(List.of(RankMain.class, org.troika.worker.RankEnv.class,
+                org.troika.mpi.Mpi.class, org.troika.wire.Secret.class, TroikaEnv.class));
+        try {
+            classes.add(Class.forName("com.sun.jna.Native", false, TroikaSpark.class.getClassLoader()));
+        } catch (ClassNotFoundException e) {
+            // no JNA here: the FFM binding (JDK 22+) needs none
+        }
+        return locations(classes, "the ranks");
+    }
+
+    private static String locations(List<Class<?>> classes, String forWhat) {
+        java.util.LinkedHashSet<String> parts = new java.util.LinkedHashSet<>();
+        for (Class<?> c : classes) {
             try {
                 parts.add(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
             } catch (java.net.URISyntaxException | RuntimeException e) {
-                throw new IllegalStateException("cannot locate " + c.getName() + "'s jar for the launch agent", e);
+                throw new IllegalStateException("cannot locate " + c.getName() + "'s jar for " + forWhat, e);
             }
         }
         return String.join(":", parts);

@@ -72,6 +72,15 @@ class SparkLaunchPlannerTest {
     }
 
     @Test
+    void theAgentRunsWithTheLeanJvmOptionsOfBinTroikaRsh() throws Exception {
+        String script = java.nio.file.Files.readString(java.nio.file.Path.of("..", "dist", "src", "bin", "troika-rsh"));
+        assertTrue(script.contains(String.join(" ", SparkLaunchPlanner.AGENT_JVM_OPTIONS)),
+                "bin/troika-rsh and the Spark agent start the same JVM: " + SparkLaunchPlanner.AGENT_JVM_OPTIONS);
+        assertTrue(SparkLaunchPlanner.agentScript("/jdk/bin/java", "/c.jar")
+                .contains(String.join(" ", SparkLaunchPlanner.AGENT_JVM_OPTIONS)));
+    }
+
+    @Test
     void theAgentScriptExecsTroikaRshWithQuotedWords() {
         String s = SparkLaunchPlanner.agentScript("/jdk/bin/java", "/a b/rsh.jar:/c.jar");
         assertTrue(s.startsWith("#!/bin/sh\nexec /jdk/bin/java ") && s.contains("'/a b/rsh.jar:/c.jar'")

@@ -11,6 +11,8 @@ package org.troika.wire;
  *   <li>{@link #ELASTIC}: the driver's worker notification service and rank 0 of an elastic generation, under the
  *       worker key ({@link ElasticMessage}).</li>
  *   <li>{@link #SPARK}: the Spark job service, its barrier tasks and the ranks ({@link SparkMessage}).</li>
+ *   <li>{@link #PROGRESS}: ranks reporting progress to the launcher's hang watchdog, under the progress key
+ *       ({@link ProgressMessage}).</li>
  * </ul>
  *
  * @param <M> the protocol's sealed message interface
@@ -20,6 +22,8 @@ public final class Protocol<M> {
     public static final Protocol<ElasticMessage> ELASTIC =
             new Protocol<>("elastic", 2, ElasticMessage.class, new ElasticCodec());
     public static final Protocol<SparkMessage> SPARK = new Protocol<>("spark", 3, SparkMessage.class, new SparkCodec());
+    public static final Protocol<ProgressMessage> PROGRESS =
+            new Protocol<>("progress", 4, ProgressMessage.class, new ProgressCodec());
 
     private final String name;
     private final int id;
@@ -50,7 +54,7 @@ public final class Protocol<M> {
 
     /** The name of the protocol with this id, for error messages. */
     static String nameOf(int id) {
-        for (Protocol<?> p : new Protocol<?>[] {RELAY, ELASTIC, SPARK}) {
+        for (Protocol<?> p : new Protocol<?>[] {RELAY, ELASTIC, SPARK, PROGRESS}) {
             if (p.id == id) {
                 return p.name + " protocol";
             }

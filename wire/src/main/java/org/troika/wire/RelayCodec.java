@@ -24,6 +24,7 @@ final class RelayCodec implements Codec<RelayMessage> {
     static final int FAILURE = 14;
     static final int CONFIGURE = 15;
     static final int NETWORKS = 22;
+    static final int AGENT_KEY_SPENT = 23;
 
     @Override
     public int typeOf(RelayMessage m) {
@@ -44,6 +45,7 @@ final class RelayCodec implements Codec<RelayMessage> {
         if (m instanceof RelayMessage.Failure) return FAILURE;
         if (m instanceof RelayMessage.Configure) return CONFIGURE;
         if (m instanceof RelayMessage.Networks) return NETWORKS;
+        if (m instanceof RelayMessage.AgentKeySpent) return AGENT_KEY_SPENT;
         throw new IllegalArgumentException("no relay wire type for " + m.getClass());
     }
 
@@ -91,6 +93,8 @@ final class RelayCodec implements Codec<RelayMessage> {
             o.str(c.hostname());
         } else if (m instanceof RelayMessage.Networks n) {
             o.str(n.ncclSocketIfname());
+        } else if (m instanceof RelayMessage.AgentKeySpent) {
+            // no body
         } else {
             throw new IllegalArgumentException("no relay wire encoding for " + m.getClass());
         }
@@ -140,6 +144,7 @@ final class RelayCodec implements Codec<RelayMessage> {
             case FAILURE -> new RelayMessage.Failure(in.str());
             case CONFIGURE -> new RelayMessage.Configure(in.str());
             case NETWORKS -> new RelayMessage.Networks(in.str());
+            case AGENT_KEY_SPENT -> new RelayMessage.AgentKeySpent();
             default -> throw new WireException("unknown relay message type " + type);
         };
     }

@@ -55,6 +55,12 @@ public sealed interface RelayMessage {
     /** driver → task: the job is over; stop every command and exit. */
     record Shutdown(String reason) implements RelayMessage {}
 
+    /**
+     * driver → task: every daemon of this launch has been looked up with the launch agent key, so no agent will read
+     * it again: delete the agent key file now, before any rank starts (see docs/launch-agent.md, Security).
+     */
+    record AgentKeySpent() implements RelayMessage {}
+
     /** agent → driver: where is the task service of this host word? */
     record Lookup(String host) implements RelayMessage {}
 

@@ -83,12 +83,32 @@ public final class Secret {
 
     /**
      * Writes the base64 secret to a new file {@code secret} (mode 0600) in a new private directory (0700) under
-     * {@code parent}, so children can be given the file's path instead of the secret.
+     * {@code parent} ({@link org.troika.common.PrivateFiles#createOwnedTempDirectory}, which first removes such
+     * directories whose owner died without cleaning up), so children can be given the file's path instead of the secret. The caller deletes it
+     * ({@link #deleteFile}).
      */
     public java.nio.file.Path writeToPrivateFile(java.nio.file.Path parent) throws java.io.IOException {
-        java.nio.file.Path f = org.troika.common.PrivateFiles.createTempDirectory(parent, "troika-").resolve("secret");
+        java.nio.file.Path f = org.troika.common.PrivateFiles.createOwnedTempDirectory(parent).resolve("secret");
         org.troika.common.PrivateFiles.write(f, encode().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
         return f;
+    }
+
+    /**
+     * Empties, then deletes a file written by {@link #writeToPrivateFile} and its directory; {@code null} is ignored.
+     * Emptying first matters: a process that still has the file open (a remote shell whose stdin it was) would
+     * otherwise keep the key readable through {@code /proc/PID/fd} after the unlink.
+     */
+    public static void deleteFile(java.nio.file.Path secretFile) {
+        if (secretFile == null) {
+            return;
+        }
+        try {
+            java.nio.file.Files.write(secretFile, new byte[0], java.nio.file.LinkOption.NOFOLLOW_LINKS,
+                    java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
+        } catch (java.io.IOException | UnsupportedOperationException e) {
+            // gone already
+        }
+        org.troika.common.PrivateFiles.deleteTreeQuietly(secretFile.getParent());
     }
 
     /** The base64 form, for putting into a child's environment only. */

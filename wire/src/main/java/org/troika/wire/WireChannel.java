@@ -192,6 +192,11 @@ public final class WireChannel<M> implements Closeable {
         return protocol;
     }
 
+    /** Whether this connection is keyed with {@code key} (constant time). */
+    public boolean keyedWith(Secret key) {
+        return key != null && secret.equals(key);
+    }
+
     /** Sends one message as one frame. */
     public synchronized void send(M m) throws IOException {
         byte[] body = protocol.encode(m);

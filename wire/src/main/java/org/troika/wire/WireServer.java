@@ -132,6 +132,8 @@ public final class WireServer<M> implements AutoCloseable {
     private final String name;
     private final Protocol<M> protocol;
     private final Secret key;
+    /** A second, narrower key the server also accepts while set ({@link #acceptAlso}); {@code null} when none. */
+    private volatile Secret alsoKey;
     private final Limits limits;
     private final Handler<M> handler;
     private final Selector selector;
@@ -164,6 +166,7 @@ public final class WireServer<M> implements AutoCloseable {
         final ByteBuffer in = ByteBuffer.allocate(Handshake.CLIENT_HELLO_LEN);
         final long deadline;
         byte[] clientNonce;
+        Secret usedKey;
 
         Pending(SocketChannel channel, InetAddress peer, byte[] serverNonce, ByteBuffer out, long deadline) {
             this.channel = channel;
@@ -221,6 +224,15 @@ public final class WireServer<M> implements AutoCloseable {
         WireServer<M> s = new WireServer<>(name, protocol, key, List.copyOf(bind), limits, handler);
         s.acceptor.start();
         return s;
+    }
+
+    /**
+     * Also accepts clients that prove {@code second} (a key derived for a narrower purpose, such as the launch agent
+     * key), from the next hello on; {@code null} withdraws it. The handler tells the two apart with {@link
+     * WireChannel#keyedWith}. Connections already established keep their key.
+     */
+    public void acceptAlso(Secret second) {
+        this.alsoKey = second;
     }
 
     /** Where the server listens, one endpoint per bound address, in the order given to {@link #start}. */
@@ -379,7 +391,17 @@ public final class WireServer<M> implements AutoCloseable {
                 throw new EOFException("closed during the hello");
             }
             if (!p.in.hasRemaining()) {
-                p.clientNonce = Handshake.checkClientHello(protocol, key, p.serverNonce, p.in.array());
+                Secret also = alsoKey;
+                try {
+                    p.clientNonce = Handshake.checkClientHello(protocol, key, p.serverNonce, p.in.array());
+                    p.usedKey = key;
+                } catch (WireException e) {
+                    if (also == null) {
+                        throw e;
+                    }
+                    p.clientNonce = Handshake.checkClientHello(protocol, also, p.serverNonce, p.in.array());
+                    p.usedKey = also;
+                }
                 return true;
             }
         }
@@ -391,7 +413,7 @@ public final class WireServer<M> implements AutoCloseable {
         handed.incrementAndGet();
         try {
             p.channel.configureBlocking(true);
-            ch = WireChannel.established(p.channel.socket(), protocol, key, p.serverNonce, p.clientNonce,
+            ch = WireChannel.established(p.channel.socket(), protocol, p.usedKey, p.serverNonce, p.clientNonce,
                     limits.maxBody());
         } catch (IOException | RuntimeException e) {
             handed.decrementAndGet();

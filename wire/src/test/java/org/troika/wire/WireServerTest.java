@@ -76,6 +76,22 @@ class WireServerTest {
     }
 
     @Test
+    void aSecondKeyIsAcceptedWhileSetAndTheHandlerKnowsWhichKeyTheClientUsed() throws IOException {
+        Secret agent = SECRET.derive("troika-agent-v1/0123456789abcdef");
+        WireServer<RelayMessage> s = WireServer.start("ws-two", Protocol.RELAY, SECRET, List.of(LOOPBACK),
+                WireServer.Limits.DEFAULT, (c, m) -> c.send(new RelayMessage.Pong(c.keyedWith(agent) ? "agent" : "job")));
+        servers.add(s);
+        assertThrows(IOException.class, () -> ping(s, agent, 10_000), "accepted before it was set");
+        s.acceptAlso(agent);
+        assertEquals(new RelayMessage.Pong("agent"), ping(s, agent, 10_000));
+        assertEquals(new RelayMessage.Pong("job"), ping(s, SECRET, 10_000));
+        assertThrows(IOException.class, () -> ping(s, OTHER, 10_000), "a third key was accepted");
+        s.acceptAlso(null);
+        assertThrows(IOException.class, () -> ping(s, agent, 10_000), "accepted after it was withdrawn");
+        assertEquals(new RelayMessage.Pong("job"), ping(s, SECRET, 10_000));
+    }
+
+    @Test
     void anAuthenticatedClientIsServedWithItsFirstMessage() throws IOException {
         WireServer<RelayMessage> s = echo("ws-echo", WireServer.Limits.DEFAULT);
         assertEquals(new RelayMessage.Pong("client"), ping(s, SECRET, 10_000));

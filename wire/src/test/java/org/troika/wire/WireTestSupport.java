@@ -13,7 +13,8 @@ final class WireTestSupport {
     static final Secret OTHER = Secret.of("fedcba9876543210fedcba9876543210".getBytes(StandardCharsets.US_ASCII));
     static final byte[] SERVER_NONCE = nonce(1);
     static final byte[] CLIENT_NONCE = nonce(2);
-    static final List<Protocol<?>> PROTOCOLS = List.of(Protocol.RELAY, Protocol.ELASTIC, Protocol.SPARK);
+    static final List<Protocol<?>> PROTOCOLS = List.of(Protocol.RELAY, Protocol.ELASTIC, Protocol.SPARK,
+            Protocol.PROGRESS);
 
     private WireTestSupport() {}
 
@@ -63,6 +64,10 @@ final class WireTestSupport {
         if (protocol == Protocol.SPARK) {
             return (List<M>) sparkMessages();
         }
+        if (protocol == Protocol.PROGRESS) {
+            return (List<M>) List.of(new ProgressMessage.Report(
+                    "progress 1 rank=3 gen=1 beats=7 commits=2 in=57 out=56 at=allreduce where=epoch 1 step 7"));
+        }
         return (List<M>) elasticMessages();
     }
 
@@ -84,7 +89,8 @@ final class WireTestSupport {
                 new RelayMessage.Pong("node2"),
                 new RelayMessage.Failure("no such request"),
                 new RelayMessage.Configure("node1"),
-                new RelayMessage.Networks("eth0,ib0"));
+                new RelayMessage.Networks("eth0,ib0"),
+                new RelayMessage.AgentKeySpent());
     }
 
     static List<SparkMessage> sparkMessages() {

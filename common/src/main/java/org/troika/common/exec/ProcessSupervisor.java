@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.troika.common.TroikaEnv;
 
 /**
  * Runs one {@link LaunchPlan} as a supervised process tree. This is troika's only way to start a process: the
@@ -31,20 +32,26 @@ import java.util.concurrent.TimeoutException;
  * <ul>
  *   <li>The plan runs in its own session and process group, so a terminal's Ctrl-C does not reach it directly and
  *       the whole tree can be signalled at once ({@link #signal}).</li>
- *   <li><b>Parent-death guard:</b> the guard blocks reading the pipe. When the pipe reaches end of file — the JVM
- *       called {@link #close()}, exited, or was killed with {@code kill -9} — it sends SIGTERM to the group, waits
- *       up to the guard grace (5 s default) while members remain, then sends SIGKILL. It ignores SIGINT, SIGTERM and
- *       SIGHUP and lives outside the group, so group signals don't stop it.</li>
+ *   <li><b>Parent-death guard:</b> the guard blocks reading the pipe. When the pipe reaches end of file — the plan
+ *       exited (the JDK closes the pipe then), the JVM called {@link #close()}, exited, or was killed with {@code kill
+ *       -9} — it sends SIGTERM to the group, waits up to the guard grace (5 s default) while members remain, then
+ *       sends SIGKILL. If the JVM is gone (or the plan still runs, which means the same), the guard does the same
+ *       to every tagged process; otherwise it waits while tagged processes remain and does so if the JVM dies
+ *       before {@link #close()} ended them. It ignores SIGINT, SIGTERM and SIGHUP, lives outside the group and carries no
+ *       tag, so group signals don't stop it.</li>
  *   <li>stdout and stderr are read by one daemon thread each, cut into segments by a {@link LineSplitter} and handed
  *       to the caller's {@link LineSink}s from those threads.</li>
  *   <li>Exit codes: the plan is exec'd, so the exit status is the program's own; death by signal N is reported as
  *       {@code 128 + N} (see {@link PosixSignal#exitCodeOf}); a program that cannot be executed gives 127 and a
  *       message on its stderr.</li>
+ *   <li><b>Tag:</b> the plan and every descendant carry {@link TroikaEnv#COMMAND_TAG}{@code =}{@link #tag()} in their
+ *       environment. A descendant that starts its own session ({@code setsid -f}, a double fork) leaves the group and
+ *       is reparented, but keeps the tag: {@link #terminate}, {@link #close()} and the guard (after a {@code kill -9}
+ *       of the JVM) find it in {@code /proc/PID/environ} and end it. Only a process that clears or rewrites its own
+ *       environment before it leaves escapes (docs/process-supervision.md).</li>
  * </ul>
  *
- * <p>Limits: a descendant that starts its own session is outside the group; {@link #terminate} still finds it while
- * it is a descendant of the plan's process, but the guard (after a {@code kill -9} of the JVM) does not. Needs Linux
- * with {@code setsid} (util-linux) and {@code /bin/sh}.
+ * <p>Needs Linux with {@code setsid} (util-linux), {@code /bin/sh} and, for the guard's tag search, {@code grep}.
  *
  * <p>Thread-safety: all methods may be called from any thread; {@link #terminate} and {@link #close} are idempotent.
  */
@@ -55,21 +62,53 @@ public final class ProcessSupervisor implements AutoCloseable {
     private static final String SETSID = firstExecutable("/usr/bin/setsid", "/bin/setsid");
 
     /**
-     * Runs in the new session ($$ is the group id): starts the guard in its own session, then replaces itself with
-     * the plan. $1 guard script, $2 guard grace in seconds, $3 stdin file, the rest is the plan's argv.
+     * Runs in the new session ($$ is the group id): starts the guard in its own session (without any outer tag, so an
+     * outer supervisor's teardown does not take this guard with it), tags itself, then replaces itself with the plan.
+     * $1 guard script, $2 guard grace in seconds, $3 stdin file, $4 the tag, the rest is the plan's argv. $PPID is
+     * the JVM.
      */
-    private static final String WRAPPER = "s=$1; g=$2; i=$3; shift 3\n"
-            + SETSID + " -f /bin/sh -c \"$s\" troika-guard \"$$\" \"$g\" >/dev/null 2>&1\n"
+    private static final String WRAPPER = "s=$1; g=$2; i=$3; t=$4; shift 4\n"
+            + "unset " + TroikaEnv.COMMAND_TAG + "\n"
+            + SETSID + " -f /bin/sh -c \"$s\" troika-guard \"$$\" \"$g\" \"$t\" \"$PPID\" >/dev/null 2>&1\n"
+            + TroikaEnv.COMMAND_TAG + "=$t; export " + TroikaEnv.COMMAND_TAG + "\n"
             + "exec \"$@\" <\"$i\"\n";
 
-    /** The guard: waits for EOF on stdin, then TERM, grace while members remain, KILL. $1 pgid, $2 grace (s). */
+    /**
+     * The guard: $1 pgid (the plan's pid), $2 grace (s), $3 tag, $4 the JVM's pid. At end of file on stdin (the JDK
+     * closes the pipe itself when the plan exits; or the JVM closed it, exited or was killed with SIGKILL) it tears
+     * down the group: TERM, the grace while members remain, KILL. If the JVM is gone (no process, or a zombie) or the
+     * plan still runs, nobody else will end the tagged rest, so it ends every process carrying the tag the same way.
+     * Otherwise the JVM does that ({@link #close()}), and the guard stays while tagged processes remain, in case the
+     * JVM dies before it did. One {@code grep} finds them ({@code /proc/PID/environ} is NUL-separated).
+     */
     private static final String GUARD = "trap '' INT TERM HUP\n"
             + "PATH=/usr/bin:/bin\n"
+            + "g=$1; n=$2; t=$3; j=$4\n"
+            + "tagged() { grep -lzxF -- \"" + TroikaEnv.COMMAND_TAG + "=$t\" /proc/[0-9]*/environ 2>/dev/null"
+            + " | sed -n 's#^/proc/\\([0-9]*\\)/environ$#\\1#p'; }\n"
+            + "gone() { st=$(cat \"/proc/$j/stat\" 2>/dev/null); st=${st##*\") \"}\n"
+            + "  case \"$st\" in ''|Z*|X*) return 0 ;; esac; return 1; }\n"
+            + "down() {\n"
+            + "  kill -s TERM -- \"-$g\" 2>/dev/null; a=$?; p=\n"
+            + "  if [ \"$1\" = 1 ]; then p=$(tagged); [ -n \"$p\" ] && kill -s TERM $p 2>/dev/null; fi\n"
+            + "  [ $a -ne 0 ] && [ -z \"$p\" ] && return\n"
+            + "  i=0\n"
+            + "  while [ \"$i\" -lt \"$n\" ]; do\n"
+            + "    kill -s 0 -- \"-$g\" 2>/dev/null; a=$?; p=\n"
+            + "    [ \"$1\" = 1 ] && p=$(tagged)\n"
+            + "    [ $a -ne 0 ] && [ -z \"$p\" ] && return\n"
+            + "    sleep 1; i=$((i+1))\n"
+            + "  done\n"
+            + "  kill -s KILL -- \"-$g\" 2>/dev/null\n"
+            + "  if [ \"$1\" = 1 ]; then p=$(tagged); [ -n \"$p\" ] && kill -s KILL $p 2>/dev/null; fi\n"
+            + "}\n"
             + "while read -r _; do :; done\n"
-            + "kill -s TERM -- \"-$1\" 2>/dev/null || exit 0\n"
-            + "n=0\n"
-            + "while [ \"$n\" -lt \"$2\" ] && kill -s 0 -- \"-$1\" 2>/dev/null; do sleep 1; n=$((n+1)); done\n"
-            + "kill -s KILL -- \"-$1\" 2>/dev/null\n"
+            + "if kill -s 0 \"$g\" 2>/dev/null || gone; then down 1; exit 0; fi\n"
+            + "down 0\n"
+            + "while [ -n \"$(tagged)\" ]; do\n"
+            + "  if gone; then down 1; exit 0; fi\n"
+            + "  sleep 2\n"
+            + "done\n"
             + "exit 0\n";
 
     /**
@@ -113,14 +152,16 @@ public final class ProcessSupervisor implements AutoCloseable {
     }
 
     private final Process process;
+    private final String tag;
     private final OutputStream guardPipe;
     private final Duration guardGrace;
     private final List<Thread> readers = new ArrayList<>(2);
     private final Object lock = new Object();
     private boolean guardClosed;
 
-    private ProcessSupervisor(Process process, Duration guardGrace) {
+    private ProcessSupervisor(Process process, String tag, Duration guardGrace) {
         this.process = process;
+        this.tag = tag;
         this.guardPipe = process.getOutputStream();
         this.guardGrace = guardGrace;
     }
@@ -135,6 +176,7 @@ public final class ProcessSupervisor implements AutoCloseable {
         if (SETSID == null) {
             throw new IOException("setsid (util-linux) is not installed; troika needs it to supervise processes");
         }
+        String tag = newTag();
         List<String> cmd = new ArrayList<>(plan.argv().size() + 8);
         cmd.add(SETSID);
         if (options.guard()) {
@@ -145,6 +187,7 @@ public final class ProcessSupervisor implements AutoCloseable {
             cmd.add(GUARD);
             cmd.add(Long.toString((options.guardGrace().toMillis() + 999) / 1000)); // whole seconds, rounded up
             cmd.add(options.stdin().toString());
+            cmd.add(tag);
         }
         cmd.addAll(plan.argv());
         ProcessBuilder pb = new ProcessBuilder(cmd);
@@ -154,10 +197,11 @@ public final class ProcessSupervisor implements AutoCloseable {
             pb.directory(plan.workDir().toFile());
         }
         if (!options.guard()) {
+            pb.environment().put(TroikaEnv.COMMAND_TAG, tag);
             pb.redirectInput(options.stdin().toFile()); // setsid execs the plan itself: exit 127 if not found
         }
         Process p = pb.start();
-        ProcessSupervisor s = new ProcessSupervisor(p, options.guardGrace());
+        ProcessSupervisor s = new ProcessSupervisor(p, tag, options.guardGrace());
         s.readers.add(s.reader(p.getInputStream(), options.stdout(), "stdout"));
         s.readers.add(s.reader(p.getErrorStream(), options.stderr(), "stderr"));
         return s;
@@ -195,6 +239,11 @@ public final class ProcessSupervisor implements AutoCloseable {
         return process.pid();
     }
 
+    /** The value of {@link TroikaEnv#COMMAND_TAG} every process of this plan inherits. */
+    public String tag() {
+        return tag;
+    }
+
     /** The plan's process. */
     public ProcessHandle handle() {
         return process.toHandle();
@@ -206,8 +255,9 @@ public final class ProcessSupervisor implements AutoCloseable {
 
     /**
      * Waits for the plan's process to exit, then closes the guard pipe (so the guard tears down whatever is left of
-     * the group) and waits for both output streams to end (at most the guard grace plus 10 s, in case an escaped
-     * descendant holds them open).
+     * the group) and waits for both output streams to end (at most the guard grace plus 10 s, in case an escaped descendant holds them
+     * open). Tagged processes outside the group (a daemon that left the session on purpose, such as {@code orted
+     * --daemonize}) are left alone until {@link #close()}.
      *
      * @return the exit code, {@code 128 + N} for death by signal N
      */
@@ -247,8 +297,10 @@ public final class ProcessSupervisor implements AutoCloseable {
     /**
      * Tears the tree down: sends {@code first} (SIGTERM or SIGINT) to the group, waits up to {@code grace} for the
      * plan's process and every descendant seen to exit, then sends SIGKILL to the group and to every descendant
-     * still alive, including those that left the group. Works on a program that ignores {@code first} (such as
-     * {@code mpirun} waiting on a partitioned node). Returns at once with the exit code if the tree already ended.
+     * still alive, including those that left the group; then ends every process still carrying the tag ({@link
+     * #endLeftovers}: SIGTERM, up to {@code grace}, SIGKILL), which finds those that left the session and were
+     * reparented. Works on a program that ignores {@code first} (such as {@code mpirun} waiting on a partitioned
+     * node). Returns at once with the exit code if the tree already ended.
      * An interrupt of the calling thread (before or during the grace) skips the rest of the grace but still kills
      * the whole tree before {@link InterruptedException} is thrown.
      *
@@ -277,6 +329,17 @@ public final class ProcessSupervisor implements AutoCloseable {
         for (ProcessHandle h : seen) {
             h.destroyForcibly();
         }
+        if (interrupted || Thread.currentThread().isInterrupted()) {
+            killTagged(); // no grace left: the tagged rest goes at once
+            Thread.interrupted();
+            interrupted = true;
+        } else {
+            try {
+                endLeftovers(grace);
+            } catch (InterruptedException e) {
+                interrupted = true; // endLeftovers killed them before throwing
+            }
+        }
         if (interrupted) {
             throw new InterruptedException("interrupted while terminating; the process tree was killed");
         }
@@ -284,21 +347,88 @@ public final class ProcessSupervisor implements AutoCloseable {
     }
 
     /**
-     * Ends supervision: if the plan still runs, {@link #terminate(Duration) terminates} it with the default grace;
-     * always closes the guard pipe.
+     * Ends supervision: if the plan still runs, {@link #terminate(Duration) terminates} it with the default grace,
+     * else {@link #endLeftovers ends} whatever still carries its tag (with the guard grace); always closes the guard pipe. After {@code
+     * close()} no process of the plan is left, whichever session it moved to (short of one that cleared its
+     * environment).
      */
     @Override
     public void close() {
         try {
             if (process.isAlive()) {
                 terminate(DEFAULT_GRACE);
+            } else {
+                endLeftovers(guardGrace);
             }
         } catch (InterruptedException e) {
             signalGroup(process.pid(), PosixSignal.KILL);
+            killTagged();
             Thread.currentThread().interrupt();
         } finally {
             closeGuard();
         }
+    }
+
+    /**
+     * Sends SIGTERM to every process carrying this plan's tag at once, wherever it is (a command whose processes live
+     * in a session of their own, as behind {@code setsid -w}); {@link #terminate} then escalates.
+     *
+     * @return how many were signalled
+     */
+    public int termTagged() {
+        List<ProcessHandle> left = tagged();
+        left.forEach(ProcessHandle::destroy);
+        return left.size();
+    }
+
+    /** Live processes (other than this JVM) that carry this plan's tag. */
+    public List<ProcessHandle> tagged() {
+        return ProcessTable.withEnv(TroikaEnv.COMMAND_TAG, tag);
+    }
+
+    /**
+     * Ends every process still carrying this plan's tag: SIGTERM, up to {@code grace} while any remain, SIGKILL. An
+     * interrupt skips the rest of the grace but still kills them before {@link InterruptedException} is thrown.
+     *
+     * @return how many tagged processes there were
+     */
+    public int endLeftovers(Duration grace) throws InterruptedException {
+        List<ProcessHandle> left = tagged();
+        if (left.isEmpty()) {
+            return 0;
+        }
+        left.forEach(ProcessHandle::destroy);
+        long deadline = System.nanoTime() + grace.toNanos();
+        try {
+            for (ProcessHandle h : left) {
+                waitUntil(h, deadline);
+            }
+        } finally {
+            left.forEach(ProcessHandle::destroyForcibly);
+            killTagged(); // started meanwhile by one of them
+        }
+        return left.size();
+    }
+
+    /** SIGKILL to every tagged process, then up to 2 s for them to be gone (SIGKILL is delivered asynchronously). */
+    private void killTagged() {
+        List<ProcessHandle> left = tagged();
+        left.forEach(ProcessHandle::destroyForcibly);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        for (ProcessHandle h : left) {
+            try {
+                waitUntil(h, deadline);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private static String newTag() {
+        java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
+        return Long.toHexString(ProcessHandle.current().pid()) + "-" + Long.toHexString(r.nextLong())
+                + Long.toHexString(r.nextLong());
     }
 
     private void closeGuard() {

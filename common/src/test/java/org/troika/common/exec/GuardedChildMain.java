@@ -19,7 +19,10 @@ public final class GuardedChildMain {
                 up.countDown();
             }
         };
-        ProcessSupervisor.start(new LaunchPlan(List.of("sh", "-c", "sleep 300 & sleep 300 & echo up; wait"),
+        // args[1] "daemon": one child also leaves the session (setsid -f), as a daemonizing rank does
+        String script = (args.length > 1 && args[1].equals("daemon") ? "setsid -f sleep 301; " : "")
+                + "sleep 300 & sleep 300 & echo up; wait";
+        ProcessSupervisor.start(new LaunchPlan(List.of("sh", "-c", script),
                         Map.of("PATH", "/usr/bin:/bin", ProcessSupervisorTest.MARKER, marker)),
                 ProcessSupervisor.Options.of(out, LineSink.discard()).withGuardGrace(java.time.Duration.ofSeconds(1)));
         up.await();

@@ -17,10 +17,19 @@ import org.junit.jupiter.api.Test;
 class ParentDeathTest {
     @Test
     void killMinus9OfTheSupervisingJvmLeavesNoSurvivors() throws Exception {
+        killAndCheck("group");
+    }
+
+    @Test
+    void killMinus9LeavesNoSurvivorEvenOfAChildThatLeftTheSession() throws Exception {
+        killAndCheck("daemon");
+    }
+
+    private static void killAndCheck(String mode) throws Exception {
         String marker = UUID.randomUUID().toString();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process jvm = new ProcessBuilder(java, "-Xshare:auto", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), GuardedChildMain.class.getName(), marker)
+                "-cp", System.getProperty("java.class.path"), GuardedChildMain.class.getName(), marker, mode)
                 .redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .start();

@@ -139,8 +139,9 @@ class ProcessSupervisorTest {
         assertEquals(0, sup.waitFor());
         List<String> names = out.stream().map(l -> l.substring(0, l.indexOf('='))).sorted().toList();
         assertTrue(out.contains("FOO=b a r\n"), out.toString());
-        // sh may add PWD; nothing of the supervisor's own (guard script, grace) leaks into the child
-        assertTrue(List.of("FOO", "PATH", "PWD", MARKER).containsAll(names), names.toString());
+        // sh may add PWD; nothing of the supervisor's own (guard script, grace) leaks into the child, only its tag
+        assertTrue(List.of("FOO", "PATH", "PWD", MARKER, "TROIKA_COMMAND_TAG").containsAll(names), names.toString());
+        assertTrue(out.contains("TROIKA_COMMAND_TAG=" + sup.tag() + "\n"), out.toString());
         assertTrue(out.contains("PWD=" + tmp + "\n") || !names.contains("PWD"), out.toString());
 
         ProcessSupervisor s2 = ProcessSupervisor.start(new LaunchPlan(List.of("pwd"), env, tmp),
@@ -218,6 +219,60 @@ class ProcessSupervisorTest {
             Thread.sleep(100);
         }
         throw new AssertionError("fewer than " + n + " sleep descendants appeared");
+    }
+
+    @Test
+    void aDaemonThatLeftTheSessionIsEndedByTerminate() throws Exception {
+        // setsid -f: new session, reparented to init; a double fork into a new session: the same
+        start("setsid -f sleep 301; ( ( exec setsid sleep 302 ) & ); echo ready; exec sleep 300");
+        awaitReady();
+        awaitTagged(3);
+        for (ProcessHandle h : sup.tagged()) {
+            if (h.pid() != sup.pid()) {
+                assertTrue(sup.handle().descendants().noneMatch(d -> d.pid() == h.pid()), "should have escaped");
+            }
+        }
+        assertEquals(143, sup.terminate(Duration.ofSeconds(5)));
+        assertEquals(List.of(), sup.tagged());
+    }
+
+    @Test
+    void waitForLeavesADaemonToItsOwnerAndCloseEndsIt() throws Exception {
+        // like orted --daemonize behind the task service: the command exits at once, its daemon must live on
+        // (the plan waits a moment: a child still in the group when the plan exits goes with the group)
+        start("setsid -f sh -c 'trap \"\" TERM; exec sleep 303'; sleep 1; echo ready", Duration.ofSeconds(1));
+        assertEquals(0, sup.waitFor());
+        awaitTagged(1);
+        Thread.sleep(1500); // longer than the guard grace: the guard's group teardown must not touch it
+        assertEquals(1, sup.tagged().size(), "the daemon should still run until close()");
+        long t0 = System.nanoTime();
+        sup.close(); // ignores TERM: killed after the default grace
+        assertEquals(List.of(), sup.tagged());
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(30));
+    }
+
+    @Test
+    void aDaemonThatDetachedAfterTheWrappedCommandLikeOrtedDaemonizeOutlivesWaitFor() throws Exception {
+        // the task service's shape: setsid -w sh -c 'orted --daemonize' (fork, setsid in the child, parent exits)
+        start("exec setsid -w /bin/sh -c 'sh -c \"setsid sleep 305 </dev/null >/dev/null 2>&1 &\"; echo ready'",
+                Duration.ofSeconds(1));
+        Integer code;
+        while ((code = sup.waitFor(Duration.ofMillis(200))) == null) {
+            Thread.onSpinWait();
+        }
+        assertEquals(0, code);
+        awaitTagged(1);
+        Thread.sleep(2500); // longer than the guard grace: the JDK closed the guard pipe when the plan exited
+        assertEquals(1, sup.tagged().size(), "the daemon must live until its owner closes the supervisor");
+        sup.close();
+        assertEquals(List.of(), sup.tagged());
+    }
+
+    private void awaitTagged(int n) throws InterruptedException {
+        for (int i = 0; i < 600 && sup.tagged().size() < n; i++) {
+            Thread.sleep(50);
+        }
+        assertTrue(sup.tagged().size() >= n, "expected " + n + " tagged processes: " + sup.tagged());
     }
 
     @Test

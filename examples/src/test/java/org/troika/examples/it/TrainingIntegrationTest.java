@@ -22,7 +22,7 @@ class TrainingIntegrationTest {
     private static final Pattern ACCURACY = Pattern.compile("^final accuracy (\\S+) on 4096 samples, (\\d+) ranks$");
 
     @ParameterizedTest(name = "{0} np={1}")
-    @CsvSource({"OPEN_MPI, 4", "MPICH, 2"})
+    @CsvSource({"OPEN_MPI, 4", "MPICH, 2", "OPEN_MPI_5, 4"})
     void ranksTrainTheSameModel(Launcher launcher, int np) {
         MpiJob.Result result = MpiJob.run(launcher, np, Training.class.getName(),
                 List.of("--epochs", "5", "--samples", "4096"), 240);

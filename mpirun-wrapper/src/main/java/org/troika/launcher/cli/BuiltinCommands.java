@@ -8,7 +8,7 @@ final class BuiltinCommands {
     private BuiltinCommands() {}
 
     static List<Subcommand> all() {
-        return List.of(new RunCommand(), new HostsCommand());
+        return List.of(new RunCommand(), new HostsCommand(), new DoctorCommand());
     }
 
     /** The built-in subcommand called {@code name}, or {@code null}. */
@@ -16,6 +16,7 @@ final class BuiltinCommands {
         return switch (name) {
             case "run" -> new RunCommand();
             case "hosts" -> new HostsCommand();
+            case "doctor" -> new DoctorCommand();
             default -> null;
         };
     }

@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
 import org.troika.common.UsageException;
 import org.troika.launcher.spi.Subcommand;
 import org.troika.launcher.spi.UserText;
@@ -30,13 +29,13 @@ public final class Main {
     public static int run(List<String> args, Subcommand.Io io) {
         boolean verbose = args.contains("--verbose");
         try {
-            // built-ins first: the ServiceLoader scan opens every jar, which start-up cannot afford on the run path
+            // built-ins first: no plugin lookup on the run path
             Subcommand builtin = args.isEmpty() ? null : BuiltinCommands.byName(args.get(0));
             if (builtin != null) {
                 return builtin.run(new ArrayList<>(args.subList(1, args.size())), io);
             }
             if (!args.isEmpty() && (args.get(0).equals("--version") || args.get(0).equals("version"))) {
-                io.out().println("troika " + Version.get());
+                io.out().println(Version.describe());
                 return 0;
             }
             Map<String, Subcommand> commands = subcommands();
@@ -82,7 +81,7 @@ public final class Main {
         for (Subcommand s : BuiltinCommands.all()) {
             map.put(s.name(), s);
         }
-        for (Subcommand s : ServiceLoader.load(Subcommand.class)) {
+        for (Subcommand s : ServiceIndex.load(Subcommand.class, ServiceIndex.distLib())) {
             map.putIfAbsent(s.name(), s);
         }
         return map;

@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
 import java.util.concurrent.ThreadLocalRandom;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
@@ -32,6 +31,10 @@ import org.troika.launcher.spi.JobEnvironment;
 import org.troika.launcher.spi.LaunchBackend;
 import org.troika.launcher.spi.LaunchContext;
 import org.troika.launcher.spi.Subcommand;
+import org.troika.launcher.elastic.ElasticListener;
+import org.troika.launcher.timeline.Timeline;
+import org.troika.launcher.timeline.TimelineElasticListener;
+import org.troika.launcher.watchdog.HangWatch;
 
 /**
  * {@code troika run}: parse → resolve hosts → detect the MPI → plan with a backend → print ({@code --dry-run}) or
@@ -62,17 +65,46 @@ final class RunCommand implements Subcommand {
     }
 
     @Override
-    public int run(List<String> args, Io io) throws Exception {
-        RunCommandLine.Parsed parsed = RunCommandLine.parse(args, files, true);
+    public int run(List<String> args, Io given) throws Exception {
+        ConfigFile.Applied config = ConfigFile.apply(args, RunCommandLine.options(), files);
+        config.warnings().forEach(w -> given.err().println("troika: warning: " + w));
+        Io io = new Io(given.out(), given.err(), config.environment(given.env()));
+        RunCommandLine.Parsed parsed;
+        try {
+            parsed = RunCommandLine.parse(config.args(), files, true);
+        } catch (UsageException e) {
+            throw config.explain(e);
+        }
         if (parsed.help()) {
             io.out().print(RunCommandLine.help("run", "COMMAND [ARGS...]"));
             return 0;
         }
         RunSettings s = parsed.settings();
-        if (s.elastic()) {
-            return runElastic(s, io);
+        HangWatch.timeout(s, io.env()); // a bad TROIKA_HANG_TIMEOUT fails before anything starts
+        Path timelineFile = s.dryRun() ? null : Timeline.fileFor(s.timeline(), s.elastic(), s.outputFilename());
+        Timeline timeline = timelineFile == null ? Timeline.off() : Timeline.to(timelineFile);
+        timeline.title("troika run " + String.join(" ", s.command()));
+        try {
+            return s.elastic() ? runElastic(s, io, timeline) : runStatic(s, io, timeline);
+        } finally {
+            if (timeline.enabled()) {
+                try {
+                    timeline.close();
+                    io.err().println("troika: timeline: " + timelineFile + " (Perfetto / chrome://tracing), "
+                            + Timeline.htmlFileFor(timelineFile));
+                } catch (java.io.UncheckedIOException e) {
+                    io.err().println("troika: warning: " + e.getMessage());
+                }
+            }
         }
+    }
+
+    private int runStatic(RunSettings s, Io io, Timeline timeline) throws Exception {
+        Timeline.Span planning = timeline.begin(Timeline.Kind.PLAN, "plan", null, Map.of());
         Planned planned = plan(s, io.env());
+        planned.resolved().plan().hostNames().forEach(timeline::host);
+        planning.end(Map.of("hosts", planned.resolved().plan().hostList(), "mpi",
+                planned.mpi().flavor().displayName(), "ranks", planned.resolved().plan().size()));
         for (String w : planned.plan().warnings()) {
             io.err().println("troika: warning: " + w);
         }
@@ -81,6 +113,7 @@ final class RunCommand implements Subcommand {
                     + planned.resolved().plan().hostList() + "; MPI: " + planned.mpi().flavor().displayName()
                     + (planned.mpi().majorVersion() > 0 ? " " + planned.mpi().majorVersion() : "")
                     + "; backend: " + planned.backend().name());
+            planned.reasons().forEach(r -> io.err().println("troika: launcher " + r));
         }
         if (s.dryRun()) {
             io.out().println(planned.plan().launch().render());
@@ -89,11 +122,28 @@ final class RunCommand implements Subcommand {
         // issue 3 (RelaySession, owned by the launch-agent work): task services on the remote hosts and the troika-rsh
         // agent for Open MPI's daemons, plus network detection. Inactive (changes nothing) unless --launch-agent relay
         // or --remote-shell is given; a lost host is printed and its agents exit 255, which ends mpirun.
-        try (RelaySession relay = RelaySession.start(s, planned.resolved().plan(), planned.mpi(), io.env(), troikaHome(),
-                io.err(), (host, why) -> { })) {
-            Planned run = relay.active() ? plan(relay.settings(), io.env()) : planned;
-            return JobExecutor.execute(relay.apply(run.plan(), run.mpi()), run.resolved().plan(), relay.settings(),
-                    io.out(), io.err());
+        // issue 15: the hang watchdog's progress service; ranks get its address and a derived key through the env
+        try (HangWatch watch = HangWatch.start(s, io.env(), planned.resolved().plan(), 0, timeline, io.err())) {
+            Map<String, String> env = new java.util.LinkedHashMap<>(io.env());
+            env.putAll(watch.env());
+            Planned watched = watch.active() ? plan(s, env) : planned;
+            if (!(watched.backend() instanceof MpirunBackend)) {
+                // jsrun and srun start every rank themselves: no daemons to relay, but the watchdog and timeline apply
+                return JobExecutor.execute(watched.plan(), watched.resolved().plan(), s, io.out(), io.err(), timeline,
+                        watch);
+            }
+            if (s.launchAgent() != RunSettings.LaunchAgent.RELAY && s.remoteShell() == null) {
+                // no relay asked for (RelaySession.servicesWanted would say no): skip its remote-host check, whose
+                // InetAddress.getLocalHost() costs a name lookup on every plain run (4 ms here; seconds with bad DNS)
+                return JobExecutor.execute(watched.plan(), watched.resolved().plan(), s, io.out(), io.err(), timeline,
+                        watch);
+            }
+            try (RelaySession relay = RelaySession.start(s, watched.resolved().plan(), watched.mpi(), env,
+                    troikaHome(), io.err(), (host, why) -> { }, timeline)) {
+                Planned run = relay.active() ? plan(relay.settings(), env) : watched;
+                return JobExecutor.execute(relay.apply(run.plan(), run.mpi()), run.resolved().plan(),
+                        relay.settings(), io.out(), io.err(), timeline, watch);
+            }
         }
     }
 
@@ -101,7 +151,7 @@ final class RunCommand implements Subcommand {
      * Elastic: the driver runs generations, each one a static launch planned here ({@link #plan}) and run by the
      * {@link MpirunGenerationLauncher}; driver lines go to stderr, the ranks' output through.
      */
-    private int runElastic(RunSettings s, Io io) throws Exception {
+    private int runElastic(RunSettings s, Io io, Timeline timeline) throws Exception {
         if (s.dryRun()) {
             throw new UsageException("--dry-run cannot print an elastic launch (each generation is planned when it "
                     + "starts, from the hosts of that moment); drop --dry-run or the elastic flags");
@@ -113,8 +163,9 @@ final class RunCommand implements Subcommand {
                 io.err(), (gs, env) -> {
                     Planned p = plan(gs, env);
                     return new MpirunGenerationLauncher.Planned(p.plan(), p.mpi(), p.resolved().plan());
-                })) {
-            return ElasticExecutor.run(ElasticDriver.forSettings(s, discovery, launcher, io.err()), io.err());
+                }, timeline)) {
+            return ElasticExecutor.run(ElasticDriver.forSettings(s, discovery, launcher,
+                    new TimelineElasticListener(ElasticListener.printing(io.err()), timeline)), io.err());
         }
     }
 
@@ -141,7 +192,8 @@ final class RunCommand implements Subcommand {
     }
 
     /** The outcome of planning: everything {@code --dry-run} prints and the executor runs. */
-    record Planned(HostResolver.Resolved resolved, MpiInstall mpi, LaunchBackend backend, BackendPlan plan) {}
+    record Planned(HostResolver.Resolved resolved, MpiInstall mpi, LaunchBackend backend, BackendPlan plan,
+            List<String> reasons) {}
 
     /** Plans a static launch. Reads the hostfile and probes {@code mpirun --version}; starts nothing else. */
     Planned plan(RunSettings s, Map<String, String> env) {
@@ -153,33 +205,47 @@ final class RunCommand implements Subcommand {
                         FlavorDetector.mpirunCommand(env));
         LaunchContext ctx = new LaunchContext(s, resolved.plan(), mpi, env, resolved.allocation(), scratchDir(env),
                 name -> onPath(name, env), troikaHome());
-        LaunchBackend backend = chooseBackend(s, ctx);
-        return new Planned(resolved, mpi, backend, backend.plan(ctx));
+        List<String> reasons = new ArrayList<>();
+        LaunchBackend backend = chooseBackend(s, ctx, reasons);
+        return new Planned(resolved, mpi, backend, backend.plan(ctx), reasons);
     }
 
     static CommandRunner probes(CommandRunner given, Map<String, String> env) {
         return given != null ? given : new SystemCommandRunner(env);
     }
 
+    /** The batch-system plugins: from the distribution's service index ({@link ServiceIndex}) or the class path. */
     static List<JobEnvironment> jobEnvironments() {
-        List<JobEnvironment> list = new ArrayList<>();
-        ServiceLoader.load(JobEnvironment.class).forEach(list::add);
-        return list;
+        return ServiceIndex.load(JobEnvironment.class, ServiceIndex.distLib());
     }
 
-    static LaunchBackend chooseBackend(RunSettings s, LaunchContext ctx) {
-        List<LaunchBackend> extra = new ArrayList<>();
-        ServiceLoader.load(LaunchBackend.class).forEach(extra::add);
+    /**
+     * The backend {@code --launcher} names, or with {@code auto} the first plugin backend that claims the launch
+     * (jsrun inside LSF with Spectrum MPI, srun inside Slurm), else mpirun. {@code reasons} receives each plugin's
+     * one-line reason for {@code --verbose}.
+     */
+    static LaunchBackend chooseBackend(RunSettings s, LaunchContext ctx, List<String> reasons) {
         MpirunBackend mpirun = new MpirunBackend();
-        switch (s.backend()) {
-            case MPI:
-                return mpirun;
-            case JSRUN:
-                return extra.stream().filter(b -> b.name().equals("jsrun")).findFirst().orElseThrow(() ->
-                        new UsageException("--jsrun needs troika-jsrun on the class path; use the troika distribution"));
-            default:
-                return extra.stream().filter(b -> b.isDefaultFor(ctx)).findFirst().orElse(mpirun);
+        if (s.backend() == RunSettings.Backend.MPI) {
+            return mpirun;
         }
+        List<LaunchBackend> extra = ServiceIndex.load(LaunchBackend.class, ServiceIndex.distLib());
+        if (s.backend() != RunSettings.Backend.AUTO) {
+            String name = s.backend().launcherName();
+            return extra.stream().filter(b -> b.name().equals(name)).findFirst().orElseThrow(() -> new UsageException(
+                    "--launcher " + name + " needs troika-" + name + " on the class path; use the troika distribution"));
+        }
+        for (LaunchBackend b : extra) {
+            boolean chosen = b.isDefaultFor(ctx);
+            String why = b.reason(ctx);
+            if (why != null) {
+                reasons.add(b.name() + (chosen ? " chosen: " : " not chosen: ") + why);
+            }
+            if (chosen) {
+                return b;
+            }
+        }
+        return mpirun;
     }
 
     /**

@@ -20,6 +20,7 @@ import org.apache.commons.cli.Options;
 import org.apache.commons.cli.ParseException;
 import org.troika.common.ShellQuote;
 import org.troika.common.UsageException;
+import org.troika.launcher.spi.FaultTolerance;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.hosts.HostListParser;
 import org.troika.launcher.hosts.HostfileParser;
@@ -56,11 +57,13 @@ public final class RunCommandLine {
                 + "srun, or a template with {host}, e.g. 'ip netns exec ns-{host}'"));
         o.addOption(opt(null, "launch-agent", "MODE", "how Open MPI starts its daemons: relay (through troika task services) or ssh"));
         // MPI
-        o.addOption(opt(null, "mpi-args", "ARGS", "extra arguments for mpirun/jsrun, shell-quoted in one string"));
+        o.addOption(opt(null, "mpi-args", "ARGS", "extra arguments for mpirun/srun/jsrun, shell-quoted in one string"));
         o.addOption(opt(null, "binding-args", "ARGS", "binding/mapping arguments replacing the default (e.g. '--bind-to core')"));
         o.addOption(flag(null, "tcp", "use TCP only (no InfiniBand): NCCL_IB_DISABLE=1, -tcp for Spectrum MPI"));
-        o.addOption(flag(null, "mpi", "launch with mpirun (default outside LSF+jsrun)"));
-        o.addOption(flag(null, "jsrun", "launch with IBM jsrun (LSF with Spectrum MPI)"));
+        o.addOption(opt(null, "launcher", "NAME", "what starts the ranks: auto (default: srun inside Slurm, jsrun inside LSF"
+                + " with Spectrum MPI, where they work; else mpirun), mpirun, srun or jsrun"));
+        o.addOption(flag(null, "mpi", "same as --launcher mpirun"));
+        o.addOption(flag(null, "jsrun", "same as --launcher jsrun"));
         o.addOption(opt(null, "mpi-flavor", "NAME", "override MPI detection: openmpi, openmpi5, spectrum, mpich or intel"));
         // output and timing
         o.addOption(opt(null, "output-filename", "DIR", "also write each rank's output to files under DIR"));
@@ -76,7 +79,18 @@ public final class RunCommandLine {
         o.addOption(Option.builder().longOpt("blacklist-cooldown-range").numberOfArgs(2).argName("MIN MAX")
                 .desc("elastic: a failed host is retried after a cooldown between MIN and MAX seconds (default: never)").build());
         o.addOption(opt(null, "discovery-interval", "SECONDS", "elastic: how often the discovery script runs (default 1)"));
+        o.addOption(opt(null, "fault-tolerance", "MODE", "elastic: relaunch (a dead rank ends the generation), shrink "
+                + "(the survivors go on: Open MPI 5, --with-ft ulfm) or auto (shrink where the MPI supports it; default)"));
+        // operability (docs/operability.md)
+        o.addOption(opt(null, "hang-timeout", "SECONDS", "end the job (static: exit 124; elastic: next generation) when a "
+                + "rank makes no progress for SECONDS; 0 = off (default: off, 300 for elastic jobs; env TROIKA_HANG_TIMEOUT)"));
+        o.addOption(opt(null, "hang-warning", "SECONDS", "warn when a rank makes no progress for SECONDS (default: 60 "
+                + "when the hang timeout is above 120, else none; 0 = none)"));
+        o.addOption(opt(null, "timeline", "FILE", "write the job's timeline to FILE (Chrome trace JSON, opens in Perfetto) "
+                + "and FILE.html (one row per host); elastic jobs keep DIR/timeline.json with --output-filename DIR"));
         // general
+        o.addOption(opt(null, ConfigFile.OPTION, "FILE", "Horovod's YAML config file (params, timeline, stall_check,"
+                + " library_options, logging); flags given here win over it"));
         o.addOption(flag(null, "dry-run", "print the planned command on one line and exit without running anything"));
         o.addOption(flag(null, "verbose", "explain what was chosen and why; show stack traces"));
         o.addOption(flag("h", "help", "show this help"));
@@ -143,7 +157,7 @@ public final class RunCommandLine {
         RunSettings.Builder b = RunSettings.builder().command(command);
 
         exclusive(cl, "hosts", "hostfile", "host-discovery-script");
-        exclusive(cl, "mpi", "jsrun");
+        exclusive(cl, "launcher", "mpi", "jsrun");
         b.np(ranks(cl, "num-proc", "-np"));
         if (cl.hasOption("hosts")) {
             b.hosts(HostListParser.parse(cl.getOptionValue("hosts")), "-H");
@@ -202,6 +216,10 @@ public final class RunCommandLine {
             b.backend(RunSettings.Backend.MPI);
         } else if (cl.hasOption("jsrun")) {
             b.backend(RunSettings.Backend.JSRUN);
+        } else if (cl.hasOption("launcher")) {
+            String v = cl.getOptionValue("launcher").toLowerCase(Locale.ROOT);
+            b.backend(Arrays.stream(RunSettings.Backend.values()).filter(k -> k.launcherName().equals(v)).findFirst()
+                    .orElseThrow(() -> new UsageException("--launcher '" + v + "' is not known; use auto, mpirun, srun or jsrun")));
         }
         if (cl.hasOption("mpi-flavor")) {
             String f = cl.getOptionValue("mpi-flavor").toLowerCase(Locale.ROOT);
@@ -221,6 +239,26 @@ public final class RunCommandLine {
         Integer startTimeout = positive(cl, "start-timeout", "--start-timeout");
         if (startTimeout != null) {
             b.startTimeout(Duration.ofSeconds(startTimeout));
+        }
+
+        Integer hang = nonNegative(cl, "hang-timeout", "--hang-timeout");
+        if (hang != null) {
+            b.hangTimeout(Duration.ofSeconds(hang));
+        }
+        Integer hangWarn = nonNegative(cl, "hang-warning", "--hang-warning");
+        if (hangWarn != null) {
+            b.hangWarning(Duration.ofSeconds(hangWarn));
+        }
+        if (cl.hasOption("timeline")) {
+            String f = cl.getOptionValue("timeline");
+            if (f.isBlank() || f.endsWith("/") || Files.isDirectory(Path.of(f))) {
+                throw new UsageException("--timeline '" + f + "' is not a file name; give e.g. --timeline job.json");
+            }
+            Path parent = Path.of(f).toAbsolutePath().getParent();
+            if (parent != null && !Files.isDirectory(parent)) {
+                throw new UsageException("--timeline " + f + ": directory " + parent + " does not exist; create it first");
+            }
+            b.timeline(Path.of(f));
         }
 
         // elastic
@@ -257,8 +295,12 @@ public final class RunCommandLine {
         if (di != null) {
             b.discoveryInterval(Duration.ofSeconds(di));
         }
+        if (cl.hasOption("fault-tolerance")) {
+            b.faultTolerance(FaultTolerance.parse(cl.getOptionValue("fault-tolerance")));
+        }
         boolean elasticOnly = cl.hasOption("slots-per-host") || cl.hasOption("elastic-timeout") || cl.hasOption("reset-limit")
-                || cl.hasOption("blacklist-cooldown-range") || cl.hasOption("discovery-interval");
+                || cl.hasOption("blacklist-cooldown-range") || cl.hasOption("discovery-interval")
+                || cl.hasOption("fault-tolerance");
         RunSettings s = b.dryRun(cl.hasOption("dry-run")).verbose(cl.hasOption("verbose")).build();
         if (elasticOnly && !s.elastic()) {
             throw new UsageException("elastic options need an elastic job; add --host-discovery-script, --min-np or --max-np");

@@ -75,10 +75,16 @@ public final class ElasticDriver {
     /** Like {@link #forSettings(RunSettings, CommandRunner, GenerationLauncher, PrintStream)} with a given discovery. */
     public static ElasticDriver forSettings(RunSettings settings, HostDiscovery discovery, GenerationLauncher launcher,
             PrintStream out) {
+        return forSettings(settings, discovery, launcher, ElasticListener.printing(out));
+    }
+
+    /** Like {@link #forSettings(RunSettings, HostDiscovery, GenerationLauncher, PrintStream)} with a given listener. */
+    public static ElasticDriver forSettings(RunSettings settings, HostDiscovery discovery, GenerationLauncher launcher,
+            ElasticListener listener) {
         ElasticLimits limits = ElasticLimits.from(settings);
         Clock clock = Clock.system();
         HostManager hosts = new HostManager(clock, limits.cooldown(), () -> ThreadLocalRandom.current().nextDouble());
-        return new ElasticDriver(limits, discovery, hosts, launcher, clock, ElasticListener.printing(out));
+        return new ElasticDriver(limits, discovery, hosts, launcher, clock, listener);
     }
 
     /** Thrown inside the loop to end the job with a result. */

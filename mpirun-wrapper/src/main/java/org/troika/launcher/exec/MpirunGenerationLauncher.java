@@ -31,6 +31,9 @@ import org.troika.launcher.elastic.RankExit;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.timeline.Timeline;
+import org.troika.launcher.watchdog.HangReport;
+import org.troika.launcher.watchdog.HangWatch;
 import org.troika.wire.Secret;
 
 /**
@@ -54,6 +57,11 @@ import org.troika.wire.Secret;
 public final class MpirunGenerationLauncher implements GenerationLauncher, AutoCloseable {
     /** Exit code reported for the ranks of a lost host (what the relay agents exit with). */
     public static final int HOST_LOST_EXIT = 255;
+    /**
+     * With {@code --fault-tolerance shrink}: how long mpirun may stay up after every rank is dead or has left the
+     * elastic run before it is ended (PRRTE 3.0.8 at times does not exit by itself after a rank died).
+     */
+    static final Duration SHRUNK_EXIT_GRACE = Duration.ofSeconds(10);
     /** Grace between SIGTERM and SIGKILL when a lost host ends a generation. */
     static final Duration LOST_HOST_GRACE = Duration.ofSeconds(2);
 
@@ -75,6 +83,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     private final String jobId;
     private final Secret workerKey;
     private final Path workerKeyFile;
+    private final Timeline timeline;
     private volatile Running current;
     private final List<Running> started = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -85,6 +94,16 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
      */
     public MpirunGenerationLauncher(RunSettings base, Map<String, String> env, Path troikaHome, PrintStream out,
             PrintStream err, Planner planner) throws IOException {
+        this(base, env, troikaHome, out, err, planner, Timeline.off());
+    }
+
+    /**
+     * As above, recording each generation's services, mpirun, hangs and lost hosts on {@code timeline}; every
+     * generation runs under the hang watchdog when the settings ask for it (elastic default: on).
+     */
+    public MpirunGenerationLauncher(RunSettings base, Map<String, String> env, Path troikaHome, PrintStream out,
+            PrintStream err, Planner planner, Timeline timeline) throws IOException {
+        this.timeline = timeline;
         this.base = base;
         this.troikaHome = troikaHome;
         this.out = out;
@@ -131,6 +150,9 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         // first non-zero exit, which every generation end is (exit 75 or a failure); the committed state is on the
         // node before any rank leaves, so nothing needs that second (generation end: 1.45 s -> 0.16 s, measured)
         e.putIfAbsent(SIGKILL_TIMEOUT, "0");
+        // every generation starts the same java ranks again: from the second one on (per host) they map the class
+        // archive the first recorded (bin/troika-rankenv; measured about 50 ms less CPU per rank JVM start)
+        e.putIfAbsent(TroikaEnv.JAVA_CDS, "1");
         return e;
     }
 
@@ -167,6 +189,27 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
             // unnamed ranks: a clean common exit (0 or 75) is theirs too; anything else makes them casualties
             exits.add(new RankExit(r, plan.slots().get(r).host(), named ? first.exitCode() : mpirunCode,
                     mpirunCode != 0));
+        }
+        return exits;
+    }
+
+    /**
+     * The exits of a generation the hang watchdog ended: the ranks it blames (stuck outside a collective, or behind
+     * the others) fail with {@link HangWatch#EXIT_HANG} and their hosts are blacklisted like those of failed ranks;
+     * every other rank is a casualty. When every rank was blocked in the same collective nobody is blamed: the next
+     * generation retries on the same hosts (pure).
+     */
+    public static List<RankExit> hangExits(HostPlan plan, HangReport hang) {
+        List<RankExit> exits = new ArrayList<>();
+        Set<Integer> blamed = new java.util.HashSet<>();
+        for (HangReport.RankState r : hang.stuck().isEmpty() ? hang.behind() : hang.stuck()) {
+            blamed.add(r.rank());
+            exits.add(new RankExit(r.rank(), r.host(), HangWatch.EXIT_HANG, false));
+        }
+        for (int r = 0; r < plan.size(); r++) {
+            if (!blamed.contains(r)) {
+                exits.add(new RankExit(r, plan.slots().get(r).host(), HangWatch.EXIT_HANG, true));
+            }
         }
         return exits;
     }
@@ -265,31 +308,42 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         private GenerationResult launchAndWait() throws IOException, InterruptedException {
             RunSettings s = generationSettings(base, gen);
             try (WorkerNotifier n = new WorkerNotifier(workerKey, RelaySession.bindAddress(gen.hostNames().get(0)),
-                    gen.id())) {
+                    gen.id());
+                    HangWatch watch = HangWatch.start(base, env, gen.plan(), gen.id(), timeline, err)) {
                 synchronized (this) {
                     notifier = n;
                     if (pendingBits != 0) {
                         n.announce(System.currentTimeMillis(), pendingBits);
                     }
                 }
-                Map<String, String> e = rankEnv(env, jobId, gen.id(), n.endpoint().toString(), workerKeyFile);
+                Map<String, String> e = new LinkedHashMap<>(rankEnv(env, jobId, gen.id(), n.endpoint().toString(),
+                        workerKeyFile));
+                e.putAll(watch.env());
+                if (base.minNp() != null) {
+                    e.put(TroikaEnv.ELASTIC_MIN_NP, Integer.toString(base.minNp()));
+                }
                 Planned planned = planner.plan(s, e);
                 try (RelaySession relay = RelaySession.start(s, planned.hosts(), planned.mpi(), e, troikaHome, err,
                         (host, why) -> {
                             lost.add(host);
                             tearDown();
-                        })) {
+                        }, timeline)) {
                     Planned run = relay.active() ? planner.plan(relay.settings(), e) : planned;
                     BackendPlan plan = relay.apply(run.plan(), run.mpi());
                     MpiFailureParser failures = new MpiFailureParser(run.hosts());
-                    try (PlanFiles files = PlanFiles.write(plan.files())) {
+                    ShrinkTracker shrink = new ShrinkTracker(gen.size());
+                    try (PlanFiles files = PlanFiles.write(plan.files());
+                            RankFileWriter rankFiles = RankFileWriter.open(plan.rankOutput(), gen.id() == 1)) {
                         if (s.verbose()) {
                             err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
                         }
-                        ProcessSupervisor p = ProcessSupervisor.start(plan.launch(),
-                                ProcessSupervisor.Options.of(LineSink.copyTo(out, failures::accept),
-                                        LineSink.copyTo(err, failures::accept)));
+                        ProcessSupervisor p = ProcessSupervisor.start(plan.launch(), ProcessSupervisor.Options.of(
+                                watch.output(LineSink.copyTo(out, rankFiles.then(false, l -> follow(l, failures, shrink, watch)))),
+                                watch.output(LineSink.copyTo(err, rankFiles.then(true, l -> follow(l, failures, shrink, watch))))));
                         sup = p;
+                        Timeline.Span span = timeline.begin(Timeline.Kind.MPIRUN, "mpirun (generation " + gen.id()
+                                + ")", null, Map.of("generation", gen.id(), "worldSize", gen.size()));
+                        watch.arm(h -> tearDown());
                         if (!lost.isEmpty()) {
                             tearDown(); // lost while starting
                         }
@@ -299,7 +353,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         } finally {
                             p.close();
                         }
-                        if (code != 0 && failures.first().isEmpty() && lost.isEmpty() && relay.active()) {
+                        if (code != 0 && failures.first().isEmpty() && lost.isEmpty() && relay.active()
+                                && watch.hang().isEmpty()) {
                             // The launch agents and the driver watch the same heartbeats. When an agent gives up on
                             // a partitioned host first, mpirun ends before the driver reports that host lost and no
                             // rank is named: give the driver its liveness window to name the host, or the next
@@ -309,14 +364,49 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                                 Thread.sleep(100);
                             }
                         }
+                        span.end(Map.of("exitCode", code));
                         Set<String> lostNow = Set.copyOf(lost);
-                        GenerationResult r = new GenerationResult(exits(gen.plan(), code,
-                                failures.first().orElse(null), lostNow), n.registered());
+                        GenerationResult r = new GenerationResult(watch.hang().isPresent() && lostNow.isEmpty()
+                                ? hangExits(gen.plan(), watch.hang().get())
+                                : shrink.shrunk() && lostNow.isEmpty() ? shrink.exits(gen.plan(), code)
+                                : exits(gen.plan(), code, failures.first().orElse(null), lostNow), n.registered());
                         // the driver may plan the next generation while this one's task services shut down
                         result.complete(r);
                         return r;
                     }
                 }
+            }
+        }
+
+        /**
+         * One line of output: Open MPI's failure report, and with fault tolerance the survivors' reports of dead ranks
+         * (told at once; blacklisted at the generation's end) and of ranks leaving; once every rank is dead or has
+         * left, mpirun gets {@link #SHRUNK_EXIT_GRACE} to exit by itself.
+         */
+        private void follow(String line, MpiFailureParser failures, ShrinkTracker shrink, HangWatch watch) {
+            failures.accept(line);
+            if (!line.contains("troika elastic: ")) {
+                return;
+            }
+            boolean wasOver = shrink.over();
+            for (int r : shrink.accept(line)) {
+                watch.forget(r);
+                err.println("troika elastic: generation " + gen.id() + ": rank " + r + " on host "
+                        + gen.plan().slots().get(r).host() + " died; the survivors go on (fault tolerance: shrink)");
+            }
+            if (!wasOver && shrink.over()) {
+                Thread t = new Thread(() -> {
+                    try {
+                        ProcessSupervisor p = sup;
+                        if (p != null && p.waitFor(SHRUNK_EXIT_GRACE) == null) {
+                            tearDown();
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "troika-generation-shrunk-exit");
+                t.setDaemon(true);
+                t.start();
             }
         }
 

@@ -23,7 +23,10 @@ import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.timeline.ServiceStarts;
+import org.troika.launcher.timeline.Timeline;
 import org.troika.rsh.Liveness;
+import org.troika.rsh.agent.AgentKey;
 import org.troika.rsh.driver.DriverService;
 import org.troika.rsh.driver.HostsNotReadyException;
 import org.troika.rsh.driver.NicSelector;
@@ -43,6 +46,12 @@ import org.troika.wire.Secret;
  *   }                                               // Shutdown to every service; remote shells end; files removed
  * </pre>
  *
+ * <p>Keys: the job secret reaches the task services on their stdin, from a 0600 file that is deleted as soon as they
+ * have all registered (before mpirun starts). mpirun, the launch agents and the daemons get only the launch agent
+ * key of this session ({@code AgentKey}, a fresh label each time, so each elastic generation has its own) in a 0600
+ * file; it allows one daemon lookup and one daemon start per host, and once every host's daemon has been looked up the
+ * driver refuses it and the file is deleted here and on every host: before any rank starts.
+ *
  * <p>When it runs: services start when {@code --launch-agent relay} is given, or a {@code --remote-shell} is given and
  * the agent is not {@code ssh}; only for Open MPI-family launchers and only for hosts that are not this machine. With
  * {@code --launch-agent ssh} and a remote shell, services still run for network detection but mpirun keeps ssh.
@@ -60,6 +69,7 @@ public final class RelaySession implements AutoCloseable {
     private final RunSettings settings;
     private final boolean relay;
     private final DriverService driver;
+    /** The agent key's file for mpirun's agents ({@code null} without the relay agent); deleted once spent. */
     private final Path secretFile;
     private final Path troikaRsh;
     private final List<ProcessSupervisor> shells;
@@ -108,6 +118,14 @@ public final class RelaySession implements AutoCloseable {
     public static RelaySession start(RunSettings s, HostPlan plan, MpiInstall mpi, Map<String, String> env,
             Path troikaHome, PrintStream err, BiConsumer<String, String> onHostLost) throws IOException,
             InterruptedException {
+        return start(s, plan, mpi, env, troikaHome, err, onHostLost, Timeline.off());
+    }
+
+    /** {@link #start(RunSettings, HostPlan, MpiInstall, Map, Path, PrintStream, BiConsumer)}, recording each host's
+     * service start and loss on {@code timeline}. */
+    public static RelaySession start(RunSettings s, HostPlan plan, MpiInstall mpi, Map<String, String> env,
+            Path troikaHome, PrintStream err, BiConsumer<String, String> onHostLost, Timeline timeline)
+            throws IOException, InterruptedException {
         List<String> remote = remoteHosts(plan);
         if (s.launchAgent() == RunSettings.LaunchAgent.RELAY && !mpi.flavor().isOpenMpiFamily()) {
             throw new UsageException("--launch-agent relay works with Open MPI only (" + mpi.flavor().displayName()
@@ -126,8 +144,12 @@ public final class RelaySession implements AutoCloseable {
                     + "holds ':' or a space, which Open MPI's agent setting cannot carry; install it elsewhere");
         }
         Secret secret = Secret.fromEnvOrGenerate(env);
-        Path secretFile = secret.writeToPrivateFile(Path.of(env.getOrDefault("TMPDIR",
-                System.getProperty("java.io.tmpdir"))));
+        Path tmp = Path.of(env.getOrDefault("TMPDIR", System.getProperty("java.io.tmpdir")));
+        boolean relay = s.launchAgent() != RunSettings.LaunchAgent.SSH;
+        // the job secret, for the services' stdin only: gone once they registered, before anything else starts
+        Path stdinFile = secret.writeToPrivateFile(tmp);
+        String agentLabel = relay ? AgentKey.newLabel() : null;
+        Path agentFile = null;
         List<ProcessSupervisor> shells = new ArrayList<>();
         DriverService driver = null;
         RelaySession session = null;
@@ -137,11 +159,14 @@ public final class RelaySession implements AutoCloseable {
                     (host, why) -> {
                         lostHosts.add(host);
                         err.println("troika: host " + host + " lost: " + why);
+                        timeline.instant(Timeline.Kind.FAILURE, "host lost", host, Map.of("why", why));
                         onHostLost.accept(host, why);
                     });
+            Map<String, Long> shellStarted = new LinkedHashMap<>();
             for (String host : remote) {
+                shellStarted.put(host, timeline.nowMicros());
                 List<String> argv = TaskServiceCommandBuilder.build(s, host,
-                        TaskServiceCommandBuilder.serviceWords(troikaRsh, host, driver.endpoint()));
+                        TaskServiceCommandBuilder.serviceWords(troikaRsh, host, driver.endpoint(), agentLabel));
                 Map<String, String> shellEnv = new LinkedHashMap<>(env);
                 shellEnv.remove(TroikaEnv.SECRET_KEY);
                 if (s.verbose()) {
@@ -149,16 +174,23 @@ public final class RelaySession implements AutoCloseable {
                 }
                 shells.add(ProcessSupervisor.start(new LaunchPlan(argv, shellEnv), ProcessSupervisor.Options.of(
                         seg -> err.print("[task-service " + host + "] " + seg),
-                        seg -> err.print("[task-service " + host + "] " + seg)).withStdin(secretFile)));
+                        seg -> err.print("[task-service " + host + "] " + seg)).withStdin(stdinFile)));
             }
             try {
-                driver.awaitHosts(s.startTimeout());
+                ServiceStarts.await(driver, remote, s.startTimeout(), timeline, shellStarted);
             } catch (HostsNotReadyException e) {
                 throw new IOException(e.getMessage(), e);
+            } finally {
+                Secret.deleteFile(stdinFile); // every registered service has read its line
+                stdinFile = null;
             }
             driver.separateSharedHostnames();
+            if (relay) {
+                Path file = AgentKey.derive(secret, agentLabel).writeToPrivateFile(tmp);
+                agentFile = file;
+                driver.openAgentKey(AgentKey.derive(secret, agentLabel), () -> Secret.deleteFile(file));
+            }
             RunSettings adjusted = s;
-            boolean relay = s.launchAgent() != RunSettings.LaunchAgent.SSH;
             if (relay) {
                 // ssh options were for starting the services; the agent takes no plm_rsh_args
                 adjusted = adjusted.toBuilder().sshPort(null).sshIdentityFile(null).build();
@@ -166,7 +198,7 @@ public final class RelaySession implements AutoCloseable {
             if (s.networkInterfaces().isEmpty() && remote.size() > 1) {
                 adjusted = withDetectedNetworks(adjusted, driver, err);
             }
-            session = new RelaySession(adjusted, relay, driver, secretFile, troikaRsh, shells, lostHosts);
+            session = new RelaySession(adjusted, relay, driver, agentFile, troikaRsh, shells, lostHosts);
             return session;
         } finally {
             if (session == null) {
@@ -174,7 +206,8 @@ public final class RelaySession implements AutoCloseable {
                     driver.close();
                 }
                 stopShells(shells);
-                deleteSecret(secretFile);
+                Secret.deleteFile(stdinFile);
+                Secret.deleteFile(agentFile);
             }
         }
     }
@@ -203,7 +236,7 @@ public final class RelaySession implements AutoCloseable {
     }
 
     /** The local address that routes to {@code host} (no packet is sent). */
-    static InetAddress bindAddress(String host) throws IOException {
+    public static InetAddress bindAddress(String host) throws IOException {
         InetAddress target = InetAddress.getByName(host);
         if (target.isLoopbackAddress()) {
             return InetAddress.getLoopbackAddress();
@@ -248,10 +281,10 @@ public final class RelaySession implements AutoCloseable {
         env.remove("PRTE_MCA_plm_ssh_args");
         env.putAll(agentEnv());
         LaunchPlan launch = new LaunchPlan(argv, env, plan.launch().workDir());
-        return new BackendPlan(launch, plan.files(), plan.warnings());
+        return plan.withLaunch(launch);
     }
 
-    /** What the agent needs in mpirun's environment. */
+    /** What the agent needs in mpirun's environment: the driver and the agent key's file, never the job secret. */
     Map<String, String> agentEnv() {
         return Map.of(TroikaEnv.DRIVER_ADDR, driver.endpoint().toString(), TroikaEnv.SECRET_FILE, secretFile.toString(),
                 TroikaEnv.LIVENESS_TIMEOUT_MS, Long.toString(LIVENESS_TIMEOUT.toMillis()));
@@ -263,10 +296,11 @@ public final class RelaySession implements AutoCloseable {
             driver.close();
         }
         stopShells(shells);
-        deleteSecret(secretFile);
+        Secret.deleteFile(secretFile);
     }
 
-    private static void stopShells(List<ProcessSupervisor> shells) {
+    /** Waits for the remote shells of services told to shut down (then ends them); doctor's services too. */
+    public static void stopShells(List<ProcessSupervisor> shells) {
         for (ProcessSupervisor p : shells) {
             try {
                 // told to shut down by the driver, the services exit and their remote shells with them
@@ -280,15 +314,4 @@ public final class RelaySession implements AutoCloseable {
         }
     }
 
-    private static void deleteSecret(Path secretFile) {
-        if (secretFile == null) {
-            return;
-        }
-        try {
-            Files.deleteIfExists(secretFile);
-            Files.deleteIfExists(secretFile.getParent());
-        } catch (IOException ignored) {
-            // best effort: the directory is private
-        }
-    }
 }

@@ -28,8 +28,20 @@ public final class TaskServiceCommandBuilder {
 
     /** The task-service words run on the host. */
     public static List<String> serviceWords(Path troikaRsh, String host, Endpoint driver) {
-        return List.of(troikaRsh.toString(), "task-service", "--host", host, "--driver", driver.toString(),
-                "--secret-stdin");
+        return serviceWords(troikaRsh, host, driver, null);
+    }
+
+    /**
+     * The task-service words run on the host; with {@code agentLabel} (not a secret) tree-spawned agents there get the
+     * launch agent key of that label instead of the job secret.
+     */
+    public static List<String> serviceWords(Path troikaRsh, String host, Endpoint driver, String agentLabel) {
+        List<String> w = new ArrayList<>(List.of(troikaRsh.toString(), "task-service", "--host", host, "--driver",
+                driver.toString(), "--secret-stdin"));
+        if (agentLabel != null) {
+            w.addAll(List.of("--agent-label", agentLabel));
+        }
+        return List.copyOf(w);
     }
 
     public static List<String> build(RunSettings s, String host, List<String> serviceWords) {

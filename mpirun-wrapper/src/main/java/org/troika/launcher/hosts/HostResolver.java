@@ -3,7 +3,6 @@ package org.troika.launcher.hosts;
 import org.troika.launcher.spi.HostCheck;
 import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.HostPlan;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.troika.common.UsageException;
@@ -50,13 +49,20 @@ public final class HostResolver {
                 null);
     }
 
-    /** The batch system whose job this is, or {@code null}. */
+    /**
+     * The batch system whose job this is, or {@code null}: of those that detect their job in {@code env}, the one
+     * with the lowest priority, then name. (A loop, not a sorted stream: this is on every run's start-up path, where
+     * the JDK's comparator lambdas are generated at run time.)
+     */
     public static JobEnvironment detect(Map<String, String> env, List<JobEnvironment> environments) {
-        return environments.stream()
-                .sorted(Comparator.comparingInt(JobEnvironment::priority).thenComparing(JobEnvironment::name))
-                .filter(j -> j.detect(env))
-                .findFirst()
-                .orElse(null);
+        JobEnvironment best = null;
+        for (JobEnvironment j : environments) {
+            if ((best == null || j.priority() < best.priority()
+                    || j.priority() == best.priority() && j.name().compareTo(best.name()) < 0) && j.detect(env)) {
+                best = j;
+            }
+        }
+        return best;
     }
 
     private static HostPlan assign(String source, List<HostSlots> hosts, Integer np) {

@@ -1,5 +1,6 @@
 package org.troika.launcher.mpi;
 
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -19,6 +20,13 @@ import org.troika.launcher.spi.HostPlan;
  *
  * mpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9 (Killed).
  * </pre>
+ * Open MPI 5.0.7 wraps the last one after "exited on" ({@code prterun noticed that process rank 2 with PID 5856 on
+ * node vm exited on} / {@code signal 9 (Killed).}): a line is also tried joined to the one before it.
+ * and Slurm's {@code srun} (22.05; one task per line, a signal as its {@code strsignal} text):
+ * <pre>
+ * srun: error: n3: task 4: Exited with exit code 7
+ * srun: error: n1: task 0: Segmentation fault (core dumped)
+ * </pre>
  * The first report wins. A host the message does not name is looked up in the host plan by rank.
  * Open MPI sometimes prints only "Primary job terminated normally, but 1 process returned a non-zero exit code"
  * without naming the rank; then there is no report. MPICH/Hydra names no rank either.
@@ -31,8 +39,19 @@ public final class MpiFailureParser {
     private static final Pattern SIGNALED = Pattern.compile(
             "\\S+ noticed that process rank (\\d+) with PID \\d+ on node (\\S+) exited on signal (\\d+)");
 
+    private static final Pattern SRUN_TASK = Pattern.compile(
+            "^srun: error: (\\S+): task (\\d+): (?:Exited with exit code (\\d+)|(.+?))(?: \\(core dumped\\))?$");
+    /** {@code strsignal} texts of the signals a task commonly dies of (glibc), by number. */
+    private static final Map<String, Integer> SIGNAL_TEXT = Map.ofEntries(Map.entry("Hangup", 1),
+            Map.entry("Interrupt", 2), Map.entry("Quit", 3), Map.entry("Illegal instruction", 4),
+            Map.entry("Trace/breakpoint trap", 5), Map.entry("Aborted", 6), Map.entry("Bus error", 7),
+            Map.entry("Floating point exception", 8), Map.entry("Killed", 9), Map.entry("User defined signal 1", 10),
+            Map.entry("Segmentation fault", 11), Map.entry("User defined signal 2", 12), Map.entry("Broken pipe", 13),
+            Map.entry("Alarm clock", 14), Map.entry("Terminated", 15));
+
     private final HostPlan hosts;
     private Integer pendingRank;
+    private String previous = "";
     private FailedRank first;
 
     /** @param hosts the job's host plan for rank → host lookups, or {@code null} */
@@ -46,8 +65,22 @@ public final class MpiFailureParser {
             return;
         }
         String l = line.strip();
-        Matcher m = SIGNALED.matcher(l);
-        if (m.find()) {
+        String joined = previous + " " + l;
+        previous = l;
+        Matcher m = SRUN_TASK.matcher(l);
+        if (m.matches()) {
+            Integer signal = m.group(3) != null ? null : SIGNAL_TEXT.get(m.group(4));
+            if (m.group(3) != null || signal != null) {
+                int code = m.group(3) != null ? Integer.parseInt(m.group(3)) : PosixSignal.exitCodeOf(signal);
+                first = new FailedRank(Integer.parseInt(m.group(2)), m.group(1), code);
+            }
+            return;
+        }
+        m = SIGNALED.matcher(l);
+        if (!m.find()) {
+            m = SIGNALED.matcher(joined);
+        }
+        if (m.find(0)) {
             int signal = Integer.parseInt(m.group(3));
             int code = signal >= 1 && signal <= 64 ? PosixSignal.exitCodeOf(signal) : 128 + signal;
             first = new FailedRank(Integer.parseInt(m.group(1)), m.group(2), code);

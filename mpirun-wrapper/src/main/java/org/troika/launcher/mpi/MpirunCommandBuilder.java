@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 import org.troika.common.exec.LaunchPlan;
@@ -17,14 +16,16 @@ import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.spi.LaunchContext;
+import org.troika.launcher.spi.RankOutput;
 
 /**
  * Plans the {@code mpirun} command for Open MPI (4 = ORTE, 5 = PRRTE), Spectrum MPI, MPICH and Intel MPI. Pure: the
  * result depends only on the {@link LaunchContext} and on whether troika runs as root (given at construction).
  *
  * <p>Part order: launcher, basic (output tagging), {@code -np}, hosts, binding, implementation flags
- * (+ large-cluster flags, + timestamps), ssh options, NICs, NCCL NIC, per-rank output files, environment exports,
+ * (+ large-cluster flags, + timestamps), ssh options, NICs, NCCL NIC, environment exports,
  * the user's {@code --mpi-args} verbatim, then the command (behind {@code troika-rankenv} when troika is installed).
+ * Per-rank output files are not the launcher's: the plan's {@link RankOutput} has troika write them.
  * Every choice and the flags left out on purpose are explained in {@code docs/mpirun-flags.md}.
  */
 public final class MpirunCommandBuilder {
@@ -35,13 +36,6 @@ public final class MpirunCommandBuilder {
      * word (Linux refuses any single argument over 128 KiB).
      */
     public static final int HOST_ARG_LIMIT = 32 * 1024;
-    /** A {@code TROIKA_HOSTS} value longer than this is not exported (one environment string is limited to 128 KiB). */
-    public static final int HOSTS_ENV_LIMIT = 96 * 1024;
-    /** The rank-environment wrapper, relative to the troika installation. */
-    public static final String RANKENV = "bin/troika-rankenv";
-
-    private static final Pattern NIC_NAME = Pattern.compile("[A-Za-z0-9_.@-]+");
-    private static final Pattern IPV4_CIDR = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}");
 
     private final boolean asRoot;
     private final int exportBudget;
@@ -71,8 +65,9 @@ public final class MpirunCommandBuilder {
         if (s.command().isEmpty()) {
             throw new UsageException("nothing to run: put the command after troika's options, e.g. troika run -np 2 hostname");
         }
-        checkOutputPath(s);
-        List<String> nics = checkedNics(s.networkInterfaces());
+        List<String> nics = RankLaunch.checkedNics(s.networkInterfaces());
+        // checked for every flavour: an explicit shrink on an MPI without fault tolerance is an error
+        s.faultTolerance().shrinks(ctx.mpi(), elasticGeneration(ctx));
         return ctx.mpi().flavor().isHydra() ? hydra(ctx, nics) : openMpi(ctx, nics);
     }
 
@@ -86,7 +81,7 @@ public final class MpirunCommandBuilder {
         boolean prrte = mpi.usesPrrte();
         List<String> warnings = new ArrayList<>();
         Map<Path, String> files = new LinkedHashMap<>();
-        Map<String, String> env = rankEnv(ctx, warnings);
+        Map<String, String> env = RankLaunch.rankEnv(ctx, warnings);
         if (asRoot) {
             env.putIfAbsent("OMPI_ALLOW_RUN_AS_ROOT", "1");
             env.putIfAbsent("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
@@ -105,6 +100,11 @@ public final class MpirunCommandBuilder {
             argv.addAll(openMpiHosts(ctx, files));
         }
         argv.addAll(s.bindingArgs().isEmpty() ? defaultBinding(mpi.flavor()) : s.bindingArgs());
+        if (s.faultTolerance().shrinks(mpi, elasticGeneration(ctx))) {
+            // ULFM: a dead rank does not end the job; the survivors' calls fail and they shrink (docs/elastic.md)
+            argv.addAll(List.of("--with-ft", "ulfm"));
+            env.put(TroikaEnv.FAULT_TOLERANCE, "shrink");
+        }
         if (s.tcp() && mpi.flavor() == MpiFlavor.SPECTRUM_MPI) {
             argv.add("-tcp");
         }
@@ -125,12 +125,9 @@ public final class MpirunCommandBuilder {
             argv.addAll(List.of("--mca", "btl_tcp_if_include", list));
             argv.addAll(List.of(prrte ? "--prtemca" : "--mca", "oob_tcp_if_include", list));
         }
-        String nccl = ncclInterfaces(nics, warnings);
+        String nccl = RankLaunch.ncclInterfaces(nics, warnings);
         if (nccl != null) {
             argv.addAll(List.of("-x", "NCCL_SOCKET_IFNAME=" + nccl));
-        }
-        if (!prrte && s.outputFilename() != null) {
-            argv.addAll(List.of("--output-filename", s.outputFilename().toString()));
         }
         EnvExport.Selection exports = EnvExport.select(env,
                 nccl == null ? Set.of() : Set.of("NCCL_SOCKET_IFNAME"), exportBudget);
@@ -142,8 +139,9 @@ public final class MpirunCommandBuilder {
             warnings.add(dropped);
         }
         argv.addAll(s.mpiArgs());
-        argv.addAll(rankCommand(ctx));
-        return new BackendPlan(new LaunchPlan(argv, env), files, warnings);
+        argv.addAll(RankLaunch.rankCommand(ctx));
+        return new BackendPlan(new LaunchPlan(argv, env), files, warnings,
+                rankOutput(ctx, prrte ? RankOutput.TagFormat.PRRTE : RankOutput.TagFormat.ORTE));
     }
 
     private BackendPlan hydra(LaunchContext ctx, List<String> nics) {
@@ -152,7 +150,7 @@ public final class MpirunCommandBuilder {
         List<String> warnings = new ArrayList<>();
         Map<Path, String> files = new LinkedHashMap<>();
         // Hydra forwards mpirun's whole environment to every rank, so exclusions are applied to the child env itself
-        Map<String, String> env = new TreeMap<>(EnvExport.withoutExcluded(rankEnv(ctx, warnings)));
+        Map<String, String> env = new TreeMap<>(EnvExport.withoutExcluded(RankLaunch.rankEnv(ctx, warnings)));
         List<String> argv = new ArrayList<>();
         argv.add(FlavorDetector.mpirunCommand(ctx.env()));
         argv.add("-l");
@@ -178,7 +176,7 @@ public final class MpirunCommandBuilder {
             }
             argv.addAll(List.of("-bootstrap", "ssh", "-bootstrap-exec-args", ssh));
         }
-        List<String> userNics = nics.stream().filter(n -> !IPV4_CIDR.matcher(n).matches()).toList();
+        List<String> userNics = nics.stream().filter(n -> !RankLaunch.isSubnet(n)).toList();
         if (nics.size() > 1 || userNics.size() != nics.size()) {
             throw new UsageException(mpiName + " (Hydra) takes one network interface by name (-iface), got "
                     + String.join(",", nics) + "; give a single interface name such as --network-interfaces eth0");
@@ -187,25 +185,25 @@ public final class MpirunCommandBuilder {
             argv.addAll(List.of("-iface", nics.get(0)));
             argv.addAll(List.of("-genv", "NCCL_SOCKET_IFNAME", nics.get(0)));
         }
-        if (s.outputFilename() != null) {
-            String dir = s.outputFilename().toString();
-            argv.addAll(List.of("-outfile-pattern", dir + "/rank.%r.stdout", "-errfile-pattern", dir + "/rank.%r.stderr"));
-        }
         argv.addAll(s.mpiArgs());
-        argv.addAll(rankCommand(ctx));
-        return new BackendPlan(new LaunchPlan(argv, env), files, warnings);
+        argv.addAll(RankLaunch.rankCommand(ctx));
+        return new BackendPlan(new LaunchPlan(argv, env), files, warnings,
+                rankOutput(ctx, RankOutput.TagFormat.HYDRA));
     }
 
-    /** v5 deprecates --tag-output/--timestamp-output/--output-filename in favour of one {@code --output} list. */
+    /** v5 deprecates --tag-output/--timestamp-output in favour of one {@code --output} list. */
     private static String prrteOutput(RunSettings s) {
-        StringBuilder out = new StringBuilder("tag");
-        if (s.prefixTimestamp()) {
-            out.append(",timestamp");
-        }
-        if (s.outputFilename() != null) {
-            out.append(",dir=").append(s.outputFilename());
-        }
-        return out.toString();
+        return s.prefixTimestamp() ? "tag,timestamp" : "tag";
+    }
+
+    /**
+     * {@code --output-filename DIR}: troika writes the per-rank files from the tagged output, for every flavour
+     * (Open MPI 5.0.7's {@code --output-filename} writes no or one file, its {@code --output dir=D} one stream per
+     * rank; Open MPI 4 and Hydra have their own layouts). The launcher always tags (see the tagging part above).
+     */
+    private static RankOutput rankOutput(LaunchContext ctx, RankOutput.TagFormat format) {
+        Path dir = ctx.settings().outputFilename();
+        return dir == null ? null : new RankOutput(dir, ctx.hostPlan().size(), format);
     }
 
     /** {@code -H host:slots,...}, or a scratch hostfile ({@code name slots=N} lines) when the list is too long. */
@@ -282,71 +280,8 @@ public final class MpirunCommandBuilder {
         return words.isEmpty() ? null : String.join(" ", words);
     }
 
-    /** NCCL takes interface names (prefixes), not subnets: subnets are left out with a warning. */
-    private static String ncclInterfaces(List<String> nics, List<String> warnings) {
-        List<String> names = new ArrayList<>();
-        for (String nic : nics) {
-            if (IPV4_CIDR.matcher(nic).matches()) {
-                warnings.add("NCCL_SOCKET_IFNAME takes interface names, so subnet " + nic + " is used for MPI only");
-            } else {
-                names.add(nic);
-            }
-        }
-        return names.isEmpty() ? null : String.join(",", names);
-    }
-
-    private static List<String> checkedNics(List<String> nics) {
-        for (String nic : nics) {
-            if (!NIC_NAME.matcher(nic).matches() && !IPV4_CIDR.matcher(nic).matches()) {
-                throw new UsageException("bad network interface '" + nic + "': give interface names (eth0) or IPv4"
-                        + " subnets (10.1.0.0/16), comma-separated");
-            }
-        }
-        return nics;
-    }
-
-    private static void checkOutputPath(RunSettings s) {
-        if (s.outputFilename() == null) {
-            return;
-        }
-        String p = s.outputFilename().toString();
-        if (p.isEmpty() || p.contains(":") || p.contains(",") || p.contains("%")) {
-            throw new UsageException("--output-filename '" + p + "' must be a non-empty path without ':', ',' or '%'"
-                    + " (mpirun reads them as separators or patterns); choose another directory");
-        }
-    }
-
-    /**
-     * The caller's environment without troika's secret, plus the rank variables troika exports and
-     * {@code NCCL_IB_DISABLE=1} for --tcp. The secret goes even from mpirun's own environment because ranks on
-     * mpirun's host inherit it (the launch agent reads {@link TroikaEnv#SECRET_FILE} instead).
-     */
-    private static Map<String, String> rankEnv(LaunchContext ctx, List<String> warnings) {
-        Map<String, String> env = new TreeMap<>(ctx.env());
-        env.remove(TroikaEnv.SECRET_KEY);
-        String hostList = ctx.hostPlan().hostList();
-        if (hostList.length() > HOSTS_ENV_LIMIT) {
-            env.remove(TroikaEnv.HOSTS);
-            warnings.add(TroikaEnv.HOSTS + " is not exported: the list of " + ctx.hostPlan().hosts().size()
-                    + " hosts is longer than " + HOSTS_ENV_LIMIT + " characters; ranks get TROIKA_HOSTNAME from"
-                    + " hostname and no TROIKA_CROSS_RANK/SIZE");
-        } else {
-            env.put(TroikaEnv.HOSTS, hostList);
-        }
-        env.put(TroikaEnv.SIZE, Integer.toString(ctx.hostPlan().size()));
-        if (ctx.settings().tcp()) {
-            env.put("NCCL_IB_DISABLE", "1");
-        }
-        return env;
-    }
-
-    /** The user's command, behind troika's rank-environment wrapper when troika is installed. */
-    private static List<String> rankCommand(LaunchContext ctx) {
-        List<String> cmd = new ArrayList<>();
-        if (ctx.troikaHome() != null) {
-            cmd.add(ctx.troikaHome().resolve(RANKENV).toString());
-        }
-        cmd.addAll(ctx.settings().command());
-        return cmd;
+    /** Whether this launch is a generation of an elastic job (its driver sets {@link TroikaEnv#ELASTIC}). */
+    private static boolean elasticGeneration(LaunchContext ctx) {
+        return "1".equals(ctx.env().get(TroikaEnv.ELASTIC));
     }
 }

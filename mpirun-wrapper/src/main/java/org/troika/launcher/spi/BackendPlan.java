@@ -6,16 +6,26 @@ import java.util.Map;
 import org.troika.common.exec.LaunchPlan;
 
 /**
- * A planned launch: the command, the files it needs (written owner-only before launch, removed after) and
- * warnings for the user (requested options the backend cannot honour).
+ * A planned launch: the command, the files it needs (written owner-only before launch, removed after), warnings
+ * for the user (requested options the backend cannot honour), and the per-rank output files troika writes from the
+ * launcher's tagged output ({@code null}: none, or the launcher writes its own).
  */
-public record BackendPlan(LaunchPlan launch, Map<Path, String> files, List<String> warnings) {
+public record BackendPlan(LaunchPlan launch, Map<Path, String> files, List<String> warnings, RankOutput rankOutput) {
     public BackendPlan {
         files = Map.copyOf(files);
         warnings = List.copyOf(warnings);
     }
 
+    public BackendPlan(LaunchPlan launch, Map<Path, String> files, List<String> warnings) {
+        this(launch, files, warnings, null);
+    }
+
     public BackendPlan(LaunchPlan launch) {
         this(launch, Map.of(), List.of());
+    }
+
+    /** The same plan with another launch command (files, warnings and rank output kept). */
+    public BackendPlan withLaunch(LaunchPlan other) {
+        return new BackendPlan(other, files, warnings, rankOutput);
     }
 }

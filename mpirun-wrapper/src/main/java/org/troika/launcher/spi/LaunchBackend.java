@@ -5,11 +5,19 @@ package org.troika.launcher.spi;
  * Implementations outside troika-launcher are found with {@link java.util.ServiceLoader}.
  */
 public interface LaunchBackend {
-    /** Name used in messages and by {@code --mpi}/{@code --jsrun}: {@code mpirun}, {@code jsrun}. */
+    /** Name used in messages and by {@code --launcher NAME}: {@code mpirun}, {@code jsrun}, {@code srun}. */
     String name();
 
     /** Whether this backend should be used when the user chose none. */
     boolean isDefaultFor(LaunchContext ctx);
+
+    /**
+     * One line for {@code --verbose}: why this backend is, or is not, the default for {@code ctx} (e.g. "not inside
+     * a Slurm allocation"), or {@code null} when there is nothing to say.
+     */
+    default String reason(LaunchContext ctx) {
+        return null;
+    }
 
     /**
      * Plans the launch.

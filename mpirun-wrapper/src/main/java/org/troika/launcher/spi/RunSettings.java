@@ -40,6 +40,13 @@ import java.util.Objects;
  * @param cooldownMin elastic: blacklist cooldown lower bound, or {@code null} = permanent blacklist
  * @param cooldownMax elastic: blacklist cooldown upper bound, or {@code null}
  * @param discoveryInterval elastic: how often discovery runs
+ * @param hangTimeout no progress of a rank for this long is a hang (torn down, a failure); {@code null} = default
+ *     (off for static jobs, on for elastic ones), {@link Duration#ZERO} = off
+ * @param hangWarning no progress for this long prints a warning; {@code null} = default (60 s when the timeout is
+ *     above 120 s, else none), {@link Duration#ZERO} = none
+ * @param timeline where to write the job's timeline (Chrome trace JSON, and an HTML page beside it), or {@code null}
+ * @param faultTolerance what a dead rank does to an elastic generation ({@link FaultTolerance#AUTO} = shrink where
+ *     the MPI supports it)
  * @param command the user's command, untouched
  */
 public record RunSettings(
@@ -70,6 +77,10 @@ public record RunSettings(
         Duration cooldownMin,
         Duration cooldownMax,
         Duration discoveryInterval,
+        Duration hangTimeout,
+        Duration hangWarning,
+        Path timeline,
+        FaultTolerance faultTolerance,
         List<String> command) {
 
     /** Default start timeout (services and ranks). */
@@ -79,8 +90,15 @@ public record RunSettings(
     /** Default discovery interval. */
     public static final Duration DEFAULT_DISCOVERY_INTERVAL = Duration.ofSeconds(1);
 
-    /** Launcher backend choice. */
-    public enum Backend { AUTO, MPI, JSRUN }
+    /** Launcher backend choice ({@code --launcher}); {@link #launcherName()} is the backend's name. */
+    public enum Backend {
+        AUTO, MPI, JSRUN, SRUN;
+
+        /** {@code auto}, {@code mpirun}, {@code jsrun}, {@code srun}. */
+        public String launcherName() {
+            return this == MPI ? "mpirun" : name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
 
     /** How Open MPI starts its remote daemons. */
     public enum LaunchAgent {
@@ -103,6 +121,7 @@ public record RunSettings(
         Objects.requireNonNull(launchAgent, "launchAgent");
         Objects.requireNonNull(elasticTimeout, "elasticTimeout");
         Objects.requireNonNull(discoveryInterval, "discoveryInterval");
+        Objects.requireNonNull(faultTolerance, "faultTolerance");
     }
 
     /** Elastic iff a discovery script or a minimum/maximum np is given. */
@@ -151,6 +170,10 @@ public record RunSettings(
         b.cooldownMin = cooldownMin;
         b.cooldownMax = cooldownMax;
         b.discoveryInterval = discoveryInterval;
+        b.hangTimeout = hangTimeout;
+        b.hangWarning = hangWarning;
+        b.timeline = timeline;
+        b.faultTolerance = faultTolerance;
         b.command = new ArrayList<>(command);
         return b;
     }
@@ -184,6 +207,10 @@ public record RunSettings(
         private Duration cooldownMin;
         private Duration cooldownMax;
         private Duration discoveryInterval = DEFAULT_DISCOVERY_INTERVAL;
+        private Duration hangTimeout;
+        private Duration hangWarning;
+        private Path timeline;
+        private FaultTolerance faultTolerance = FaultTolerance.AUTO;
         private List<String> command = new ArrayList<>();
 
         private Builder() {}
@@ -213,13 +240,18 @@ public record RunSettings(
         public Builder resetLimit(Integer v) { resetLimit = v; return this; }
         public Builder cooldown(Duration min, Duration max) { cooldownMin = min; cooldownMax = max; return this; }
         public Builder discoveryInterval(Duration v) { discoveryInterval = v; return this; }
+        public Builder hangTimeout(Duration v) { hangTimeout = v; return this; }
+        public Builder hangWarning(Duration v) { hangWarning = v; return this; }
+        public Builder timeline(Path v) { timeline = v; return this; }
+        public Builder faultTolerance(FaultTolerance v) { faultTolerance = v; return this; }
         public Builder command(List<String> v) { command = new ArrayList<>(v); return this; }
 
         public RunSettings build() {
             return new RunSettings(np, hosts, hostSource, networkInterfaces, sshPort, sshIdentityFile, mpiArgs,
                     bindingArgs, tcp, outputFilename, prefixTimestamp, startTimeout, verbose, backend, mpiFlavor,
                     dryRun, remoteShell, launchAgent, hostDiscoveryScript, minNp, maxNp, slotsPerHost,
-                    elasticTimeout, resetLimit, cooldownMin, cooldownMax, discoveryInterval, command);
+                    elasticTimeout, resetLimit, cooldownMin, cooldownMax, discoveryInterval, hangTimeout, hangWarning,
+                    timeline, faultTolerance, command);
         }
     }
 }

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.troika.common.UsageException;
+import org.troika.launcher.spi.FaultTolerance;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.FileSource;
@@ -56,6 +57,20 @@ class RunCommandLineTest {
     }
 
     @Test
+    void operabilityFlags(@org.junit.jupiter.api.io.TempDir Path dir) {
+        RunSettings s = parse("--hang-timeout 120 --hang-warning 30 --timeline " + dir.resolve("t.json") + " -np 2 x");
+        assertEquals(Duration.ofSeconds(120), s.hangTimeout());
+        assertEquals(Duration.ofSeconds(30), s.hangWarning());
+        assertEquals(dir.resolve("t.json"), s.timeline());
+        assertEquals(Duration.ZERO, parse("--hang-timeout 0 -np 2 x").hangTimeout());
+        assertEquals(null, parse("-np 2 x").hangTimeout());
+        for (String bad : List.of("--hang-timeout -1 -np 2 x", "--hang-timeout 1.5 -np 2 x",
+                "--timeline " + dir + " -np 2 x", "--timeline " + dir.resolve("missing/t.json") + " -np 2 x")) {
+            assertThrows(UsageException.class, () -> parse(bad), bad);
+        }
+    }
+
+    @Test
     void longFormsAndHostfile() {
         RunSettings s = parse("--num-proc 3 --hostfile hf --prefix-output-with-timestamp --jsrun hostname");
         assertEquals(3, s.np());
@@ -63,6 +78,21 @@ class RunCommandLineTest {
         assertEquals("hostfile hf", s.hostSource());
         assertTrue(s.prefixTimestamp());
         assertEquals(RunSettings.Backend.JSRUN, s.backend());
+    }
+
+    @ParameterizedTest
+    @CsvSource({"auto,AUTO", "mpirun,MPI", "srun,SRUN", "jsrun,JSRUN", "SRUN,SRUN"})
+    void launcherNamesABackend(String value, RunSettings.Backend expected) {
+        assertEquals(expected, parse("--launcher " + value + " hostname").backend());
+        assertEquals(RunSettings.Backend.AUTO, parse("hostname").backend());
+    }
+
+    @Test
+    void launcherRefusesUnknownNamesAndTheOldFlagsBeside() {
+        UsageException e = assertThrows(UsageException.class, () -> parse("--launcher ssh hostname"));
+        assertEquals("--launcher 'ssh' is not known; use auto, mpirun, srun or jsrun", e.getMessage());
+        e = assertThrows(UsageException.class, () -> parse("--launcher srun --mpi hostname"));
+        assertEquals("--launcher and --mpi cannot be combined; choose one", e.getMessage());
     }
 
     @Test
@@ -94,6 +124,9 @@ class RunCommandLineTest {
         assertEquals(Duration.ofSeconds(100), s.cooldownMax());
         assertEquals(3, s.resetLimit());
         assertEquals(List.of("train"), s.command());
+        assertEquals(FaultTolerance.AUTO, s.faultTolerance());
+        assertEquals(FaultTolerance.SHRINK, parse("--min-np 2 --fault-tolerance shrink train").faultTolerance());
+        assertEquals(FaultTolerance.RELAUNCH, parse("--min-np 2 --fault-tolerance RELAUNCH train").faultTolerance());
     }
 
     @Test
@@ -103,7 +136,7 @@ class RunCommandLineTest {
         for (String flag : List.of("-np", "--hosts", "-hostfile", "--network-interfaces", "--ssh-port", "--ssh-identity-file",
                 "--mpi-args", "--binding-args", "--tcp", "--output-filename", "-prefix-timestamp", "--start-timeout",
                 "--verbose", "--mpi", "--jsrun", "--mpi-flavor", "--dry-run", "--remote-shell", "--launch-agent",
-                "--host-discovery-script", "--blacklist-cooldown-range")) {
+                "--host-discovery-script", "--blacklist-cooldown-range", "--fault-tolerance")) {
             assertTrue(help.contains(flag), "help mentions " + flag);
         }
     }
@@ -135,6 +168,9 @@ class RunCommandLineTest {
         "--bogus hostname|unknown option '--bogus'",
         "-i /nonexistent/key hostname|not readable",
         "--reset-limit 2 hostname|need an elastic job",
+        "--fault-tolerance shrink hostname|need an elastic job",
+        "--min-np 2 --fault-tolerance grow hostname|--fault-tolerance 'grow' is not known; use relaunch, shrink or auto",
+        "--min-np 2 --fault-tolerance shrink --fault-tolerance auto hostname|--fault-tolerance is given twice",
         "--min-np 4 --max-np 2 hostname|above --max-np",
         "--min-np 1 --blacklist-cooldown-range 0 10 hostname|invalid",
         "--network-interfaces eth0,,ib0 hostname|malformed",

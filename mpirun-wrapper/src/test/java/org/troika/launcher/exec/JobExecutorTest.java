@@ -90,6 +90,15 @@ class JobExecutorTest {
         assertTrue(err().endsWith("troika: rank 1 on host node2 failed first with exit code 3\n"), err());
     }
 
+    /** srun exits with the highest task code (143 for the ranks it terminated); troika exits with the named rank's. */
+    @Test
+    void exitsWithTheNamedRanksCodeWhenTheLauncherReportsAnother() {
+        String fakeSrun = "echo 'srun: error: node2: task 2: Exited with exit code 7' >&2\n"
+                + "echo 'srun: error: node1: task 0: Terminated' >&2\nexit 143";
+        assertEquals(7, executor(plan(fakeSrun, Map.of())).run());
+        assertTrue(err().endsWith("troika: rank 2 on host node2 failed first with exit code 7\n"), err());
+    }
+
     @Test
     void failureWithoutARankStillSaysWhatHappened() {
         assertEquals(7, executor(plan("exit 7", Map.of())).run());

@@ -24,6 +24,23 @@ class MpirunGenerationLauncherTest {
             List.of(new HostSlots("a", 2, 2), new HostSlots("b", 2, 2)), 4);
 
     @Test
+    void aHangBlamesTheStuckRankAndRetriesWhenEveryRankWasInsideTheSameCollective() {
+        org.troika.common.ProgressReport in = new org.troika.common.ProgressReport(0, 1, 0, 0, 7, 6, "allreduce", "");
+        var stuck = new org.troika.launcher.watchdog.HangReport.RankState(3, PLAN.slots().get(3).host(), 9000, null);
+        var waiting = new org.troika.launcher.watchdog.HangReport.RankState(0, PLAN.slots().get(0).host(), 9000, in);
+        GenerationResult blamed = new GenerationResult(MpirunGenerationLauncher.hangExits(PLAN,
+                new org.troika.launcher.watchdog.HangReport(java.time.Duration.ofSeconds(9), true, List.of(stuck),
+                        List.of(waiting), List.of())), true);
+        assertEquals(List.of(new RankExit(3, PLAN.slots().get(3).host(), 124, false)), blamed.failures());
+        assertEquals(PLAN.size(), blamed.exits().size());
+        GenerationResult nobody = new GenerationResult(MpirunGenerationLauncher.hangExits(PLAN,
+                new org.troika.launcher.watchdog.HangReport(java.time.Duration.ofSeconds(9), true, List.of(),
+                        List.of(waiting), List.of())), true);
+        assertTrue(nobody.failures().isEmpty(), "no host to blacklist: the next generation retries");
+        assertFalse(nobody.anySuccess() || nobody.allHostsUpdated());
+    }
+
+    @Test
     void aCleanRunIsASuccessOfEveryRank() {
         List<RankExit> exits = MpirunGenerationLauncher.exits(PLAN, 0, null, Set.of());
         assertEquals(4, exits.size());
@@ -90,5 +107,13 @@ class MpirunGenerationLauncherTest {
         assertEquals("3", MpirunGenerationLauncher.rankEnv(Map.of("OMPI_MCA_odls_base_sigkill_timeout", "3"), "j", 1,
                 "127.0.0.1:1", Path.of("/k")).get("OMPI_MCA_odls_base_sigkill_timeout"), "the user's setting wins");
         assertEquals(ElasticExitCodes.HOSTS_UPDATED, 75);
+    }
+
+    @Test
+    void javaRanksOfElasticJobsGetClassDataSharingUnlessTheUserTurnedItOff() {
+        assertEquals("1", MpirunGenerationLauncher.rankEnv(Map.of(), "j", 1, "127.0.0.1:1", Path.of("/k"))
+                .get("TROIKA_JAVA_CDS"));
+        assertEquals("0", MpirunGenerationLauncher.rankEnv(Map.of("TROIKA_JAVA_CDS", "0"), "j", 1, "127.0.0.1:1",
+                Path.of("/k")).get("TROIKA_JAVA_CDS"), "the user's setting wins");
     }
 }

@@ -26,6 +26,14 @@ class TaskServiceCommandBuilderTest {
     }
 
     @Test
+    void withTheRelayAgentTheServiceGetsTheAgentKeyLabelWhichIsNotASecret() {
+        assertEquals(List.of("/opt/troika/bin/troika-rsh", "task-service", "--host", "node1", "--driver", "10.0.0.1:4000",
+                "--secret-stdin", "--agent-label", "00112233445566778899aabbccddeeff"),
+                TaskServiceCommandBuilder.serviceWords(Path.of("/opt/troika/bin/troika-rsh"), "node1",
+                        new Endpoint("10.0.0.1", 4000), "00112233445566778899aabbccddeeff"));
+    }
+
+    @Test
     void sshHonoursPortAndIdentityAndQuotesTheRemoteCommandOnce() {
         assertEquals(List.of("ssh", "-p", "2222", "-i", "/k/id", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o",
                 "ServerAliveInterval=2", "-o", "ServerAliveCountMax=3", "node1",

@@ -74,6 +74,46 @@ class MpiFailureParserTest {
                 () -> assertTrue(parse(PLAN, "  Exit code:    3\n").isEmpty(), "an exit code without a process name"));
     }
 
+    /**
+     * srun (Slurm 22.05.8) inside a 3-node allocation when task 4 exits 7 under --kill-on-bad-exit; the other tasks'
+     * "Terminated" lines follow. Recorded on the test cluster.
+     */
+    private static final String SRUN_EXIT = """
+            srun: error: n3: task 4: Exited with exit code 7
+            srun: launch/slurm: _step_signal: Terminating StepId=5.0
+            0: slurmstepd-n1: error: *** STEP 5.0 ON n1 CANCELLED AT 2026-11-23T06:15:45 ***
+            srun: error: n3: task 5: Terminated
+            srun: error: n2: tasks 2-3: Terminated
+            srun: Force Terminated StepId=5.0
+            """;
+
+    @Test
+    void srunTaskLines() {
+        HostPlan six = HostPlan.assign("slurm", List.of(new HostSlots("n1", 2), new HostSlots("n2", 2),
+                new HostSlots("n3", 2)), 6);
+        assertAll(
+                () -> assertEquals(Optional.of(new FailedRank(4, "n3", 7)), parse(six, SRUN_EXIT)),
+                () -> assertEquals(Optional.of(new FailedRank(0, "n1", 139)),
+                        parse(six, "srun: error: n1: task 0: Segmentation fault (core dumped)\n")),
+                () -> assertEquals(Optional.of(new FailedRank(5, "n3", 137)),
+                        parse(six, "srun: error: n3: task 5: Killed\n")),
+                () -> assertTrue(parse(six, "srun: error: n2: tasks 2-3: Terminated\n").isEmpty(),
+                        "a range of tasks is the collateral of another failure"),
+                () -> assertTrue(parse(six, "srun: error: n2: task 2: Something unknown\n").isEmpty()),
+                () -> assertTrue(parse(six, "3: srun: error: n2: task 2: Exited with exit code 1\n").isEmpty(),
+                        "a rank's own (labelled) output is not srun's report"));
+    }
+
+    @Test
+    void openMpi5WrapsTheSignalReportOverTwoLines() {
+        // Open MPI 5.0.7 in the trixie root, rank 2 of 3 SIGKILLed (RunFailingRankTest)
+        String wrapped = "--------------------------------------------------------------------------\n"
+                + "prterun noticed that process rank 2 with PID 5856 on node vm exited on\n"
+                + "signal 9 (Killed).\n"
+                + "--------------------------------------------------------------------------\n";
+        assertEquals(Optional.of(new FailedRank(2, "vm", 137)), parse(PLAN, wrapped));
+    }
+
     @Test
     void summaryLine() {
         assertEquals("troika: rank 1 on host node2 failed first with exit code 3", new FailedRank(1, "node2", 3).summary());

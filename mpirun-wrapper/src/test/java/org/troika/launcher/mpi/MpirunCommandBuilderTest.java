@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -27,6 +28,7 @@ import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.Allocation;
 import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.spi.LaunchContext;
+import org.troika.launcher.spi.RankOutput;
 
 class MpirunCommandBuilderTest {
     static final MpiInstall OMPI4 = FlavorDetector.forFlavorName("openmpi");
@@ -101,14 +103,14 @@ class MpirunCommandBuilderTest {
         assertEquals(List.of("mpirun", "--tag-output", "-np", "4", "-H", "a:2,b:2", "--bind-to", "core",
                 "--timestamp-output", "--mca", "plm_rsh_args", "-p 2222 -i /k/id",
                 "--mca", "btl_tcp_if_include", "eth0,ib0", "--mca", "oob_tcp_if_include", "eth0,ib0",
-                "-x", "NCCL_SOCKET_IFNAME=eth0,ib0", "--output-filename", "/out",
+                "-x", "NCCL_SOCKET_IFNAME=eth0,ib0",
                 "-x", "HOME", "-x", "NCCL_IB_DISABLE", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_SIZE",
                 "--report-bindings", "python", "train.py"), argv(s, OMPI4));
     }
 
     @Test
     void openMpi5UsesPrrteNames() {
-        assertEquals(List.of("mpirun", "--output", "tag,timestamp,dir=/out", "-np", "4", "-H", "a:2,b:2",
+        assertEquals(List.of("mpirun", "--output", "tag,timestamp", "-np", "4", "-H", "a:2,b:2",
                 "--bind-to", "none", "--map-by", "slot", "--prtemca", "plm_ssh_args", "-p 2222 -i /k/id",
                 "--mca", "btl_tcp_if_include", "eth0,ib0", "--prtemca", "oob_tcp_if_include", "eth0,ib0",
                 "-x", "NCCL_SOCKET_IFNAME=eth0,ib0",
@@ -145,8 +147,7 @@ class MpirunCommandBuilderTest {
         BackendPlan plan = USER.build(ctx(s, INTEL, ENV));
         assertEquals(List.of("mpirun", "-l", "-np", "4", "-ppn", "2", "-hosts", "a,b",
                 "-bootstrap", "ssh", "-bootstrap-exec-args", "-p 2222 -i /k/id", "-iface", "ib0",
-                "-genv", "NCCL_SOCKET_IFNAME", "ib0", "-outfile-pattern", "/out/rank.%r.stdout",
-                "-errfile-pattern", "/out/rank.%r.stderr", "--report-bindings", "python", "train.py"),
+                "-genv", "NCCL_SOCKET_IFNAME", "ib0", "--report-bindings", "python", "train.py"),
                 plan.launch().argv());
         assertEquals("1", plan.launch().env().get("NCCL_IB_DISABLE"));
         assertEquals(List.of(), plan.warnings());
@@ -223,13 +224,20 @@ class MpirunCommandBuilderTest {
     }
 
     @Test
-    void outputOptionsPerFlavor() {
+    void perRankFilesAreTroikasOwnForEveryFlavourAndFollowTheTagTroikaPlans() {
         RunSettings s = settings().outputFilename(Path.of("logs")).build();
-        assertContains(argv(s, OMPI4), "--output-filename", "logs");
-        assertContains(argv(s, SPECTRUM), "--output-filename", "logs");
-        assertContains(argv(s, OMPI5), "--output", "tag,dir=logs");
-        assertContains(argv(s, MPICH), "-outfile-pattern", "logs/rank.%r.stdout", "-errfile-pattern",
-                "logs/rank.%r.stderr");
+        Map<MpiInstall, RankOutput.TagFormat> formats = Map.of(OMPI4, RankOutput.TagFormat.ORTE,
+                SPECTRUM, RankOutput.TagFormat.ORTE, OMPI5, RankOutput.TagFormat.PRRTE,
+                MPICH, RankOutput.TagFormat.HYDRA, INTEL, RankOutput.TagFormat.HYDRA);
+        formats.forEach((mpi, format) -> {
+            BackendPlan plan = USER.build(ctx(s, mpi, ENV));
+            assertEquals(new RankOutput(Path.of("logs"), 4, format), plan.rankOutput(), mpi.toString());
+            for (String word : List.of("--output-filename", "-outfile-pattern", "-errfile-pattern")) {
+                assertLacks(plan.launch().argv(), word);
+            }
+            assertTrue(plan.launch().argv().stream().noneMatch(w -> w.contains("logs")), plan.launch().render());
+        });
+        assertNull(USER.build(ctx(settings().build(), OMPI5, ENV)).rankOutput());
     }
 
     @Test
@@ -238,15 +246,6 @@ class MpirunCommandBuilderTest {
         assertContains(argv(s, OMPI4), "--timestamp-output");
         assertContains(argv(s, SPECTRUM), "--timestamp-output");
         assertContains(argv(s, OMPI5), "--output", "tag,timestamp");
-    }
-
-    @Test
-    void badOutputPathIsRejected() {
-        for (String p : List.of("a:b", "a,b", "a%r")) {
-            UsageException e = assertThrows(UsageException.class,
-                    () -> argv(settings().outputFilename(Path.of(p)).build(), OMPI4));
-            FlavorDetectorTest.assertOneLine(e);
-        }
     }
 
     // ---- large clusters --------------------------------------------------------------------------------------
@@ -497,6 +496,49 @@ class MpirunCommandBuilderTest {
         for (Runnable r : cases) {
             UsageException e = assertThrows(UsageException.class, r::run);
             FlavorDetectorTest.assertOneLine(e);
+        }
+    }
+
+    /**
+     * {@code --fault-tolerance} as planned: MODE | MPI | elastic generation or static | what the plan holds
+     * ({@code ft} = {@code --with-ft ulfm} and TROIKA_FAULT_TOLERANCE=shrink for the ranks, {@code -} = neither,
+     * {@code error} = a one-line usage error).
+     */
+    @ParameterizedTest(name = "{0} on {1} ({2}) -> {3}")
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+        "auto     | openmpi5 | elastic | ft",
+        "auto     | openmpi5 | static  | -",
+        "auto     | openmpi  | elastic | -",
+        "auto     | spectrum | elastic | -",
+        "auto     | mpich    | elastic | -",
+        "auto     | intel    | elastic | -",
+        "relaunch | openmpi5 | elastic | -",
+        "shrink   | openmpi5 | elastic | ft",
+        "shrink   | openmpi5 | static  | ft",
+        "shrink   | openmpi  | elastic | error",
+        "shrink   | mpich    | elastic | error",
+        "shrink   | intel    | static  | error"})
+    void faultTolerance(String mode, String flavor, String kind, String expected) {
+        Map<String, String> env = new TreeMap<>(ENV);
+        env.put(org.troika.common.TroikaEnv.FAULT_TOLERANCE, "shrink"); // a stale value from the caller never leaks
+        if (kind.equals("elastic")) {
+            env.put(org.troika.common.TroikaEnv.ELASTIC, "1");
+        }
+        RunSettings s = settings().faultTolerance(org.troika.launcher.spi.FaultTolerance.parse(mode)).build();
+        MpiInstall mpi = FlavorDetector.forFlavorName(flavor);
+        if (expected.equals("error")) {
+            UsageException e = assertThrows(UsageException.class, () -> USER.build(ctx(s, mpi, env)));
+            FlavorDetectorTest.assertOneLine(e);
+            assertTrue(e.getMessage().contains("--fault-tolerance shrink needs"), e.getMessage());
+            return;
+        }
+        BackendPlan plan = USER.build(ctx(s, mpi, env));
+        List<String> argv = plan.launch().argv();
+        boolean ft = expected.equals("ft");
+        assertEquals(ft, Collections.indexOfSubList(argv, List.of("--with-ft", "ulfm")) >= 0, argv::toString);
+        assertEquals(ft ? "shrink" : null, plan.launch().env().get(org.troika.common.TroikaEnv.FAULT_TOLERANCE));
+        if (ft) {
+            assertTrue(exported(argv).contains(org.troika.common.TroikaEnv.FAULT_TOLERANCE), argv::toString);
         }
     }
 

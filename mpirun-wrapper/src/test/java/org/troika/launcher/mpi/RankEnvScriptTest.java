@@ -59,9 +59,12 @@ class RankEnvScriptTest {
         }
     }
 
-    /** The script must agree with {@link HostPlan#assign} on every rank of several layouts, for both MPI families. */
+    /**
+     * The script must agree with {@link HostPlan#assign} on every rank of several layouts, for both MPI families and
+     * srun direct launch (Slurm's variables as slurmstepd sets them; no local size there).
+     */
     @Test
-    void matchesTheRankTableForOpenMpiAndHydra() throws Exception {
+    void matchesTheRankTableForOpenMpiHydraAndSrun() throws Exception {
         List<List<HostSlots>> layouts = List.of(
                 List.of(new HostSlots("a", 2), new HostSlots("b", 1), new HostSlots("c", 1)),
                 List.of(new HostSlots("n1", 1), new HostSlots("n2", 3), new HostSlots("n3", 2)),
@@ -76,7 +79,10 @@ class RankEnvScriptTest {
                 Map<String, String> hydra = Map.of("PMI_RANK", "" + slot.rank(), "MPI_LOCALRANKID", "" + slot.localRank(),
                         "MPI_LOCALNRANKS", "" + slot.localSize(), "PMI_SIZE", "" + slot.size(),
                         "TROIKA_HOSTS", plan.hostList());
-                for (Map<String, String> env : List.of(ompi, hydra)) {
+                Map<String, String> srun = Map.of("SLURM_PROCID", "" + slot.rank(), "SLURM_LOCALID",
+                        "" + slot.localRank(), "SLURM_STEP_ID", "0", "SLURM_STEP_NUM_TASKS", "" + slot.size(),
+                        "TROIKA_HOSTS", plan.hostList());
+                for (Map<String, String> env : List.of(ompi, hydra, srun)) {
                     Result r = run(env, "env");
                     Map<String, String> v = r.vars();
                     String where = plan.hostList() + " rank " + slot.rank() + " " + env.keySet();
@@ -121,12 +127,25 @@ class RankEnvScriptTest {
         assertEquals("<a b>\n<*>\n<>\n", r.out());
     }
 
+    /** mpirun inside Slurm: the ranks inherit the SLURM_PROCID of the orted that srun started; MPI's rank wins. */
+    @Test
+    void mpiRankWinsOverTheSlurmTaskOfItsDaemon() throws Exception {
+        Result r = run(Map.of("OMPI_COMM_WORLD_RANK", "3", "OMPI_COMM_WORLD_SIZE", "4", "SLURM_PROCID", "1",
+                "SLURM_LOCALID", "0", "SLURM_STEP_ID", "0", "TROIKA_HOSTS", "n1:2,n2:2"), "env");
+        assertEquals("3", r.vars().get("TROIKA_RANK"));
+        assertEquals("1", r.vars().get("TROIKA_LOCAL_RANK"));
+        assertEquals("n2", r.vars().get("TROIKA_HOSTNAME"));
+    }
+
+    /** A batch script (SLURM_PROCID=0 but no step) is not a rank. */
     @Test
     void refusesToRunOutsideMpi() throws Exception {
-        Result r = run(Map.of(), "env");
-        assertEquals(2, r.exit());
-        assertTrue(r.err().contains("OMPI_COMM_WORLD_RANK or PMI_RANK"), r.err());
-        assertEquals("", r.out());
+        for (Map<String, String> env : List.of(Map.<String, String>of(), Map.of("SLURM_PROCID", "0"))) {
+            Result r = run(env, "env");
+            assertEquals(2, r.exit());
+            assertTrue(r.err().contains("OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID"), r.err());
+            assertEquals("", r.out());
+        }
     }
 
     /** Given only the MPI's rank and size and TROIKA_HOSTS, the script computes every golden row itself. */

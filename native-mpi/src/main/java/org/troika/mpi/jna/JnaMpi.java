@@ -6,8 +6,8 @@ import com.sun.jna.NativeLibrary;
 import com.sun.jna.Platform;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import org.troika.mpi.MpiErrors;
 import org.troika.mpi.spi.MpiAbi;
-import org.troika.mpi.spi.MpiErrors;
 import org.troika.mpi.spi.NativeMpi;
 
 /**
@@ -76,7 +76,7 @@ public abstract class JnaMpi implements NativeMpi {
     /** Throws {@link org.troika.mpi.MpiException} when {@code rc} is not MPI_SUCCESS (0 in every MPI). */
     final void check(int rc, String function) {
         if (rc != 0) {
-            throw MpiErrors.exception(function, rc, errorClass(rc), errorString(rc));
+            throw MpiErrors.exception("open-mpi".equals(abi()), function, rc, errorClass(rc), errorString(rc));
         }
     }
 

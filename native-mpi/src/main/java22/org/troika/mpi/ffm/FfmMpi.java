@@ -16,9 +16,9 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.nio.Buffer;
 import org.troika.mpi.Datatype;
+import org.troika.mpi.MpiErrors;
 import org.troika.mpi.Op;
 import org.troika.mpi.spi.MpiAbi;
-import org.troika.mpi.spi.MpiErrors;
 import org.troika.mpi.spi.NativeMpi;
 
 /**
@@ -229,7 +229,7 @@ public final class FfmMpi implements NativeMpi {
 
     private static void check(int rc, String function) {
         if (rc != 0) {
-            throw MpiErrors.exception(function, rc, errorClassOf(rc), errorStringOf(rc));
+            throw MpiErrors.exception(Fn.OPEN_MPI, function, rc, errorClassOf(rc), errorStringOf(rc));
         }
     }
 

@@ -40,7 +40,7 @@ class ApiIntegrationTest {
     private static void assertAllRanksPassed(MpiJob.Result result, Launcher launcher, int np, String backend,
             String pin) {
         RankJobs.assertEveryRankReported(result, np, SUMMARY, m -> {
-            assertEquals(launcher == Launcher.OPEN_MPI ? "open-mpi" : "mpich", m.group(2), m.group());
+            assertEquals(launcher.isOpenMpi() ? "open-mpi" : "mpich", m.group(2), m.group());
             assertTrue(m.group(3).contains(backend), m.group());
             assertEquals(pin, m.group(4), m.group());
             assertEquals("0", m.group(6), result.output());

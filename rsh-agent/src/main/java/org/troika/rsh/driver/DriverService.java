@@ -31,7 +31,10 @@ import org.troika.wire.WireServer;
  *   <li>Task services connect, {@link RelayMessage.Register} and keep the connection: heartbeats both ways. A host whose
  *       service disconnects or stays silent for the liveness timeout is reported once to the {@link HostLostListener}
  *       (a killed or partitioned host; plain mpirun would hang on a partition).</li>
- *   <li>Launch agents connect once: {@link RelayMessage.Lookup} → {@link RelayMessage.LookupReply}.</li>
+ *   <li>Launch agents connect once: {@link RelayMessage.Lookup} → {@link RelayMessage.LookupReply}. With {@link
+ *       #openAgentKey} they use the agent key ({@code AgentKey}), which the driver accepts for nothing but one Lookup
+ *       per expected host: after the last host's, the key is spent, every task service is told to delete its copy
+ *       ({@link RelayMessage.AgentKeySpent}), and the launcher's callback deletes the launcher's.</li>
  *   <li>Binds only to the address it is given (the NIC that reaches the hosts, or loopback), on a {@link WireServer}:
  *       hello deadline, bounds on connections that have not proven the key, bounded threads.</li>
  * </ul>
@@ -40,6 +43,7 @@ public final class DriverService implements AutoCloseable {
     /** One registered task service. */
     public record HostInfo(String host, String hostname, List<Endpoint> endpoints, List<NicAddress> nics) {}
 
+    private final Secret secret;
     private final Set<String> expected;
     private final Duration heartbeat;
     private final Duration livenessTimeout;
@@ -54,6 +58,10 @@ public final class DriverService implements AutoCloseable {
     });
     private final Object changed = new Object();
     private volatile boolean closing;
+    /** The agent key while it is open, else {@code null}. */
+    private volatile Secret agentKey;
+    private volatile Runnable onAgentKeySpent;
+    private final Set<String> agentLookups = ConcurrentHashMap.newKeySet();
 
     private static final class Registration {
         final HostInfo info;
@@ -70,6 +78,7 @@ public final class DriverService implements AutoCloseable {
 
     public DriverService(Secret secret, InetAddress bind, List<String> expectedHosts, Duration heartbeat,
             Duration livenessTimeout, HostLostListener listener) throws IOException {
+        this.secret = secret;
         this.expected = new LinkedHashSet<>(expectedHosts);
         this.heartbeat = heartbeat;
         this.livenessTimeout = livenessTimeout;
@@ -79,6 +88,22 @@ public final class DriverService implements AutoCloseable {
                 WireServer.Limits.DEFAULT.withMaxConnections(WireServer.Limits.DEFAULT.maxConnections() + expected.size()),
                 this::serve);
         pool.submit(this::watchdog);
+    }
+
+    /**
+     * Accepts {@code key} (the launch agent key) for one {@link RelayMessage.Lookup} of each expected host, until all
+     * have been looked up; then refuses it, sends {@link RelayMessage.AgentKeySpent} to every registered task service
+     * and runs {@code onSpent} (once, on the thread that served the last lookup).
+     */
+    public void openAgentKey(Secret key, Runnable onSpent) {
+        this.onAgentKeySpent = onSpent;
+        this.agentKey = key;
+        server.acceptAlso(key);
+    }
+
+    /** Whether the agent key is still accepted. */
+    public boolean agentKeyOpen() {
+        return agentKey != null;
     }
 
     /** Where agents and task services reach this driver. */
@@ -182,6 +207,11 @@ public final class DriverService implements AutoCloseable {
     private void serve(WireChannel<RelayMessage> c, RelayMessage first) {
         String registered = null;
         try {
+            Secret agent = agentKey;
+            if (c.keyedWith(agent) || agent == null && !c.keyedWith(secret)) {
+                serveAgent(c, first);
+                return;
+            }
             if (first instanceof RelayMessage.Lookup l) {
                 Registration r = hosts.get(l.host());
                 c.send(new RelayMessage.LookupReply(l.host(), r == null ? List.of() : r.info.endpoints()));
@@ -225,6 +255,42 @@ public final class DriverService implements AutoCloseable {
                 reportLost(registered, WireChannel.isTimeout(e) ? "no heartbeat for " + livenessTimeout.toMillis() + " ms"
                         : e instanceof EOFException ? "task service disconnected" : "task service connection: " + e.getMessage());
             }
+        }
+    }
+
+    /** A connection keyed with the agent key: one Lookup per expected host while the key is open, nothing else. */
+    private void serveAgent(WireChannel<RelayMessage> c, RelayMessage first) throws IOException {
+        if (!(first instanceof RelayMessage.Lookup l) || agentKey == null || !expected.contains(l.host())
+                || !agentLookups.add(l.host())) {
+            c.send(new RelayMessage.Failure("the launch agent key allows one lookup per host of this launch"));
+            return;
+        }
+        Registration r = hosts.get(l.host());
+        c.send(new RelayMessage.LookupReply(l.host(), r == null ? List.of() : r.info.endpoints()));
+        if (agentLookups.containsAll(expected)) {
+            spendAgentKey();
+        }
+    }
+
+    private void spendAgentKey() {
+        Runnable then;
+        synchronized (agentLookups) {
+            if (agentKey == null) {
+                return;
+            }
+            agentKey = null;
+            server.acceptAlso(null);
+            then = onAgentKeySpent;
+        }
+        for (Registration r : hosts.values()) {
+            try {
+                r.channel.send(new RelayMessage.AgentKeySpent());
+            } catch (IOException e) {
+                // that host is lost; the liveness check reports it
+            }
+        }
+        if (then != null) {
+            then.run();
         }
     }
 

@@ -20,7 +20,6 @@ import java.util.concurrent.Future;
 import org.troika.common.TroikaEnv;
 import org.troika.common.exec.LineSink;
 import org.troika.common.exec.ProcessSupervisor;
-import org.troika.common.exec.ProcessTable;
 import org.troika.wire.Endpoint;
 import org.troika.wire.NicAddress;
 import org.troika.wire.Protocol;
@@ -48,19 +47,35 @@ import org.troika.wire.WireServer;
  *       RelayMessage.Abort} or when the agent's connection drops (like sshd when its client goes away).</li>
  *   <li>Exits, stopping every command, when the driver says so, closes the connection, or is silent for the liveness
  *       timeout (a partition): no orphaned services or daemons.</li>
- *   <li>Commands get {@link TroikaEnv#DRIVER_ADDR} and {@link TroikaEnv#SECRET_FILE} (a private 0600 copy) so that
- *       tree-spawned agents work, but never {@link TroikaEnv#SECRET_KEY}: ranks inherit their daemon's environment.</li>
+ *   <li>Commands get {@link TroikaEnv#DRIVER_ADDR} and {@link TroikaEnv#SECRET_FILE} so that tree-spawned agents
+ *       work, but never {@link TroikaEnv#SECRET_KEY}: ranks inherit their daemon's environment. With an agent key the
+ *       file (0600 in a 0700 directory, written at the first command) holds that key, not the job secret; the service
+ *       accepts the key for one {@link RelayMessage.Exec} (this host's daemon) and deletes the file when the driver
+ *       says every daemon has been looked up ({@link RelayMessage.AgentKeySpent}), which is before any rank starts.</li>
+ *   <li>Every command runs under its own {@link ProcessSupervisor}, whose tag its processes inherit: stopping a command
+ *       or the service ends all of them, daemons that left the command's session included.</li>
  *   <li>When the driver sees several hosts share one kernel hostname (fake hosts on one machine), it sends a hostname
  *       and commands then run in a private UTS namespace with it, so Open MPI session directories do not collide.</li>
  * </ul>
  */
 public final class TaskService implements AutoCloseable {
-    /** Settings of one service. */
+    /**
+     * Settings of one service.
+     *
+     * @param agentKey the launch agent key of this launch ({@code AgentKey}), or {@code null}: then tree-spawned
+     *     agents get the job secret's file, as Spark's services do
+     */
     public record Config(String host, List<Endpoint> driver, Secret secret, Duration heartbeat, Duration livenessTimeout,
-            Map<String, String> baseEnv, Path stateParent) {
+            Map<String, String> baseEnv, Path stateParent, Secret agentKey) {
         public Config {
             driver = List.copyOf(driver);
             baseEnv = Map.copyOf(baseEnv);
+        }
+
+        /** Without an agent key. */
+        public Config(String host, List<Endpoint> driver, Secret secret, Duration heartbeat, Duration livenessTimeout,
+                Map<String, String> baseEnv, Path stateParent) {
+            this(host, driver, secret, heartbeat, livenessTimeout, baseEnv, stateParent, null);
         }
     }
 
@@ -79,11 +94,14 @@ public final class TaskService implements AutoCloseable {
     private volatile String privateHostname;
     private volatile String ncclSocketIfname;
     private WireChannel<RelayMessage> control;
+    /** The key file for the commands' agents: written at the first command, never after the key was spent. */
     private Path secretFile;
-    /** Environment variable that tags every process of one command (random per command, not a secret). */
-    static final String COMMAND_TAG = "TROIKA_COMMAND_TAG";
-    private static final java.util.Random TAGS = new java.util.Random();
-    private final Map<ProcessSupervisor, String> tags = new java.util.concurrent.ConcurrentHashMap<>();
+    private boolean keyFileDone;
+    /** Whether the agent key still opens one Exec. */
+    private final java.util.concurrent.atomic.AtomicBoolean agentExecLeft =
+            new java.util.concurrent.atomic.AtomicBoolean(true);
+    /** Every command this service started, finished or not: {@link #stop} ends what each left behind. */
+    private final Set<ProcessSupervisor> started = ConcurrentHashMap.newKeySet();
     /** Commands this service stopped (abort, agent gone, shutdown): their exit codes are normalised. */
     private final java.util.Set<ProcessSupervisor> terminated = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private List<Endpoint> endpoints = List.of();
@@ -110,9 +128,9 @@ public final class TaskService implements AutoCloseable {
         if (!bind.contains(driverFacing)) {
             bind.add(driverFacing);
         }
-        secretFile = config.secret().writeToPrivateFile(config.stateParent());
         server = WireServer.start("task-service", Protocol.RELAY, config.secret(), bind, WireServer.Limits.DEFAULT,
                 this::serve);
+        server.acceptAlso(config.agentKey()); // for this host's daemon, once (see serve)
         List<Endpoint> eps = new ArrayList<>(server.endpoints());
         // the driver-facing endpoint first: agents try endpoints in order
         eps.sort((x, y) -> Boolean.compare(!x.address().equals(driverFacing.getHostAddress()),
@@ -148,6 +166,8 @@ public final class TaskService implements AutoCloseable {
                     privateHostname = c.hostname();
                 } else if (m instanceof RelayMessage.Networks n) {
                     ncclSocketIfname = n.ncclSocketIfname();
+                } else if (m instanceof RelayMessage.AgentKeySpent) {
+                    deleteSecretFile(); // every agent has read it; ranks start only after this
                 }
             }
         } catch (IOException e) {
@@ -209,7 +229,15 @@ public final class TaskService implements AutoCloseable {
 
     /** One authenticated connection (an agent, or a peer's probe); {@link WireServer} closes it afterwards. */
     private void serve(WireChannel<RelayMessage> c, RelayMessage m) throws IOException {
-        if (m instanceof RelayMessage.Ping) {
+        if (config.agentKey() != null && c.keyedWith(config.agentKey())) {
+            // the agent key starts this host's daemon, once; it opens nothing else
+            if (m instanceof RelayMessage.Exec e && agentExecLeft.compareAndSet(true, false)) {
+                server.acceptAlso(null);
+                exec(c, e);
+            } else {
+                c.send(new RelayMessage.Failure("the launch agent key starts one daemon per host"));
+            }
+        } else if (m instanceof RelayMessage.Ping) {
             c.send(new RelayMessage.Pong(config.host()));
         } else if (m instanceof RelayMessage.Exec e) {
             exec(c, e);
@@ -231,18 +259,16 @@ public final class TaskService implements AutoCloseable {
             return;
         }
         ProcessSupervisor p;
-        String tag = Long.toHexString(TAGS.nextLong()) + "-" + e.requestId();
         try {
-            Map<String, String> env = childEnv();
-            env.put(COMMAND_TAG, tag); // finds the command's processes even after they left setsid -w (see terminate)
-            p = ProcessSupervisor.start(CommandPlanner.plan(e.commandLine(), privateHostname, env),
+            // the supervisor tags the command's processes: found even after they left setsid -w's session
+            p = ProcessSupervisor.start(CommandPlanner.plan(e.commandLine(), privateHostname, childEnv()),
                     ProcessSupervisor.Options.of(sink(c, 1), sink(c, 2)));
         } catch (IOException x) {
             c.send(new RelayMessage.Failure("cannot start the command on " + config.host() + ": " + x.getMessage()));
             return;
         }
+        started.add(p);
         running.put(e.requestId(), p);
-        tags.put(p, tag);
         java.util.concurrent.atomic.AtomicBoolean finished = new java.util.concurrent.atomic.AtomicBoolean();
         // the agent's connection: Abort, or EOF (agent gone) stops the command while it runs
         Future<?> watcher = pool.submit(() -> {
@@ -274,7 +300,6 @@ public final class TaskService implements AutoCloseable {
         } finally {
             running.remove(e.requestId());
             terminated.remove(p);
-            tags.remove(p);
             watcher.cancel(true);
         }
     }
@@ -289,10 +314,34 @@ public final class TaskService implements AutoCloseable {
         };
     }
 
-    private Map<String, String> childEnv() {
+    /**
+     * The file tree-spawned agents read, written on first use (no command, no file: with {@code --launch-agent ssh}
+     * nothing is relayed): the agent key when there is one, never the job secret then. {@code null} once deleted.
+     */
+    private synchronized Path keyFile() throws IOException {
+        if (!keyFileDone) {
+            keyFileDone = true;
+            secretFile = (config.agentKey() != null ? config.agentKey() : config.secret())
+                    .writeToPrivateFile(config.stateParent());
+        }
+        return secretFile;
+    }
+
+    /** Deletes the key file (and keeps it from being written later). */
+    private synchronized void deleteSecretFile() {
+        keyFileDone = true;
+        Secret.deleteFile(secretFile);
+        secretFile = null;
+    }
+
+    private Map<String, String> childEnv() throws IOException {
         Map<String, String> env = new HashMap<>(config.baseEnv());
         env.remove(TroikaEnv.SECRET_KEY);
-        env.put(TroikaEnv.SECRET_FILE, secretFile.toString());
+        env.remove(TroikaEnv.SECRET_FILE);
+        Path keyFile = keyFile();
+        if (keyFile != null) {
+            env.put(TroikaEnv.SECRET_FILE, keyFile.toString());
+        }
         env.put(TroikaEnv.DRIVER_ADDR, Endpoint.formatList(config.driver()));
         if (ncclSocketIfname != null && !ncclSocketIfname.isEmpty()) {
             env.putIfAbsent("NCCL_SOCKET_IFNAME", ncclSocketIfname);
@@ -317,37 +366,14 @@ public final class TaskService implements AutoCloseable {
                 ? 128 + code : code;
     }
 
-    /** TERM to the command's own session (see {@link CommandPlanner}), then the supervisor's TERM-grace-KILL. */
+    /**
+     * Ends a command: TERM to everything carrying the command's tag (the inner session behind {@code setsid -w},
+     * orted, ranks, daemons they started), then the supervisor's teardown: its group, grace, KILL, and KILL for
+     * whatever tagged process is still there.
+     */
     private void terminate(ProcessSupervisor p) {
         terminated.add(p);
-        String tag = tags.get(p);
-        if (tag != null) {
-            // A command stopped right after it started may have its shell already in its own session while setsid -w
-            // dies: nothing links it to p any more. Its environment does: TERM, then KILL, everything tagged.
-            ProcessSupervisor.signalGroup(p.pid(), org.troika.common.exec.PosixSignal.TERM);
-            try {
-                p.handle().onExit().get(3, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException x) {
-                Thread.currentThread().interrupt();
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException x) {
-                // escalated by p.terminate below
-            }
-            List<ProcessHandle> left = ProcessTable.withEnv(COMMAND_TAG, tag);
-            left.forEach(ProcessHandle::destroy);
-            for (ProcessHandle h : left) {
-                try {
-                    h.onExit().get(3, java.util.concurrent.TimeUnit.SECONDS);
-                } catch (InterruptedException x) {
-                    Thread.currentThread().interrupt();
-                    break;
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException x) {
-                    // killed below
-                }
-            }
-            left.forEach(ProcessHandle::destroyForcibly);
-        }
-        p.handle().children().forEach(child -> ProcessSupervisor.signalGroup(child.pid(),
-                org.troika.common.exec.PosixSignal.TERM));
+        p.termTagged(); // the command's own session (behind setsid -w) at once, as sshd ends a session
         try {
             p.terminate(Duration.ofSeconds(3));
         } catch (InterruptedException e) {
@@ -369,19 +395,14 @@ public final class TaskService implements AutoCloseable {
             listening.stopAccepting(); // the agents' connections stay open: they get their command's exit code
         }
         running.values().parallelStream().forEach(this::terminate);
+        // commands that already ended may have left daemons (orted --daemonize, a rank's setsid -f): end them too
+        started.parallelStream().forEach(ProcessSupervisor::close);
         try {
             control.close();
         } catch (IOException ignored) {
             // closing
         }
-        if (secretFile != null) {
-            try {
-                java.nio.file.Files.deleteIfExists(secretFile);
-                java.nio.file.Files.deleteIfExists(secretFile.getParent());
-            } catch (IOException ignored) {
-                // best effort
-            }
-        }
+        deleteSecretFile();
         if (listening != null) {
             listening.close();
         }

@@ -11,12 +11,15 @@ import java.util.Map;
 import org.troika.rsh.Liveness;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
+import org.troika.rsh.agent.AgentKey;
 import org.troika.wire.Endpoint;
 import org.troika.wire.Secret;
 
 /**
- * {@code troika-rsh task-service --host HOST [--driver ADDR:PORT[,...]] [--secret-stdin] [--heartbeat-ms N]
- * [--liveness-ms N]}: runs the task service of one host until the driver goes away. The driver address defaults to
+ * {@code troika-rsh task-service --host HOST [--driver ADDR:PORT[,...]] [--secret-stdin] [--agent-label HEX]
+ * [--heartbeat-ms N] [--liveness-ms N]}: runs the task service of one host until the driver goes away. With
+ * {@code --agent-label}, tree-spawned agents get the launch agent key derived with that label ({@link AgentKey}),
+ * never the job secret. The driver address defaults to
  * {@link TroikaEnv#DRIVER_ADDR}; the secret comes from the environment, or with {@code --secret-stdin} from the first
  * line of stdin (how {@code troika run} passes it through ssh/srun/blaunch without a command line). Prints nothing on
  * success; exit 0 when told to stop, 1 when the driver was lost, 2 for bad input.
@@ -28,6 +31,7 @@ public final class TaskServiceMain {
         String host = null;
         String driver = env.get(TroikaEnv.DRIVER_ADDR);
         boolean secretStdin = false;
+        String agentLabel = null;
         long heartbeat = Liveness.HEARTBEAT.toMillis();
         long liveness = Liveness.TIMEOUT.toMillis();
         for (int i = 0; i < args.size(); i++) {
@@ -36,10 +40,11 @@ public final class TaskServiceMain {
                 case "--host" -> host = value(args, ++i, a);
                 case "--driver" -> driver = value(args, ++i, a);
                 case "--secret-stdin" -> secretStdin = true;
+                case "--agent-label" -> agentLabel = AgentKey.checkLabel(value(args, ++i, a));
                 case "--heartbeat-ms" -> heartbeat = millis(value(args, ++i, a), a);
                 case "--liveness-ms" -> liveness = millis(value(args, ++i, a), a);
                 default -> throw new UsageException("task-service: unknown option '" + a
-                        + "'; expected --host, --driver, --secret-stdin, --heartbeat-ms, --liveness-ms");
+                        + "'; expected --host, --driver, --secret-stdin, --agent-label, --heartbeat-ms, --liveness-ms");
             }
         }
         if (host == null || host.isBlank()) {
@@ -50,7 +55,8 @@ public final class TaskServiceMain {
         }
         Secret secret = secretStdin ? readSecretLine() : Secret.fromEnv(env);
         TaskService.Config config = new TaskService.Config(host, Endpoint.parseList(driver, "--driver"), secret,
-                Duration.ofMillis(heartbeat), Duration.ofMillis(liveness), env, stateParent(env));
+                Duration.ofMillis(heartbeat), Duration.ofMillis(liveness), env, stateParent(env),
+                agentLabel == null ? null : AgentKey.derive(secret, agentLabel));
         try (TaskService service = new TaskService(config).start()) {
             // SIGTERM/SIGINT/SIGHUP: stop the commands and remove the secret file before the JVM exits
             Thread hook = new Thread(() -> service.stop("signal"), "troika-task-service-stop");

@@ -1,12 +1,15 @@
 package org.troika.worker.elastic;
 
+import java.util.Optional;
 import org.troika.common.ElasticExitCodes;
+import org.troika.mpi.ProcFailedException;
+import org.troika.mpi.RevokedException;
 
 /**
  * Runs an elastic training body for one generation.
  *
- * <p>MPI cannot grow or shrink a running world, so each generation is a fresh launch of every rank and this
- * method covers one of them:
+ * <p>MPI cannot grow a running world, so each generation is a fresh launch of every rank and this method covers one
+ * of them (with fault tolerance on, {@link #run(State, ElasticWorld, Body)} also survives dead ranks within it):
  * <ol>
  *   <li>rank 0 loads the commit kept on its node (none in the first generation: its initial values count);</li>
  *   <li>in a generation after the first, the reset callbacks run (e.g. rescale the learning rate to the new
@@ -40,20 +43,71 @@ public final class Elastic {
      * @throws Exception whatever the body throws, except the two elastic signals
      */
     public static <S extends State> int run(S state, Body<S> body) throws Exception {
+        return run(state, null, body);
+    }
+
+    /**
+     * Runs {@code body} over {@code state}; when {@code world} {@link ElasticWorld#shrinks() shrinks} (fault
+     * tolerance on), a failed collective does not end the generation: the survivors revoke and shrink the
+     * communicator, run the reset callbacks with the new {@link ElasticContext#size()}, take the last commit of the
+     * new rank 0 by {@link State#sync()}, and run the body again in the same processes. The body must take its
+     * communicator from {@link ElasticWorld#current()} (the old one is revoked). Fewer survivors than
+     * {@code --min-np} end the generation with {@link ElasticExitCodes#COLLECTIVE_FAILURE}, so the driver relaunches.
+     *
+     * @param world the fault-tolerant world, or {@code null} for the relaunch-only behaviour of {@link #run(State, Body)}
+     */
+    public static <S extends State> int run(S state, ElasticWorld world, Body<S> body) throws Exception {
+        if (world == null || !world.shrinks()) {
+            return runShrinking(state, world, body);
+        }
+        int code = 1; // the body threw: this rank fails (an uncaught exception exits the JVM with 1)
         try {
-            state.loadFromNode();
-            if (state.context().isReset()) {
+            code = runShrinking(state, world, body);
+            return code;
+        } finally {
+            // read by the launcher: once every rank is dead or has left, a lingering mpirun is ended
+            System.err.println(world.leaveLine(code));
+            System.err.flush();
+        }
+    }
+
+    private static <S extends State> int runShrinking(S state, ElasticWorld world, Body<S> body) throws Exception {
+        boolean recovered = false;
+        while (true) {
+            try {
+                if (!recovered) {
+                    state.loadFromNode();
+                    if (state.context().isReset()) {
+                        state.onReset();
+                    }
+                }
+                state.sync();
+                body.train(state);
+                return ElasticExitCodes.SUCCESS;
+            } catch (HostsUpdatedInterrupt e) {
+                state.save();
+                state.keepOnNode();
+                return ElasticExitCodes.HOSTS_UPDATED;
+            } catch (CollectiveFailure | ProcFailedException | RevokedException e) {
+                if (world == null || !world.shrinks() || !shrink(state, world)) {
+                    return ElasticExitCodes.COLLECTIVE_FAILURE;
+                }
+                recovered = true;
                 state.onReset();
             }
-            state.sync();
-            body.train(state);
-            return ElasticExitCodes.SUCCESS;
-        } catch (HostsUpdatedInterrupt e) {
-            state.save();
-            state.keepOnNode();
-            return ElasticExitCodes.HOSTS_UPDATED;
-        } catch (CollectiveFailure e) {
-            return ElasticExitCodes.COLLECTIVE_FAILURE;
+        }
+    }
+
+    /** Shrinks until a shrunk world holds (another failure right after a shrink shrinks again). */
+    private static boolean shrink(State state, ElasticWorld world) {
+        while (true) {
+            try {
+                Optional<ElasticContext> next = world.shrink(state.context());
+                next.ifPresent(state::replaceContext);
+                return next.isPresent();
+            } catch (CollectiveFailure again) {
+                // loop
+            }
         }
     }
 }

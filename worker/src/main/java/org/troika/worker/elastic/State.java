@@ -23,15 +23,20 @@ import java.util.Objects;
  * {@link #sync()} are collectives: every rank calls them at the same point.
  */
 public abstract class State {
-    private final ElasticContext context;
+    private ElasticContext context; // replaced when a fault-tolerant world shrinks
     private final List<Runnable> resetCallbacks = new ArrayList<>();
 
     protected State(ElasticContext context) {
         this.context = Objects.requireNonNull(context, "context");
     }
 
+    /** This rank's context; after a shrink ({@link ElasticWorld}) a new one with the survivors' rank and size. */
     public final ElasticContext context() {
         return context;
+    }
+
+    final void replaceContext(ElasticContext next) {
+        context = Objects.requireNonNull(next, "next");
     }
 
     /** Copies the live values into the committed copy. */
@@ -57,6 +62,7 @@ public abstract class State {
 
     /** Commits the live state and then checks for host updates. */
     public final void commit() {
+        org.troika.worker.Progress.commit();
         save();
         keepOnNode();
         checkHostUpdates();

@@ -1,0 +1,128 @@
+package org.troika.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.troika.common.exec.ProcessTable;
+import org.troika.testkit.MpiJob.Launcher;
+import org.troika.testkit.NetnsCluster;
+import org.troika.testkit.Requires;
+
+/**
+ * {@code troika run --fault-tolerance auto} (the default) on Open MPI 5.0.7 over network-namespace hosts: a SIGKILLed
+ * rank does not end the generation; the survivors shrink and train on in the same processes, and the dead rank's
+ * host is reported and blacklisted. Below {@code --min-np} the driver relaunches as before. Open MPI 4's relaunch
+ * under the same default is {@link ElasticRunTest#fiveSuccessiveRankKillsAreEachRecoveredFromTheLastCommit}.
+ */
+@Tag("integration")
+class ElasticShrinkRunTest {
+    static final Pattern DONE = Pattern.compile("\\[1,(\\d+)\\]<stdout>: done steps=(\\d+) model-checksum=(\\S+)");
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void twoKilledRanksAreShrunkAwayAndTheSurvivorsFinishInTheirOwnProcesses() throws Exception {
+        int steps = 150;
+        try (NetnsCluster c = cluster("ulfs", 200)) {
+            List<String> h = ElasticRunTest.addresses(c);
+            try (RunSupport run = start(c, steps, "--min-np", "2")) {
+                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+                Set<Long> before = rankPids(run);
+                assertEquals(4, before.size(), run.err());
+                long first = ElasticRunTest.killRank(run, 3, 1);
+                run.awaitOut(o -> o.contains("size=3"), "a commit of the 3 survivors");
+                long second = ElasticRunTest.killRank(run, 1, 1);
+                run.awaitOut(o -> o.contains("size=2"), "a commit of the 2 survivors");
+                Set<Long> survivors = new HashSet<>(before);
+                survivors.remove(first);
+                survivors.remove(second);
+                assertEquals(survivors, rankPids(run), "the survivors are the same processes");
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+                assertTrue(r.err().contains("generation 1: rank 3 on host " + h.get(3) + " died; the survivors go on"),
+                        r.toString());
+                assertTrue(r.err().contains("generation 1: rank 1 on host " + h.get(1) + " died; the survivors go on"),
+                        r.toString());
+                assertTrue(r.err().contains("done after 1 generation(s) and 0 reset(s)"), r.toString());
+                // the same model on both survivors (launch ranks 0 and 2)
+                Matcher m = DONE.matcher(r.out());
+                Set<String> sums = new HashSet<>();
+                Set<Integer> ranks = new HashSet<>();
+                while (m.find()) {
+                    ranks.add(Integer.parseInt(m.group(1)));
+                    sums.add(m.group(3));
+                }
+                assertEquals(Set.of(0, 2), ranks, r.toString());
+                assertEquals(1, sums.size(), r.toString());
+            }
+        }
+    }
+
+    @Test
+    void fewerSurvivorsThanMinNpRelaunchOnTheHostsLeft() throws Exception {
+        int steps = 100;
+        try (NetnsCluster c = cluster("ulfr", 202)) {
+            List<String> h = ElasticRunTest.addresses(c);
+            try (RunSupport run = start(c, steps, "--min-np", "3", "--max-np", "3")) {
+                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+                ElasticRunTest.killRank(run, 1, 1);
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+                assertTrue(r.err().contains("generation 1: rank 1 on host " + h.get(1) + " died"), r.toString());
+                assertTrue(r.err().contains("blacklisted host " + h.get(1)), r.toString());
+                assertTrue(r.err().contains("generation 2 (failure): 3 ranks on " + h.get(0) + ":1," + h.get(2) + ":1,"
+                        + h.get(3) + ":1"), r.toString());
+            }
+        }
+    }
+
+    /** Four namespace hosts (root and the Open MPI 5 root required). */
+    private static NetnsCluster cluster(String tag, int subnet) throws IOException {
+        Requires.root();
+        Launcher.OPEN_MPI_5.require();
+        return NetnsCluster.create(tag, subnet, 4);
+    }
+
+    /** ElasticTraining through troika on Open MPI 5 over all four hosts (one slot each). */
+    private RunSupport start(NetnsCluster c, int steps, String... elastic) throws IOException {
+        ElasticRunTest e = new ElasticRunTest();
+        e.tmp = tmp;
+        List<String> h = ElasticRunTest.addresses(c);
+        Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
+        return e.start(Launcher.OPEN_MPI_5, c, hosts, steps, elastic);
+    }
+
+    /** The pids of the job's ElasticTraining ranks (not troika's own JVM, whose argv names the class too). */
+    private static Set<Long> rankPids(RunSupport run) {
+        return ProcessTable.withEnv(RunSupport.MARKER, run.marker).stream()
+                .filter(p -> p.info().commandLine().orElse("").contains("ElasticTraining") && isRank(p))
+                .map(ProcessHandle::pid).collect(Collectors.toSet());
+    }
+
+    private static boolean isRank(ProcessHandle p) {
+        try {
+            return new String(Files.readAllBytes(Path.of("/proc/" + p.pid() + "/environ")), StandardCharsets.UTF_8)
+                    .contains("\0OMPI_COMM_WORLD_RANK=");
+        } catch (IOException gone) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package org.troika.launcher.mpi;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.troika.common.TroikaEnv;
+import org.troika.common.UsageException;
+import org.troika.launcher.spi.LaunchContext;
+
+/**
+ * What every launch backend gives the ranks, whichever program starts them ({@code mpirun}, {@code srun}): the
+ * rank environment, the command behind troika's rank-environment wrapper, and the checked NIC settings.
+ * Pure functions of the launch context.
+ */
+public final class RankLaunch {
+    /** A {@code TROIKA_HOSTS} value longer than this is not exported (one environment string is limited to 128 KiB). */
+    public static final int HOSTS_ENV_LIMIT = 96 * 1024;
+    /** The rank-environment wrapper, relative to the troika installation. */
+    public static final String RANKENV = "bin/troika-rankenv";
+
+    private static final Pattern NIC_NAME = Pattern.compile("[A-Za-z0-9_.@-]+");
+    private static final Pattern IPV4_CIDR = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}");
+
+    private RankLaunch() {}
+
+    /**
+     * The caller's environment without troika's secret, plus the rank variables troika exports and
+     * {@code NCCL_IB_DISABLE=1} for --tcp. The secret goes even from the launcher's own environment because ranks on
+     * its host inherit it (the launch agent reads {@link TroikaEnv#SECRET_FILE} instead).
+     */
+    public static Map<String, String> rankEnv(LaunchContext ctx, List<String> warnings) {
+        Map<String, String> env = new TreeMap<>(ctx.env());
+        env.remove(TroikaEnv.SECRET_KEY);
+        env.remove(TroikaEnv.FAULT_TOLERANCE); // set by MpirunCommandBuilder when the launch runs with --with-ft
+        String hostList = ctx.hostPlan().hostList();
+        if (hostList.length() > HOSTS_ENV_LIMIT) {
+            env.remove(TroikaEnv.HOSTS);
+            warnings.add(TroikaEnv.HOSTS + " is not exported: the list of " + ctx.hostPlan().hosts().size()
+                    + " hosts is longer than " + HOSTS_ENV_LIMIT + " characters; ranks get TROIKA_HOSTNAME from"
+                    + " hostname and no TROIKA_CROSS_RANK/SIZE");
+        } else {
+            env.put(TroikaEnv.HOSTS, hostList);
+        }
+        env.put(TroikaEnv.SIZE, Integer.toString(ctx.hostPlan().size()));
+        if (ctx.settings().tcp()) {
+            env.put("NCCL_IB_DISABLE", "1");
+        }
+        return env;
+    }
+
+    /** The user's command, behind troika's rank-environment wrapper when troika is installed. */
+    public static List<String> rankCommand(LaunchContext ctx) {
+        List<String> cmd = new ArrayList<>();
+        if (ctx.troikaHome() != null) {
+            cmd.add(ctx.troikaHome().resolve(RANKENV).toString());
+        }
+        cmd.addAll(ctx.settings().command());
+        return cmd;
+    }
+
+    /** Whether a {@code --network-interface} value is an IPv4 subnet rather than an interface name. */
+    public static boolean isSubnet(String nic) {
+        return IPV4_CIDR.matcher(nic).matches();
+    }
+
+    /** The NICs, each an interface name or an IPv4 subnet. */
+    public static List<String> checkedNics(List<String> nics) {
+        for (String nic : nics) {
+            if (!NIC_NAME.matcher(nic).matches() && !isSubnet(nic)) {
+                throw new UsageException("bad network interface '" + nic + "': give interface names (eth0) or IPv4"
+                        + " subnets (10.1.0.0/16), comma-separated");
+            }
+        }
+        return nics;
+    }
+
+    /** NCCL takes interface names (prefixes), not subnets: subnets are left out with a warning. */
+    public static String ncclInterfaces(List<String> nics, List<String> warnings) {
+        List<String> names = new ArrayList<>();
+        for (String nic : nics) {
+            if (isSubnet(nic)) {
+                warnings.add("NCCL_SOCKET_IFNAME takes interface names, so subnet " + nic + " is used for MPI only");
+            } else {
+                names.add(nic);
+            }
+        }
+        return names.isEmpty() ? null : String.join(",", names);
+    }
+}

@@ -1,0 +1,155 @@
+package org.troika.launcher.watchdog;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.troika.common.ProgressReport;
+import org.troika.launcher.spi.HostPlan;
+
+/**
+ * Decides when a job hangs, from the ranks' progress reports and output (pure; the caller supplies the time).
+ *
+ * <p>Progress of a rank: any counter of its report moved (collectives entered or left, beats, commits); for a rank
+ * that never reported (a C program without the protocol), any line of its output. Until a rank shows its first sign
+ * of life (a report or a line) it has the start grace (the start timeout) instead of the hang timeout, if longer: JVM
+ * start and MPI wire-up are not a hang.
+ *
+ * <p>A <b>hang</b> is declared (once) when some rank has made no progress for the timeout and is not blocked inside a
+ * collective (it is the cause: stragglers or a rank that never arrived), or when every rank has been blocked inside a
+ * collective for the timeout (nothing completes). Ranks blocked in a collective while some peer still progresses are
+ * waiting, not hung: a slow but progressing job is never declared hung. A <b>warning</b> uses the same rule with the
+ * warning time and is given once per stall.
+ */
+public final class HangWatchdog {
+    private final HostPlan plan;
+    private final Duration timeout;
+    private final Duration warning;
+    private final Duration startGrace;
+    private final boolean[] alive;
+    private final long[] lastChange;
+    private final ProgressReport[] last;
+    private final boolean[] gone;
+    private boolean hung;
+    private boolean warned;
+
+    /**
+     * @param plan the ranks and their hosts
+     * @param timeout no progress for this long is a hang
+     * @param warning no progress for this long gives a warning, or {@code null}
+     * @param startGrace how long a rank may take to show its first sign of life
+     * @param startMillis the launch time
+     */
+    public HangWatchdog(HostPlan plan, Duration timeout, Duration warning, Duration startGrace, long startMillis) {
+        this.startGrace = Objects.requireNonNull(startGrace, "startGrace");
+        this.alive = new boolean[plan.size()];
+        this.plan = Objects.requireNonNull(plan, "plan");
+        this.timeout = Objects.requireNonNull(timeout, "timeout");
+        this.warning = warning;
+        this.lastChange = new long[plan.size()];
+        this.last = new ProgressReport[plan.size()];
+        this.gone = new boolean[plan.size()];
+        java.util.Arrays.fill(lastChange, startMillis);
+    }
+
+    /**
+     * Takes a rank's report. Returns whether it is valid for this job (a rank inside the world).
+     */
+    public synchronized boolean report(ProgressReport r, long nowMillis) {
+        if (r.rank() >= plan.size()) {
+            return false;
+        }
+        alive[r.rank()] = true;
+        if (r.progressedSince(last[r.rank()])) {
+            lastChange[r.rank()] = nowMillis;
+            warned = false;
+        }
+        last[r.rank()] = r;
+        return true;
+    }
+
+    /** A line of output from {@code rank}: progress for ranks that never reported. */
+    public synchronized void output(int rank, long nowMillis) {
+        if (rank >= 0 && rank < plan.size() && last[rank] == null) {
+            alive[rank] = true;
+            lastChange[rank] = nowMillis;
+            warned = false;
+        }
+    }
+
+    /**
+     * A rank that died while the others go on ({@code --fault-tolerance shrink}): its silence is no hang, and the
+     * others no longer wait for it.
+     */
+    public synchronized void forget(int rank) {
+        if (rank >= 0 && rank < plan.size()) {
+            gone[rank] = true;
+        }
+    }
+
+    /** The last report of {@code rank}, or {@code null}. */
+    public synchronized ProgressReport last(int rank) {
+        return last[rank];
+    }
+
+    /** The hang, the first time one is seen at {@code nowMillis}; empty otherwise and after it was reported. */
+    public synchronized Optional<HangReport> check(long nowMillis) {
+        if (hung) {
+            return Optional.empty();
+        }
+        Optional<HangReport> r = evaluate(nowMillis, timeout);
+        hung = r.isPresent();
+        return r;
+    }
+
+    /** A stall longer than the warning time, once per stall; empty when no warning time is set. */
+    public synchronized Optional<HangReport> warn(long nowMillis) {
+        if (warning == null || warned || hung) {
+            return Optional.empty();
+        }
+        Optional<HangReport> r = evaluate(nowMillis, warning);
+        warned = r.isPresent();
+        return r;
+    }
+
+    public synchronized boolean hung() {
+        return hung;
+    }
+
+    private Optional<HangReport> evaluate(long now, Duration limit) {
+        long limitMillis = limit.toMillis();
+        List<HangReport.RankState> stuck = new ArrayList<>();
+        List<HangReport.RankState> inside = new ArrayList<>();
+        int insideLong = 0;
+        boolean anyProgressed = false;
+        int watched = 0;
+        for (int r = 0; r < plan.size(); r++) {
+            if (gone[r]) {
+                continue;
+            }
+            watched++;
+            long idle = now - lastChange[r];
+            HangReport.RankState st = new HangReport.RankState(r, plan.slots().get(r).host(), idle, last[r]);
+            boolean quiet = idle >= (alive[r] ? limitMillis : Math.max(limitMillis, startGrace.toMillis()));
+            if (last[r] != null && last[r].inCollective()) {
+                // waiting for peers (however recently it entered): not a cause
+                inside.add(st);
+                insideLong += quiet ? 1 : 0;
+            } else if (quiet) {
+                stuck.add(st);
+            } else {
+                anyProgressed = true;
+            }
+        }
+        if (!stuck.isEmpty()) {
+            return Optional.of(new HangReport(limit, !anyProgressed, stuck, inside, List.of()));
+        }
+        if (watched > 0 && insideLong == watched) {
+            long max = inside.stream().mapToLong(b -> b.last().entered()).max().orElse(0);
+            List<HangReport.RankState> behind = inside.stream().filter(b -> b.last().entered() < max).toList();
+            return Optional.of(new HangReport(limit, true, List.of(), inside, behind));
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,83 @@
+package org.troika.launcher.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.troika.common.exec.LaunchPlan;
+import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.spi.RankOutput;
+import org.troika.launcher.spi.RankOutput.TagFormat;
+
+/** troika's own per-rank output files ({@code --output-filename}), from a launcher's tagged output. */
+class RankFileWriterTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void everyRankGetsBothFilesEvenWhenSilentAndOldContentIsDropped() throws Exception {
+        RankOutput spec = new RankOutput(tmp.resolve("logs"), 3, TagFormat.PRRTE);
+        Files.createDirectories(spec.dir());
+        Files.writeString(spec.file(2, true), "from an earlier run\n");
+        try (RankFileWriter w = RankFileWriter.open(spec)) {
+            w.accept("[1,0]<stdout>: a\n", false);
+            w.accept("[1,0]<stderr>: b\n", true);
+            w.accept("launcher's own line\n", true);
+            w.accept("[1,0]<stdout>: c", false); // the last segment of a stream may lack its terminator
+        }
+        assertEquals("a\nc", Files.readString(spec.file(0, false)));
+        assertEquals("b\n", Files.readString(spec.file(0, true)));
+        for (int rank = 1; rank < 3; rank++) {
+            assertEquals("", Files.readString(spec.file(rank, false)));
+            assertEquals("", Files.readString(spec.file(rank, true)));
+        }
+    }
+
+    @Test
+    void laterGenerationsAppendAndManyRanksStayWithinTheOpenFileLimit() throws Exception {
+        int ranks = RankFileWriter.OPEN_LIMIT * 3;
+        RankOutput spec = new RankOutput(tmp, ranks, TagFormat.HYDRA);
+        try (RankFileWriter w = RankFileWriter.open(spec)) {
+            for (int round = 0; round < 2; round++) {
+                for (int rank = 0; rank < ranks; rank++) {
+                    w.accept("[" + rank + "] line " + round + "\n", rank % 2 == 1);
+                }
+            }
+        }
+        try (RankFileWriter w = RankFileWriter.open(spec, false)) {
+            w.accept("[5] next generation\n", true);
+        }
+        assertEquals("line 0\nline 1\n", Files.readString(spec.file(ranks - 2, false)));
+        assertEquals("line 0\nline 1\nnext generation\n", Files.readString(spec.file(5, true)));
+        assertEquals("", Files.readString(spec.file(5, false)));
+    }
+
+    @Test
+    void theJobsOutputReachesTheConsoleAndTheFiles() throws Exception {
+        // sh stands in for Open MPI 5's mpirun: tagged lines on both streams, plus one of its own
+        String script = "printf '[1,0]<stdout>: out 0\\n[1,1]<stdout>: out 1\\n'; "
+                + "printf '[1,1]<stderr>: err 1\\n[prterun] a launcher message\\n' >&2";
+        RankOutput spec = new RankOutput(tmp.resolve("out"), 2, TagFormat.PRRTE);
+        BackendPlan plan = new BackendPlan(new LaunchPlan(List.of("sh", "-c", script), Map.of("PATH", "/usr/bin:/bin")),
+                Map.of(), List.of(), spec);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = new JobExecutor(plan, null, null, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), Duration.ofSeconds(5)).run();
+        assertEquals(0, code);
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("[1,1]<stdout>: out 1\n"), "console keeps the tags");
+        assertEquals("out 0\n", Files.readString(spec.file(0, false)));
+        assertEquals("out 1\n", Files.readString(spec.file(1, false)));
+        assertEquals("err 1\n", Files.readString(spec.file(1, true)));
+        assertEquals("", Files.readString(spec.file(0, true)));
+    }
+}

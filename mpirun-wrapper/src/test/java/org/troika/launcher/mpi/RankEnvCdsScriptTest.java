@@ -1,0 +1,201 @@
+package org.troika.launcher.mpi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Class-data sharing in {@code bin/troika-rankenv} ({@code TROIKA_JAVA_CDS=1}) with this JDK's real {@code java}:
+ * the first rank records an archive into the per-host cache, a later one promotes it and maps it (checked with
+ * {@code -Xlog:class+load}), concurrent ranks never fail or corrupt it, and a class path the JVM cannot archive
+ * (a non-empty directory) runs without CDS instead of failing at exit.
+ */
+class RankEnvCdsScriptTest {
+    static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+
+    @TempDir
+    Path tmp;
+    Path cache;
+    Path jar;
+
+    @BeforeEach
+    void jarWithTheRank() throws IOException {
+        cache = tmp.resolve("cache");
+        jar = tmp.resolve("app.jar");
+        String name = CdsHello.class.getName().replace('.', '/') + ".class";
+        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out)) {
+            j.putNextEntry(new JarEntry(name));
+            try (var in = CdsHello.class.getClassLoader().getResourceAsStream(name)) {
+                in.transferTo(j);
+            }
+            j.closeEntry();
+        }
+    }
+
+    private Map<String, String> env(String... more) {
+        Map<String, String> env = new HashMap<>(Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "1",
+                "TROIKA_HOSTS", "h:1", "TROIKA_JAVA_CDS", "1", "TROIKA_CDS_DIR", cache.toString(),
+                "HOME", tmp.toString()));
+        for (int i = 0; i < more.length; i += 2) {
+            env.put(more[i], more[i + 1]);
+        }
+        return env;
+    }
+
+    private RankEnvScriptTest.Result rank(Map<String, String> env, String classpath) throws Exception {
+        return RankEnvScriptTest.run(env, JAVA, "-cp", classpath, CdsHello.class.getName(), "x", "y");
+    }
+
+    private List<String> cacheEntries() throws IOException {
+        if (!Files.isDirectory(cache)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(cache)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    @Test
+    void firstRankRecordsTheNextMapsTheArchive() throws Exception {
+        RankEnvScriptTest.Result first = rank(env(), jar.toString());
+        assertEquals(0, first.exit(), first.err());
+        assertEquals("hello x,y\n", first.out());
+        assertEquals("", first.err(), "no CDS messages in the rank's output");
+        List<String> entries = cacheEntries();
+        assertEquals(1, entries.size(), entries.toString());
+        assertTrue(entries.get(0).endsWith(".rec"), entries.toString());
+        assertTrue(Files.size(cache.resolve(entries.get(0)).resolve("archive.jsa")) > 0, "recorded at exit");
+
+        // the recorder has exited: the next rank promotes the archive and maps it (the main class comes from it)
+        RankEnvScriptTest.Result second = rank(env("JAVA_TOOL_OPTIONS", "-Xlog:class+load"), jar.toString());
+        assertEquals(0, second.exit(), second.err());
+        assertTrue(second.out().lines().anyMatch(l -> l.contains(CdsHello.class.getName() + " source: shared objects "
+                + "file (top)")), second.out());
+        entries = cacheEntries();
+        assertEquals(1, entries.size(), entries.toString());
+        assertTrue(entries.get(0).endsWith(".jsa"), entries.toString());
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(cache)),
+                "the cache is the user's alone");
+    }
+
+    @Test
+    void aDumpCutShortIsDiscardedAndRecordedAgain() throws Exception {
+        assertEquals(0, rank(env(), jar.toString()).exit()); // records
+        Path rec;
+        try (Stream<Path> s = Files.list(cache)) {
+            rec = s.filter(p -> p.toString().endsWith(".rec")).findFirst().orElseThrow();
+        }
+        // as if the recorder was killed while writing: no header yet
+        Files.write(rec.resolve("archive.jsa"), new byte[4096]);
+        RankEnvScriptTest.Result r = rank(env(), jar.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(List.of(), cacheEntries(), "the cut dump was dropped, not promoted");
+        assertEquals(0, rank(env(), jar.toString()).exit());
+        assertTrue(cacheEntries().get(0).endsWith(".rec"), "recorded again: " + cacheEntries());
+    }
+
+    @Test
+    void aRebuiltJarGetsANewArchive() throws Exception {
+        assertEquals(0, rank(env(), jar.toString()).exit());
+        assertEquals(0, rank(env(), jar.toString()).exit()); // promotes
+        Files.setLastModifiedTime(jar, java.nio.file.attribute.FileTime.fromMillis(1_000_000_000L));
+        RankEnvScriptTest.Result r = rank(env(), jar.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(2, cacheEntries().size(), "old archive and a new recording: " + cacheEntries());
+    }
+
+    @Test
+    void concurrentRanksOnOneHostAllSucceedAndOneRecords() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            for (int round = 0; round < 2; round++) {
+                List<Future<RankEnvScriptTest.Result>> ranks = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    ranks.add(pool.submit(() -> rank(env(), jar.toString())));
+                }
+                for (Future<RankEnvScriptTest.Result> f : ranks) {
+                    RankEnvScriptTest.Result r = f.get();
+                    assertEquals(0, r.exit(), r.err());
+                    assertEquals("hello x,y\n", r.out());
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        List<String> entries = cacheEntries();
+        assertEquals(1, entries.size(), "one key, one archive: " + entries);
+        assertTrue(entries.get(0).endsWith(".jsa"), "promoted by a rank of the second round: " + entries);
+    }
+
+    @Test
+    void aNonEmptyDirectoryOnTheClassPathRunsWithoutCds() throws Exception {
+        Path classes = Files.createDirectories(tmp.resolve("classes"));
+        Files.writeString(classes.resolve("x.txt"), "x");
+        RankEnvScriptTest.Result r = rank(env(), classes + ":" + jar);
+        assertEquals(0, r.exit(), "the JVM would fail at exit had it been asked to dump: " + r.err());
+        assertEquals("hello x,y\n", r.out());
+        assertFalse(Files.exists(cache), "nothing cached: " + cacheEntries());
+    }
+
+    @Test
+    void offUnlessAskedAndOnlyForJava() throws Exception {
+        Map<String, String> off = env();
+        off.remove("TROIKA_JAVA_CDS");
+        assertEquals(0, rank(off, jar.toString()).exit());
+        assertEquals(0, RankEnvScriptTest.run(env(), "true").exit());
+        assertEquals(0, rank(env("TROIKA_JAVA_CDS", "0"), jar.toString()).exit());
+        assertFalse(Files.exists(cache), "nothing cached: " + cacheEntries());
+    }
+
+    @Test
+    void javaRanksGetJnasLibraryPathUpFrontUnlessTheyChoseOne() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(List.of("amd64", "aarch64").contains(System.getProperty("os.arch")),
+                "JNA's multiarch folder is uname -m + -linux-gnu only on x86_64 and aarch64");
+        RankEnvScriptTest.Result r = RankEnvScriptTest.run(env(), JAVA, "-cp", jar.toString(),
+                CdsHello.class.getName(), "jna");
+        assertEquals(0, r.exit(), r.err());
+        String path = r.out().lines().filter(l -> l.startsWith("jna.platform.library.path=")).findFirst().orElseThrow()
+                .substring("jna.platform.library.path=".length());
+        List<String> dirs = List.of(path.split(":"));
+        assertTrue(dirs.size() >= 2 && dirs.stream().allMatch(d -> Files.isDirectory(Path.of(d))), path);
+        assertEquals(dirs.size(), dirs.stream().distinct().count(), "each folder once: " + path);
+        assertTrue(dirs.contains("/usr/lib") || dirs.contains("/lib"), path);
+
+        RankEnvScriptTest.Result own = RankEnvScriptTest.run(env(), JAVA, "-Djna.platform.library.path=/opt/x", "-cp",
+                jar.toString(), CdsHello.class.getName(), "jna");
+        assertTrue(own.out().contains("jna.platform.library.path=/opt/x\n"), own.out());
+        Map<String, String> off = env();
+        off.remove("TROIKA_JAVA_CDS");
+        assertTrue(RankEnvScriptTest.run(off, JAVA, "-cp", jar.toString(), CdsHello.class.getName(), "jna").out()
+                .contains("jna.platform.library.path=null"), "off unless asked");
+    }
+
+    @Test
+    void userCdsOptionsAreLeftAlone() throws Exception {
+        Path own = tmp.resolve("own.jsa");
+        RankEnvScriptTest.Result r = RankEnvScriptTest.run(env(), JAVA, "-XX:ArchiveClassesAtExit=" + own,
+                "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-cp", jar.toString(), CdsHello.class.getName());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(Files.exists(own));
+        assertFalse(Files.exists(cache), "nothing cached: " + cacheEntries());
+    }
+}

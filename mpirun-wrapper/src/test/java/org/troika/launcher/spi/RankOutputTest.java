@@ -1,0 +1,72 @@
+package org.troika.launcher.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+import org.troika.launcher.spi.RankOutput.Line;
+import org.troika.launcher.spi.RankOutput.TagFormat;
+
+/** The launchers' rank tags, as printed by Open MPI 4.1.4, Open MPI 5.0.7 and MPICH 4.0.2 here (OPENMPI5.md). */
+class RankOutputTest {
+    static Stream<Arguments> lines() {
+        return Stream.of(
+                // format, segment, read from mpirun's stderr, expected
+                Arguments.of(TagFormat.ORTE, "[1,0]<stdout>:o\n", false, new Line(0, false, "o\n")),
+                Arguments.of(TagFormat.ORTE, "[1,3]<stderr>: e\n", true, new Line(3, true, " e\n")),
+                Arguments.of(TagFormat.ORTE, "Mon Nov 23 06:27:45 2026[1,1]<stdout>:o\n", false, new Line(1, false, "o\n")),
+                Arguments.of(TagFormat.ORTE, "Mon Nov  3 06:27:45 2026[1,1]<stderr>:e\n", true, new Line(1, true, "e\n")),
+                Arguments.of(TagFormat.ORTE, "[1,2]<stddiag>:diag\n", true, new Line(2, true, "diag\n")),
+                Arguments.of(TagFormat.PRRTE, "[1,1]<stdout>: o\n", false, new Line(1, false, "o\n")),
+                Arguments.of(TagFormat.PRRTE, "[1,1]<stdout>:  indented\n", false, new Line(1, false, " indented\n")),
+                Arguments.of(TagFormat.PRRTE, "[Mon Nov 23 06:27:45 2026][1,0]<stderr>: e\n", true, new Line(0, true, "e\n")),
+                Arguments.of(TagFormat.PRRTE, "[1,0]<stdout>:\n", false, new Line(0, false, "\n")),
+                Arguments.of(TagFormat.HYDRA, "[0] o\n", false, new Line(0, false, "o\n")),
+                Arguments.of(TagFormat.HYDRA, "[3] e\n", true, new Line(3, true, "e\n")),
+                Arguments.of(TagFormat.HYDRA, "[2] [1,0]<stdout>:x\n", false, new Line(2, false, "[1,0]<stdout>:x\n")),
+                // srun --label (Slurm 22.05), right-aligned from 10 tasks on
+                Arguments.of(TagFormat.SRUN, "0: o\n", false, new Line(0, false, "o\n")),
+                Arguments.of(TagFormat.SRUN, " 3:  e\n", true, new Line(3, true, " e\n")),
+                Arguments.of(TagFormat.SRUN, "1: \n", false, new Line(1, false, "\n")));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("lines")
+    void rankLinesLoseOnlyTheTag(TagFormat format, String segment, boolean fromStderr, Line expected) {
+        assertEquals(Optional.of(expected), new RankOutput(Path.of("d"), 4, format).parse(segment, fromStderr));
+    }
+
+    static Stream<Arguments> launcherLines() {
+        return Stream.of(
+                Arguments.of(TagFormat.ORTE, "mpirun noticed that process rank 1 with PID 0 on node vm exited\n"),
+                Arguments.of(TagFormat.ORTE, "[1,7]<stdout>:rank outside the job\n"),
+                Arguments.of(TagFormat.ORTE, "[1,99999999999]<stdout>:x\n"),
+                Arguments.of(TagFormat.PRRTE, "--------------------------------------------------------------------------\n"),
+                Arguments.of(TagFormat.PRRTE, "[vm:01234] PMIX ERROR: PMIX_ERR_EXISTS\n"),
+                Arguments.of(TagFormat.HYDRA, "[proxy:0:0@vm] HYDU_create_process\n"),
+                Arguments.of(TagFormat.HYDRA, "untagged\n"),
+                Arguments.of(TagFormat.SRUN, "srun: error: n3: task 4: Exited with exit code 7\n"),
+                Arguments.of(TagFormat.SRUN, "7: rank outside the job\n"),
+                Arguments.of(TagFormat.SRUN, "12:30 not a label\n"));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("launcherLines")
+    void theLaunchersOwnLinesBelongToNoRank(TagFormat format, String segment) {
+        assertEquals(Optional.empty(), new RankOutput(Path.of("d"), 4, format).parse(segment, true));
+    }
+
+    @Test
+    void filesAreOnePerRankAndStream() {
+        RankOutput o = new RankOutput(Path.of("/logs"), 2, TagFormat.PRRTE);
+        assertEquals(Path.of("/logs/rank.1.stdout"), o.file(1, false));
+        assertEquals(Path.of("/logs/rank.0.stderr"), o.file(0, true));
+        assertThrows(IllegalArgumentException.class, () -> new RankOutput(Path.of("/logs"), 0, TagFormat.ORTE));
+    }
+}

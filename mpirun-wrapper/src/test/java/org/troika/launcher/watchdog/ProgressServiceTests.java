@@ -1,0 +1,62 @@
+package org.troika.launcher.watchdog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.troika.common.ProgressReport;
+import org.troika.wire.ProgressMessage;
+import org.troika.wire.Protocol;
+import org.troika.wire.Secret;
+import org.troika.wire.WireChannel;
+
+class ProgressServiceTests {
+    private final Secret job = Secret.generate();
+
+    @Test
+    void aReportWithTheProgressKeyArrivesAndOneWithTheJobSecretDoesNot() throws Exception {
+        LinkedBlockingQueue<ProgressReport> got = new LinkedBlockingQueue<>();
+        Secret key = ProgressService.progressKey(job);
+        assertNotEquals(job, key);
+        try (ProgressService s = new ProgressService(key, InetAddress.getLoopbackAddress(), 4, got::add)) {
+            ProgressReport r = new ProgressReport(3, 1, 2, 1, 57, 56, "allreduce", "epoch 1 step 7");
+            try (WireChannel<ProgressMessage> ch = WireChannel.connectAny(List.of(s.endpoint()), Protocol.PROGRESS, key, 5_000)) {
+                ch.send(new ProgressMessage.Report(r.encode()));
+                assertEquals(r, got.poll(10, TimeUnit.SECONDS));
+            }
+            // the job secret is not the progress key: the handshake's MAC fails and nothing is decoded
+            assertThrows(IOException.class, () -> {
+                try (WireChannel<ProgressMessage> ch = WireChannel.connectAny(List.of(s.endpoint()), Protocol.PROGRESS, job, 5_000)) {
+                    ch.send(new ProgressMessage.Report(r.encode()));
+                    ch.receive();
+                }
+            });
+            // a frame that is not a report closes the connection and reaches nobody
+            try (WireChannel<ProgressMessage> ch = WireChannel.connectAny(List.of(s.endpoint()), Protocol.PROGRESS, key, 5_000)) {
+                ch.send(new ProgressMessage.Report("rank0 generation 1"));
+                assertThrows(IOException.class, ch::receive);
+            }
+            assertNull(got.poll(200, TimeUnit.MILLISECONDS));
+        }
+    }
+
+    @Test
+    void reportsRoundTripAndMalformedOnesAreRejected() {
+        ProgressReport r = new ProgressReport(0, 0, 5, 0, 0, 0, "", "line\nbreak and spaces");
+        ProgressReport back = ProgressReport.decode(r.encode());
+        assertEquals("line break and spaces", back.where());
+        assertEquals(r, back);
+        for (String bad : List.of("progress 1 rank=-1 gen=0 beats=0 commits=0 in=0 out=0 at= where=",
+                "progress 1 rank=1 gen=0 beats=0 commits=0 in=0 out=0 at=", "ping", "progress 1 rank=99999999999 "
+                + "gen=0 beats=0 commits=0 in=0 out=0 at= where=", "progress 1 " + "x".repeat(500) + " where=")) {
+            assertThrows(IllegalArgumentException.class, () -> ProgressReport.decode(bad), bad);
+        }
+    }
+}

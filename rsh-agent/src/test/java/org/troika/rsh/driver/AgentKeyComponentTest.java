@@ -1,0 +1,149 @@
+package org.troika.rsh.driver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.troika.common.TroikaEnv;
+import org.troika.rsh.agent.AgentKey;
+import org.troika.rsh.agent.AgentRequest;
+import org.troika.rsh.agent.RshMain;
+import org.troika.rsh.task.TaskService;
+import org.troika.wire.Endpoint;
+import org.troika.wire.Protocol;
+import org.troika.wire.RelayMessage;
+import org.troika.wire.Secret;
+import org.troika.wire.WireChannel;
+
+/**
+ * The launch agent key (issue 11): a driver and two task services that hold the job secret, agents that hold only the
+ * derived agent key. The key starts one daemon per host, is refused for anything else, and is spent (refused, files
+ * deleted everywhere) once every host's daemon was looked up.
+ */
+class AgentKeyComponentTest {
+    private static final Duration HEARTBEAT = Duration.ofMillis(200);
+    private static final Duration LIVENESS = Duration.ofSeconds(5);
+
+    @TempDir Path tmp;
+    private final Secret job = Secret.generate();
+    private final Secret agentKey = AgentKey.derive(job, AgentKey.newLabel());
+    private final CountDownLatch spent = new CountDownLatch(1);
+    private DriverService driver;
+    private TaskService a;
+    private TaskService b;
+
+    @BeforeEach
+    void start() throws Exception {
+        driver = new DriverService(job, InetAddress.getLoopbackAddress(), List.of("hostA", "hostB"), HEARTBEAT,
+                LIVENESS, (host, reason) -> { });
+        a = task("hostA");
+        b = task("hostB");
+        driver.awaitHosts(Duration.ofSeconds(30));
+        driver.openAgentKey(agentKey, spent::countDown);
+    }
+
+    private TaskService task(String host) throws Exception {
+        return new TaskService(new TaskService.Config(host, List.of(driver.endpoint()), job, HEARTBEAT, LIVENESS,
+                System.getenv(), tmp, agentKey)).start();
+    }
+
+    @AfterEach
+    void stop() {
+        a.close();
+        b.close();
+        driver.close();
+    }
+
+    private record Run(int code, String out, String err) {}
+
+    private Run agent(Secret s, String host, String... words) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Map<String, String> env = new HashMap<>();
+        env.put(TroikaEnv.SECRET_KEY, s.encode());
+        env.put(TroikaEnv.DRIVER_ADDR, driver.endpoint().toString());
+        List<String> argv = new ArrayList<>();
+        argv.add(host);
+        argv.addAll(List.of(words));
+        int code = RshMain.relay(AgentRequest.parse(argv), env, new PrintStream(out, true), new PrintStream(err, true));
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private List<Path> keyDirs() throws java.io.IOException {
+        try (var dirs = Files.list(tmp)) {
+            return dirs.filter(d -> d.getFileName().toString().startsWith("troika-")).toList();
+        }
+    }
+
+    /** Sends one message straight to {@code to} keyed with {@code key}; returns the reply, or the failure. */
+    private static Object straight(List<Endpoint> to, Secret key, RelayMessage m) {
+        try (WireChannel<RelayMessage> c = WireChannel.connectAny(to, Protocol.RELAY, key, 10_000)) {
+            c.send(m);
+            return c.receive();
+        } catch (java.io.IOException e) {
+            return e;
+        }
+    }
+
+    @Test
+    void theAgentKeyStartsOneDaemonPerHostThenIsSpentEverywhere() throws Exception {
+        assertNotEquals(job, agentKey);
+        // hostA's daemon: its tree-spawned agents would read the agent key, never the job secret
+        Run first = agent(agentKey, "hostA", "env;", "cat", "\"$TROIKA_SECRET_FILE\"");
+        assertEquals(0, first.code(), first.toString());
+        assertFalse(first.out().contains(job.encode()), "the job secret reached a daemon");
+        assertTrue(first.out().contains(agentKey.encode()), first.out());
+        Path fileA = Path.of(first.out().lines().filter(l -> l.startsWith(TroikaEnv.SECRET_FILE + "=")).findFirst()
+                .orElseThrow().substring(TroikaEnv.SECRET_FILE.length() + 1));
+        assertTrue(Files.exists(fileA));
+
+        // a second daemon for hostA: refused by the driver (one lookup per host) and by the service (one Exec)
+        assertEquals(RshMain.CONNECTION_FAILED, agent(agentKey, "hostA", "true").code());
+        Path marker = tmp.resolve("second-daemon");
+        Object again = straight(a.endpoints(), agentKey, new RelayMessage.Exec(99, "touch " + marker));
+        assertTrue(again instanceof RelayMessage.Failure || again instanceof java.io.IOException, String.valueOf(again));
+        // nothing but Exec at a service, nothing but Lookup at the driver
+        assertTrue(straight(b.endpoints(), agentKey, new RelayMessage.Ping("x")) instanceof RelayMessage.Failure);
+        Object reg = straight(List.of(driver.endpoint()), agentKey, new RelayMessage.Register("hostC", "h", List.of(),
+                List.of()));
+        assertTrue(reg instanceof RelayMessage.Failure, String.valueOf(reg));
+        assertEquals(1, spent.getCount(), "spent before hostB's daemon was looked up");
+
+        // hostB's daemon, the last: the key is spent, every copy is deleted
+        assertEquals(0, agent(agentKey, "hostB", "true").code());
+        assertTrue(spent.await(30, TimeUnit.SECONDS), "the driver never reported the key spent");
+        assertFalse(driver.agentKeyOpen());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!keyDirs().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertFalse(Files.exists(fileA), "hostA kept the agent key file after the key was spent");
+        assertEquals(List.of(), keyDirs(), "a task service kept a key file");
+        // spent: the driver refuses the key outright, the services refuse it too
+        Object late = straight(List.of(driver.endpoint()), agentKey, new RelayMessage.Lookup("hostB"));
+        assertTrue(late instanceof java.io.IOException, String.valueOf(late));
+        assertTrue(straight(b.endpoints(), agentKey, new RelayMessage.Exec(100, "touch " + marker))
+                instanceof java.io.IOException);
+        assertFalse(Files.exists(marker), "a refused Exec ran");
+        // the job secret still works (the driver's own and the probes' key)
+        assertTrue(straight(b.endpoints(), job, new RelayMessage.Ping("driver")) instanceof RelayMessage.Pong);
+    }
+}

@@ -1,0 +1,258 @@
+package org.troika.slurm;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+import org.troika.common.UsageException;
+import org.troika.launcher.mpi.FlavorDetector;
+import org.troika.launcher.mpi.MpirunCommandBuilder;
+import org.troika.launcher.spi.Allocation;
+import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.HostSlots;
+import org.troika.launcher.spi.LaunchContext;
+import org.troika.launcher.spi.MpiInstall;
+import org.troika.launcher.spi.RunSettings;
+
+/** The srun plan as data: argv, environment and files for each option, MPI and placement (no process started). */
+class SrunCommandBuilderTest {
+    static final MpiInstall OMPI4 = FlavorDetector.forFlavorName("openmpi");
+    static final MpiInstall OMPI5 = FlavorDetector.forFlavorName("openmpi5");
+    static final MpiInstall MPICH = FlavorDetector.forFlavorName("mpich");
+    static final MpiInstall INTEL = FlavorDetector.forFlavorName("intel");
+    static final MpiInstall SPECTRUM = FlavorDetector.forFlavorName("spectrum");
+    /** sbatch -N3 --ntasks-per-node=2: SLURM_TASKS_PER_NODE=2(x3). */
+    static final Allocation N3X2 = new Allocation("slurm", "slurm job 42 (SLURM_JOB_NODELIST=n[1-3])",
+            List.of(new HostSlots("n1", 2), new HostSlots("n2", 2), new HostSlots("n3", 2)), 0, "srun", true);
+    static final Map<String, String> ENV = Map.of("PATH", "/usr/bin", "SLURM_JOB_ID", "42",
+            "SLURM_NTASKS_PER_NODE", "2", "TROIKA_SECRET_KEY", "s3cret", "BASH_FUNC_x%%", "() { :; }");
+    static final Path HOME = Path.of("/opt/troika");
+    static final List<String> TAIL = List.of("/opt/troika/bin/troika-rankenv", "python", "train.py");
+
+    static RunSettings.Builder settings() {
+        return RunSettings.builder().backend(RunSettings.Backend.SRUN).command(List.of("python", "train.py"));
+    }
+
+    static LaunchContext ctx(RunSettings s, MpiInstall mpi, Map<String, String> env, Allocation alloc) {
+        List<HostSlots> hosts = s.hosts().isEmpty() ? alloc.hosts() : s.hosts();
+        int np = s.np() != null ? s.np() : hosts.stream().mapToInt(HostSlots::slots).sum();
+        return new LaunchContext(s, HostPlan.assign("test", hosts, np), mpi, env, alloc, Path.of("/tmp/scratch"),
+                name -> true, HOME);
+    }
+
+    static BackendPlan plan(RunSettings s, MpiInstall mpi) {
+        return SrunCommandBuilder.build(ctx(s, mpi, ENV, N3X2));
+    }
+
+    static List<String> argv(String... words) {
+        List<String> all = new ArrayList<>(List.of(words));
+        all.addAll(TAIL);
+        return all;
+    }
+
+    /** One row: what is asked, and the whole argv srun gets. */
+    static Stream<Arguments> argvTable() {
+        return Stream.of(
+                Arguments.of("whole allocation, Open MPI 4: block placement of the allocation's own hosts",
+                        settings(), OMPI4, argv("srun", "--mpi=pmix", "--label", "--ntasks=6", "--nodes=3",
+                                "--ntasks-per-node=2", "--nodelist=n1,n2,n3", "--distribution=block",
+                                "--cpu-bind=none", "--kill-on-bad-exit=1", "--quit-on-interrupt")),
+                Arguments.of("-np 4: the first two nodes, still uniform",
+                        settings().np(4), OMPI5, argv("srun", "--mpi=pmix", "--label", "--ntasks=4", "--nodes=2",
+                                "--ntasks-per-node=2", "--nodelist=n1,n2", "--distribution=block",
+                                "--cpu-bind=none", "--kill-on-bad-exit=1", "--quit-on-interrupt")),
+                Arguments.of("-np 3: uneven, one node name per rank",
+                        settings().np(3), OMPI4, argv("srun", "--mpi=pmix", "--label", "--ntasks=3", "--nodes=2",
+                                "--distribution=arbitrary", "--nodelist=n1,n1,n2",
+                                "--cpu-bind=none", "--kill-on-bad-exit=1", "--quit-on-interrupt")),
+                Arguments.of("-H in another order than Slurm's: arbitrary keeps the rank table",
+                        settings().hosts(List.of(new HostSlots("n3", 1), new HostSlots("n1", 2)), "-H"), OMPI4,
+                        argv("srun", "--mpi=pmix", "--label", "--ntasks=3", "--nodes=2", "--distribution=arbitrary",
+                                "--nodelist=n3,n1,n1", "--cpu-bind=none", "--kill-on-bad-exit=1",
+                                "--quit-on-interrupt")),
+                Arguments.of("-H with more slots than allocated: --overcommit",
+                        settings().hosts(List.of(new HostSlots("n2", 3)), "-H"), OMPI4,
+                        argv("srun", "--mpi=pmix", "--label", "--ntasks=3", "--nodes=1", "--distribution=arbitrary",
+                                "--nodelist=n2,n2,n2", "--overcommit", "--cpu-bind=none", "--kill-on-bad-exit=1",
+                                "--quit-on-interrupt")),
+                Arguments.of("MPICH: PMI-2; binding args and mpi args are srun's words",
+                        settings().bindingArgs(List.of("--cpu-bind=cores")).mpiArgs(List.of("--exclusive")), MPICH,
+                        argv("srun", "--mpi=pmi2", "--label", "--ntasks=6", "--nodes=3", "--ntasks-per-node=2",
+                                "--nodelist=n1,n2,n3", "--distribution=block", "--cpu-bind=cores",
+                                "--kill-on-bad-exit=1", "--quit-on-interrupt", "--exclusive")),
+                Arguments.of("--mpi in --mpi-args replaces troika's choice",
+                        settings().mpiArgs(List.of("--mpi=pmix_v4")), SPECTRUM,
+                        argv("srun", "--label", "--ntasks=6", "--nodes=3", "--ntasks-per-node=2",
+                                "--nodelist=n1,n2,n3", "--distribution=block", "--cpu-bind=none",
+                                "--kill-on-bad-exit=1", "--quit-on-interrupt", "--mpi=pmix_v4")),
+                Arguments.of("--output-filename: troika writes the files, srun's argv is unchanged",
+                        settings().outputFilename(Path.of("/out")), OMPI4,
+                        argv("srun", "--mpi=pmix", "--label", "--ntasks=6", "--nodes=3", "--ntasks-per-node=2",
+                                "--nodelist=n1,n2,n3", "--distribution=block", "--cpu-bind=none",
+                                "--kill-on-bad-exit=1", "--quit-on-interrupt")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("argvTable")
+    void argvFor(String what, RunSettings.Builder s, MpiInstall mpi, List<String> expected) {
+        assertEquals(expected, plan(s.build(), mpi).launch().argv());
+    }
+
+    @Test
+    void environmentCarriesTheRankVariablesAndNicsButNotTheSecret() {
+        RunSettings s = settings().np(3).tcp(true).networkInterfaces(List.of("eth0", "10.1.0.0/16")).build();
+        Map<String, String> env = plan(s, OMPI4).launch().env();
+        assertAll(
+                () -> assertEquals("n1:2,n2:1", env.get("TROIKA_HOSTS")),
+                () -> assertEquals("3", env.get("TROIKA_SIZE")),
+                () -> assertEquals("1", env.get("NCCL_IB_DISABLE")),
+                () -> assertEquals("eth0", env.get("NCCL_SOCKET_IFNAME")),
+                () -> assertEquals("eth0,10.1.0.0/16", env.get("OMPI_MCA_btl_tcp_if_include")),
+                () -> assertEquals("42", env.get("SLURM_JOB_ID"), "srun needs the allocation's variables"),
+                () -> assertFalse(env.containsKey("TROIKA_SECRET_KEY")),
+                () -> assertFalse(env.containsKey("BASH_FUNC_x%%")),
+                () -> assertFalse(env.containsKey("SLURM_NTASKS_PER_NODE"),
+                        "sbatch's --ntasks-per-node would contradict an arbitrary placement"));
+        assertEquals("2", plan(settings().build(), OMPI4).launch().env().get("SLURM_NTASKS_PER_NODE"),
+                "kept for a block placement (the argv sets the same count)");
+    }
+
+    @Test
+    void warningsForWhatSrunCannotDo() {
+        RunSettings s = settings().prefixTimestamp(true).sshPort(2222).outputFilename(Path.of("/out"))
+                .networkInterfaces(List.of("eth0")).build();
+        List<String> ompi = plan(s, OMPI4).warnings();
+        assertEquals(2, ompi.size(), ompi::toString);
+        assertTrue(ompi.stream().anyMatch(w -> w.contains("--prefix-output-with-timestamp is ignored")), ompi::toString);
+        assertTrue(ompi.stream().anyMatch(w -> w.contains("--ssh-port")), ompi::toString);
+        List<String> mpich = plan(settings().networkInterfaces(List.of("eth0")).build(), MPICH).warnings();
+        assertTrue(mpich.stream().anyMatch(w -> w.contains("-iface")), mpich::toString);
+        List<String> intel = plan(settings().build(), INTEL).warnings();
+        assertTrue(intel.stream().anyMatch(w -> w.contains("I_MPI_PMI_LIBRARY")), intel::toString);
+        assertEquals(List.of(), plan(settings().build(), OMPI4).warnings());
+    }
+
+    @Test
+    void outputFilenameFilesComeFromTheLabelledLines() {
+        org.troika.launcher.spi.RankOutput out = plan(settings().np(3).outputFilename(Path.of("/out")).build(), OMPI4)
+                .rankOutput();
+        assertEquals(new org.troika.launcher.spi.RankOutput(Path.of("/out"), 3,
+                org.troika.launcher.spi.RankOutput.TagFormat.SRUN), out);
+        assertNull(plan(settings().build(), OMPI4).rankOutput());
+    }
+
+    @Test
+    void pluginFromTheEnvironmentOverride() {
+        Map<String, String> env = new HashMap<>(ENV);
+        env.put(SrunCommandBuilder.SRUN_MPI_ENV, "pmix_v4");
+        assertEquals("--mpi=pmix_v4",
+                SrunCommandBuilder.build(ctx(settings().build(), MPICH, env, N3X2)).launch().argv().get(1));
+        env.put(SrunCommandBuilder.SRUN_MPI_ENV, "pmix;rm");
+        UsageException e = assertThrows(UsageException.class,
+                () -> SrunCommandBuilder.build(ctx(settings().build(), OMPI4, env, N3X2)));
+        assertTrue(e.getMessage().startsWith(SrunCommandBuilder.SRUN_MPI_ENV + "='pmix;rm'"), e.getMessage());
+    }
+
+    @Test
+    void aVeryLongRankTableGoesToAHostfile() {
+        List<HostSlots> nodes = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            nodes.add(new HostSlots(String.format("node%05d", i), 3));
+        }
+        Allocation big = new Allocation("slurm", "big", nodes, 0, "srun", true);
+        RunSettings s = settings().np(8999).build();
+        BackendPlan p = SrunCommandBuilder.build(ctx(s, OMPI4, ENV, big));
+        Path file = Path.of("/tmp/scratch", SrunCommandBuilder.HOSTFILE_NAME);
+        assertTrue(p.launch().argv().contains("--distribution=arbitrary"));
+        assertTrue(p.launch().argv().stream().noneMatch(w -> w.startsWith("--nodelist")));
+        assertTrue(p.launch().argv().stream().allMatch(w -> w.length() <= MpirunCommandBuilder.HOST_ARG_LIMIT));
+        assertEquals(file.toString(), p.launch().env().get("SLURM_HOSTFILE"));
+        List<String> lines = p.files().get(file).lines().toList();
+        assertEquals(8999, lines.size());
+        assertEquals(List.of("node00000", "node00000", "node00000", "node00001"), lines.subList(0, 4));
+        assertEquals("node02999", lines.get(8998));
+    }
+
+    static Stream<Arguments> refusals() {
+        return Stream.of(
+                Arguments.of(settings(), null, "--launcher srun needs a Slurm allocation"),
+                Arguments.of(settings().hosts(List.of(new HostSlots("n9", 1)), "-H"), N3X2,
+                        "host n9 is not in the Slurm allocation (n1,n2,n3)"),
+                Arguments.of(settings().remoteShell("ssh"), N3X2, "--remote-shell and --launch-agent"),
+                Arguments.of(settings().launchAgent(RunSettings.LaunchAgent.SSH), N3X2, "--remote-shell and --launch-agent"),
+                Arguments.of(settings().minNp(2), N3X2, "elastic jobs start each generation with mpirun"),
+                Arguments.of(settings().command(List.of()), N3X2, "nothing to run"),
+                Arguments.of(settings().networkInterfaces(List.of("eth 0")), N3X2, "bad network interface"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("refusals")
+    void refusesWithOneLine(RunSettings.Builder s, Allocation alloc, String start) {
+        Allocation a = alloc != null ? alloc : N3X2;
+        LaunchContext c = ctx(s.build(), OMPI4, ENV, a);
+        LaunchContext given = alloc != null ? c : new LaunchContext(c.settings(), c.hostPlan(), c.mpi(), c.env(), null,
+                c.scratchDir(), c.onPath(), c.troikaHome());
+        UsageException e = assertThrows(UsageException.class, () -> SrunCommandBuilder.build(given));
+        assertTrue(e.getMessage().startsWith(start), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"));
+    }
+
+    /** When --launcher auto picks srun, and the reason --verbose prints. */
+    static Stream<Arguments> autoTable() {
+        return Stream.of(
+                Arguments.of("plain run inside Slurm with Open MPI", settings(), OMPI4, N3X2, true, null),
+                Arguments.of("MPICH", settings(), MPICH, N3X2, true, null),
+                Arguments.of("Intel MPI", settings(), INTEL, N3X2, false, "Intel MPI needs site-specific PMI settings"),
+                Arguments.of("outside Slurm", settings(), OMPI4, null, false, "not inside a Slurm allocation"),
+                Arguments.of("LSF", settings(), OMPI4, new Allocation("lsf", "lsf", N3X2.hosts(), 0, "blaunch", false),
+                        false, "not inside a Slurm allocation"),
+                Arguments.of("mpirun's words", settings().mpiArgs(List.of("-x", "A")).bindingArgs(List.of("--bind-to", "core")),
+                        OMPI4, N3X2, false, "--mpi-args, --binding-args given"),
+                Arguments.of("relay", settings().remoteShell("srun"), OMPI4, N3X2, false, "--remote-shell given"),
+                Arguments.of("elastic", settings().minNp(2), OMPI4, N3X2, false, "elastic jobs"),
+                Arguments.of("-H outside the allocation", settings().hosts(List.of(new HostSlots("gpu7", 2)), "-H"),
+                        OMPI4, N3X2, false, "hosts gpu7 are not Slurm nodes"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("autoTable")
+    void autoChoice(String what, RunSettings.Builder s, MpiInstall mpi, Allocation alloc, boolean chosen, String why) {
+        RunSettings rs = s.backend(RunSettings.Backend.AUTO).build();
+        Allocation forPlan = alloc != null ? alloc : N3X2;
+        LaunchContext c = ctx(rs, mpi, ENV, forPlan);
+        LaunchContext given = new LaunchContext(rs, c.hostPlan(), mpi, ENV, alloc, c.scratchDir(), c.onPath(),
+                c.troikaHome());
+        SrunBackend b = new SrunBackend();
+        assertEquals(chosen, b.isDefaultFor(given));
+        String reason = b.reason(given);
+        if (chosen) {
+            assertTrue(reason.startsWith("inside slurm job 42"), reason);
+        } else {
+            assertTrue(reason.startsWith(why), reason);
+        }
+    }
+
+    @Test
+    void notChosenWithoutSrunOnPath() {
+        LaunchContext c = ctx(settings().build(), OMPI4, ENV, N3X2);
+        LaunchContext noSrun = new LaunchContext(c.settings(), c.hostPlan(), c.mpi(), c.env(), c.allocation(),
+                c.scratchDir(), name -> !name.equals("srun"), c.troikaHome());
+        assertFalse(new SrunBackend().isDefaultFor(noSrun));
+        assertEquals("srun is not on PATH", new SrunBackend().reason(noSrun));
+        assertNull(SrunBackend.whyNot(c));
+    }
+}

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Starts a Slurm "cluster" of NODES emulated nodes n1..nNODES on this machine for troika's integration tests:
 # munged (only if none runs), slurmctld, and one slurmd per node, all as root, no cgroups, no accounting.
-# Each slurmd runs in its own UTS + mount namespace (hostname n<i>, private /tmp), so Open MPI and PMIx
+# Each slurmd runs in its own UTS + mount namespace (hostname n<i>, private /tmp and /dev/shm, and an /etc/hosts
+# naming n<i> as 127.0.0.<i>), so the nodes share no scratch files, as real nodes do not, and Open MPI and PMIx
 # session files of different nodes do not collide. Facts behind this: MEASURED-HERE.md §4.2 and §7.
 #   D      state directory (required; must NOT be under /tmp, since every node gets a private /tmp)
 #   NODES  number of nodes (default 3), CPUS per node (default 2)
@@ -57,11 +58,15 @@ if ! munge -n >/dev/null 2>&1; then
 fi
 
 slurmctld -c
+# the nodes' names resolve on every node (real clusters have DNS); 127.0.0.x other than .1 is not "this machine" to
+# Open MPI, so it starts daemons on the other nodes through its launcher
+{ echo "127.0.0.1 localhost"; for i in $(seq 1 "$NODES"); do echo "127.0.0.$i n$i"; done; } > "$D/hosts"
 for i in $(seq 1 "$NODES"); do
   n=n$i
   mkdir -p "$D/spool-$n" "$D/tmp-$n"
   chmod 1777 "$D/tmp-$n"
-  unshare --uts --mount --propagation private /bin/sh -c "hostname $n && mount --bind '$D/tmp-$n' /tmp && exec slurmd -N $n"
+  unshare --uts --mount --propagation private /bin/sh -c "hostname $n && mount --bind '$D/tmp-$n' /tmp \
+    && mount -t tmpfs -o mode=1777 troika-node-shm /dev/shm && mount --bind '$D/hosts' /etc/hosts && exec slurmd -N $n"
 done
 for _ in $(seq 1 300); do
   [ "$(sinfo -h -o '%T %D' 2>/dev/null)" = "idle $NODES" ] && exit 0

@@ -25,10 +25,11 @@ import org.troika.testkit.NetnsCluster;
 import org.troika.testkit.Requires;
 
 /**
- * Elastic {@code troika run} end to end: {@code ElasticTraining} (Java ranks, MPI through JNA) on network-namespace
- * hosts reached through the relay ({@code --remote-shell 'ip netns exec {host}'}), with a discovery script that reads
- * a file the test edits. Every test checks the example's log: the committed steps are K, 2K, ... up to the requested
- * count with no gap and no repeat (nothing lost, nothing rolled back), and nothing is left running.
+ * Elastic {@code troika run} end to end: {@code ElasticTraining} (Java ranks, MPI through JNA) on fake hosts that share
+ * nothing ({@link NetnsCluster}: own network, mount and UTS namespaces, private /tmp and /dev/shm), reached through the
+ * relay ({@code --remote-shell NetnsCluster.remoteShell()}), with a discovery script that reads a file the test edits.
+ * Every test checks the example's log: the committed steps are K, 2K, ... up to the requested count with no gap and no
+ * repeat (nothing lost, nothing rolled back), and nothing is left running or lying on any host.
  */
 @Tag("integration")
 class ElasticRunTest {
@@ -57,6 +58,7 @@ class ElasticRunTest {
                 write(hosts, h.get(0) + ":1", h.get(2) + ":1");
                 RunSupport.Result r = run.waitFor();
                 run.assertNoSurvivors();
+                assertNothingLeftOnAnyHost(c, r);
                 assertEquals(0, r.exitCode(), r.toString());
                 List<Commit> commits = commits(r.out());
                 assertContiguous(commits, steps, r);
@@ -97,6 +99,7 @@ class ElasticRunTest {
                 }
                 RunSupport.Result r = run.waitFor();
                 run.assertNoSurvivors();
+                assertNothingLeftOnAnyHost(c, r);
                 assertEquals(0, r.exitCode(), r.toString());
                 assertContiguous(commits(r.out()), steps, r);
                 assertEquals(5, count(r.err(), "troika elastic: blacklisted host "), r.toString());
@@ -119,6 +122,7 @@ class ElasticRunTest {
                 c.linkDown(c.hosts().get(1)); // rank 1's host: mpirun alone would hang in the allreduce
                 RunSupport.Result r = run.waitFor();
                 run.assertNoSurvivors();
+                assertNothingLeftOnAnyHost(c, r);
                 assertEquals(0, r.exitCode(), r.toString());
                 assertTrue(r.err().contains("host " + h.get(1) + " lost"), r.toString());
                 assertTrue(r.err().contains("blacklisted host " + h.get(1) + " for the rest of the job"), r.toString());
@@ -130,24 +134,95 @@ class ElasticRunTest {
     }
 
     @Test
-    void ctrlCEndsAnElasticJobWithItsRanksAndItsFiles() throws Exception {
+    void ctrlCEndsAnElasticJobWithItsRanksAndItsFilesOnEveryHost() throws Exception {
+        Requires.root();
         Requires.command("mpirun");
-        Path hosts = hostsFile("localhost:2");
-        Path discover = tmp.resolve("discover.sh");
-        Files.writeString(discover, "#!/bin/sh\ncat " + hosts + "\n");
-        Files.setPosixFilePermissions(discover, PosixFilePermissions.fromString("rwx------"));
-        try (RunSupport run = RunSupport.start(tmp, Map.of("OMPI_MCA_hwloc_base_binding_policy", "none"),
-                "--host-discovery-script", discover.toString(), "--min-np", "2", "java", "-cp",
-                Dist.home().resolve("lib") + "/*", "org.troika.examples.ElasticTraining", "--steps", "100000",
-                "--commit-every", "1", "--step-ms", "20")) {
-            run.awaitOut(o -> commitCount(o) >= 2, "training");
-            String job = jobIdOfARank(run);
-            run.signal("INT");
-            RunSupport.Result r = run.waitFor();
-            run.assertNoSurvivors();
-            assertEquals(130, r.exitCode(), r.toString());
-            assertTrue(r.err().contains("troika elastic: stopped by SIGINT"), r.toString());
-            assertTrue(Files.notExists(Path.of("/dev/shm", "troika-" + job)), "the node store of " + job + " is left");
+        try (NetnsCluster c = NetnsCluster.create("elac", 150, 2)) {
+            List<String> h = addresses(c);
+            Path hosts = hostsFile(h.get(0) + ":1", h.get(1) + ":1");
+            try (RunSupport run = start(c, hosts, 100000, "--min-np", "2")) {
+                run.awaitOut(o -> commitCount(o) >= 2, "training");
+                String job = jobIdOfARank(run);
+                // the committed state is on each host's own /dev/shm, not on the launcher's
+                for (NetnsCluster.Host host : c.hosts()) {
+                    assertTrue(c.privateFiles(host).contains("/dev/shm/troika-" + job), "no node store on "
+                            + host.netns() + ": " + c.privateFiles(host));
+                }
+                assertTrue(Files.notExists(Path.of("/dev/shm", "troika-" + job)), "a node store on the launcher");
+                run.signal("INT");
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(130, r.exitCode(), r.toString());
+                assertTrue(r.err().contains("troika elastic: stopped by SIGINT"), r.toString());
+                assertNothingLeftOnAnyHost(c, r);
+            }
+        }
+    }
+
+    @Test
+    void aKilledLauncherLeavesNothingOnTheHostsItsNodeStoresIncluded() throws Exception {
+        Requires.root();
+        Requires.command("mpirun");
+        try (NetnsCluster c = NetnsCluster.create("elax", 158, 2)) {
+            List<String> h = addresses(c);
+            Path hosts = hostsFile(h.get(0) + ":1", h.get(1) + ":1");
+            try (RunSupport run = start(c, hosts, 100000, "--min-np", "2")) {
+                run.awaitOut(o -> commitCount(o) >= 2, "training");
+                String job = jobIdOfARank(run);
+                for (NetnsCluster.Host host : c.hosts()) {
+                    assertTrue(c.privateFiles(host).contains("/dev/shm/troika-" + job), "no node store on "
+                            + host.netns());
+                }
+                // no cleanup pass can run: the hosts' task services notice the launcher is gone and clean up
+                run.signal("KILL");
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(137, r.exitCode(), r.toString());
+                assertNothingLeftOnAnyHost(c, r);
+            }
+        }
+    }
+
+    @Test
+    void aRankZeroWithoutItsWorkerKeyFailsInOneLineAndTheJobEndsInsteadOfHanging() throws Exception {
+        Requires.root();
+        Requires.command("mpirun");
+        Requires.command("ssh");
+        try (NetnsCluster c = NetnsCluster.create("elan", 154, 2)) {
+            Path sshConfig = c.startSshd();
+            List<String> h = addresses(c);
+            Path hosts = hostsFile(h.get(0) + ":1", h.get(1) + ":1");
+            Path discover = tmp.resolve("discover.sh");
+            Files.writeString(discover, "#!/bin/sh\ncat " + hosts + "\n");
+            Files.setPosixFilePermissions(discover, PosixFilePermissions.fromString("rwx------"));
+            // Open MPI's own ssh starts the daemons: no task service runs them, so nothing can give rank 0 its key
+            // (before issue 10 it was told a path on the launcher's machine and the job hung in its first broadcast)
+            try (RunSupport run = RunSupport.start(tmp, Map.of("OMPI_MCA_hwloc_base_binding_policy", "none",
+                    "OMPI_MCA_plm_rsh_args", "-F " + sshConfig), "--host-discovery-script", discover.toString(),
+                    "--min-np", "1", "--launch-agent", "ssh", "--remote-shell", "ssh -F " + sshConfig + " {host}",
+                    "--network-interface", c.subnet(), "java", "-cp", Dist.home().resolve("lib") + "/*",
+                    "org.troika.examples.ElasticTraining", "--steps", "50", "--commit-every", "5", "--step-ms", "20")) {
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertTrue(r.exitCode() != 0, r.toString());
+                assertTrue(r.err().contains("troika elastic: rank 0 on host " + h.get(0) + " has no worker key"),
+                        r.toString());
+                // the driver blames rank 0's host and does not relaunch it forever
+                assertTrue(r.err().contains("troika elastic: blacklisted host " + h.get(0)), r.toString());
+                assertTrue(commits(r.out()).isEmpty(), r.toString());
+                assertNothingLeftOnAnyHost(c, r);
+            }
+        }
+    }
+
+    /**
+     * Every host is clean: no process of the job, nothing in its private /tmp and /dev/shm (the node state store and
+     * the key and secret files of its task services included), checked from inside each host.
+     */
+    static void assertNothingLeftOnAnyHost(NetnsCluster c, RunSupport.Result r) throws Exception {
+        for (NetnsCluster.Host h : c.hosts()) {
+            List<String> left = c.leftovers(h, java.time.Duration.ofSeconds(30));
+            assertEquals(List.of(), left, "left on " + h.netns() + "\n" + r);
         }
     }
 
@@ -180,7 +255,10 @@ class ElasticRunTest {
         Files.setPosixFilePermissions(discover, PosixFilePermissions.fromString("rwx------"));
         List<String> args = new ArrayList<>(List.of("--host-discovery-script", discover.toString()));
         args.addAll(List.of(elastic));
-        args.addAll(List.of("--remote-shell", "ip netns exec {host}", "--network-interface", c.subnet(),
+        // Open MPI 5 runs inside the trixie root, which a share-nothing host's nsenter would leave: that variant stays
+        // on shared-file hosts (ip netns exec); Open MPI 4 runs on hosts that share nothing
+        String remoteShell = mpi == Launcher.OPEN_MPI_5 ? "ip netns exec {host}" : c.remoteShell();
+        args.addAll(List.of("--remote-shell", remoteShell, "--network-interface", c.subnet(),
                 "java", "-cp", Dist.home().resolve("lib") + "/*", "org.troika.examples.ElasticTraining",
                 "--steps", Integer.toString(steps), "--commit-every", Integer.toString(EVERY), "--step-ms", "60"));
         return RunSupport.start(mpi, tmp, Map.of("OMPI_MCA_hwloc_base_binding_policy", "none"),

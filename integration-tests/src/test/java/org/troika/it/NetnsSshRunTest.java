@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,14 +22,7 @@ import org.troika.testkit.Requires;
 @Tag("integration")
 class NetnsSshRunTest {
     @TempDir
-    static Path bin;
-    @TempDir
     Path tmp;
-
-    @BeforeAll
-    static void compile() throws Exception {
-        CPrograms.compile(bin, "hello", RelayRunTest.HELLO_C);
-    }
 
     @Test
     void anMpiJobRunsOverSshWithDetectedNetworks() throws Exception {
@@ -44,22 +36,19 @@ class NetnsSshRunTest {
             RunSupport.Result r;
             try (RunSupport run = RunSupport.start(tmp, env, "--verbose", "--launch-agent", "ssh", "--remote-shell",
                     "ssh -F " + sshConfig + " {host}", "-np", "3", "-H", RelayRunTest.hostList(hosts),
-                    bin.resolve("hello").toString())) {
+                    RelayRunTest.hello(c).toString())) {
                 r = run.waitFor();
                 run.assertNoSurvivors();
             }
+            RelayRunTest.assertNothingLeft(c, c.hosts(), r);
             assertEquals(0, r.exitCode(), r.toString());
             TreeSet<String> seen = new TreeSet<>();
-            for (String line : r.outLines()) {
-                int at = line.indexOf("rank ");
-                if (at >= 0) {
-                    String[] w = line.substring(at).split(" ");
-                    seen.add(w[3]);
-                    assertEquals("sum=3", w[4], line);
-                }
+            for (String[] w : RelayRunTest.rankLines(r)) {
+                seen.add(w[3]);
+                assertEquals("sum=3", w[4], String.join(" ", w));
             }
-            // each sshd runs in a UTS namespace named after its host: the ranks ran on three distinct hosts
-            assertEquals(new TreeSet<>(hosts), seen, r.toString());
+            // the ranks ran on distinct hosts (each its own hostname)
+            assertEquals(RelayRunTest.hostnames(c), seen, r.toString());
             assertTrue(r.err().contains("network " + c.subnet() + ": chosen"), r.err());
             assertTrue(r.err().contains("network " + c.decoySubnet() + ": not used"), r.err());
             assertTrue(!String.join(" ", r.err().lines().filter(l -> l.contains("plm_rsh_agent")).toList())

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,13 +57,39 @@ class RelayRunTest {
             """;
 
     @TempDir
-    static Path bin;
-    @TempDir
     Path tmp;
 
-    @BeforeAll
-    static void compile() throws Exception {
-        CPrograms.compile(bin, "hello", HELLO_C);
+    /** The test program, compiled into the cluster's shared home (each host's /tmp is its own). */
+    static Path hello(NetnsCluster c) throws Exception {
+        CPrograms.compile(c.sharedHome(), "hello", HELLO_C);
+        return c.sharedHome().resolve("hello");
+    }
+
+    /**
+     * The words of every {@code rank R/N on HOST sum=S ...} line the test program printed: {@code [rank, R/N, on, HOST,
+     * sum=S, leaked=L, nccl=N]}.
+     */
+    static List<String[]> rankLines(RunSupport.Result r) {
+        List<String[]> out = new ArrayList<>();
+        for (String line : r.outLines()) {
+            int at = line.indexOf("rank ");
+            if (at >= 0) {
+                out.add(line.substring(at).split(" "));
+            }
+        }
+        return out;
+    }
+
+    /** The hostnames (UTS) of {@code c}'s hosts. */
+    static TreeSet<String> hostnames(NetnsCluster c) {
+        return new TreeSet<>(c.hosts().stream().map(NetnsCluster.Host::hostname).toList());
+    }
+
+    /** Nothing of the job on {@code hosts}: processes, files in their private /tmp and /dev/shm. */
+    static void assertNothingLeft(NetnsCluster c, List<NetnsCluster.Host> hosts, RunSupport.Result r) throws Exception {
+        for (NetnsCluster.Host h : hosts) {
+            assertEquals(List.of(), c.leftovers(h, java.time.Duration.ofSeconds(30)), "left on " + h.netns() + "\n" + r);
+        }
     }
 
     static Stream<Arguments> relayedMpis() {
@@ -77,6 +102,9 @@ class RelayRunTest {
      * plans for large clusters, given here through {@code --mpi-args}): every daemon is told to spawn the tree, or
      * none is.
      */
+    // Stays on shared-file hosts (`ip netns exec`): Open MPI 5 runs inside the trixie root, which a share-nothing
+    // host's nsenter would leave, and the daemons are found by the run's marker variable, which a share-nothing host's
+    // login-like environment drops. aRelayJobOnHostsThatShareNothing... below is the same job on such hosts.
     @ParameterizedTest(name = "{0} tree spawn {1}")
     @MethodSource("relayedMpis")
     void anMpiJobRunsAcrossNamespacesThroughTheRelayWithoutSshd(Launcher mpi, boolean treeSpawn) throws Exception {
@@ -138,6 +166,50 @@ class RelayRunTest {
         }
     }
 
+    /**
+     * Issue 10's static relay job on hosts that share nothing (Open MPI 4): each host's own hostname, /tmp and
+     * /dev/shm; the program in the shared home; nothing of the job left on any host.
+     */
+    @Test
+    void aRelayJobOnHostsThatShareNothingRunsAndLeavesNothingOnThem() throws Exception {
+        Requires.root();
+        Requires.command("unshare");
+        String secret = java.util.Base64.getEncoder().encodeToString("relay-run-test-secret-0123456789".getBytes());
+        try (NetnsCluster c = NetnsCluster.create("rrs", 162, 3)) {
+            List<String> hosts = c.hosts().stream().map(NetnsCluster.Host::address).toList();
+            // the secret is given (not generated) so the test can look for it; ranks see it only under the probe name.
+            // ssh options for Open MPI's ssh in the environment must not reach the relay agent
+            Map<String, String> env = Map.of("TROIKA_SECRET_KEY", secret, "IT_SECRET_PROBE", secret,
+                    "OMPI_MCA_plm_rsh_args", "-o BatchMode=yes");
+            try (RunSupport run = RunSupport.start(tmp, env, "--verbose", "-np", "3", "-H", hostList(hosts),
+                    "--remote-shell", c.remoteShell(), hello(c).toString(), "3")) {
+                run.awaitOut(o -> o.lines().filter(l -> l.contains("rank ")).count() == 3, "three ranks running");
+                List<String> holders = processesWithInCmdline(secret);
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                assertEquals(List.of(), holders, "the secret appeared on a command line");
+                TreeSet<String> seen = new TreeSet<>();
+                for (String[] w : rankLines(r)) {
+                    String line = String.join(" ", w);
+                    seen.add(w[3]);
+                    assertEquals("sum=3", w[4], line);
+                    assertEquals("leaked=0", w[5], "the secret reached a rank's environment: " + line);
+                    // each host's own name for the data network (nic1, nic2, nic3), never the decoy
+                    String nic = c.hosts().stream().filter(h -> h.hostname().equals(w[3])).findFirst().orElseThrow()
+                            .ifname();
+                    assertEquals("nccl=" + nic, w[6], line);
+                }
+                // each host's own hostname (its UTS namespace), so the ranks ran on three distinct hosts
+                assertEquals(hostnames(c), seen, r.toString());
+                assertTrue(r.err().contains("network " + c.subnet() + ": chosen"), r.err());
+                assertTrue(r.err().contains("network " + c.decoySubnet() + ": not used"), r.err());
+                assertTrue(r.out().contains("rank") && !r.err().contains("lost"), r.toString());
+                assertNothingLeft(c, c.hosts(), r);
+            }
+        }
+    }
+
     @Test
     void aHostWhoseServiceNeverStartsIsNamedAfterTheStartTimeout() throws Exception {
         Requires.root();
@@ -145,7 +217,7 @@ class RelayRunTest {
             List<String> hosts = new ArrayList<>(c.hosts().stream().map(NetnsCluster.Host::address).toList());
             hosts.add("10.222.0.99");
             RunSupport.Result r = RunSupport.run(tmp, "--start-timeout", "10", "-np", "3", "-H", hostList(hosts),
-                    "--remote-shell", "ip netns exec {host}", "hostname");
+                    "--remote-shell", c.remoteShell(), "hostname");
             assertTrue(r.exitCode() != 0, r.toString());
             assertTrue(r.err().contains("did not come up") && r.err().contains("10.222.0.99"), r.toString());
             assertFalse(r.err().contains("10.222.0.2,"), r.toString());
@@ -160,13 +232,15 @@ class RelayRunTest {
             List<String> hosts = c.hosts().stream().map(NetnsCluster.Host::address).toList();
             NetnsCluster.Host victim = c.hosts().get(1);
             try (RunSupport run = RunSupport.start(tmp, Map.of(), "-np", "3", "-H", hostList(hosts), "--remote-shell",
-                    "ip netns exec {host}", bin.resolve("hello").toString(), "600")) {
+                    c.remoteShell(), hello(c).toString(), "600")) {
                 run.awaitOut(o -> o.lines().filter(l -> l.contains("rank ")).count() == 3, "three ranks running");
                 c.kill(victim);
                 RunSupport.Result r = run.waitFor();
                 assertTrue(r.exitCode() != 0, r.toString());
                 assertTrue(r.err().contains(victim.address()), r.toString());
                 run.assertNoSurvivors();
+                // the victim is gone with its namespaces; the survivors clean up after themselves
+                assertNothingLeft(c, List.of(c.hosts().get(0), c.hosts().get(2)), r);
             }
         }
     }
@@ -179,7 +253,7 @@ class RelayRunTest {
             List<String> hosts = c.hosts().stream().map(NetnsCluster.Host::address).toList();
             NetnsCluster.Host victim = c.hosts().get(2);
             try (RunSupport run = RunSupport.start(tmp, Map.of(), "-np", "3", "-H", hostList(hosts), "--remote-shell",
-                    "ip netns exec {host}", bin.resolve("hello").toString(), "600")) {
+                    c.remoteShell(), hello(c).toString(), "600")) {
                 run.awaitOut(o -> o.lines().filter(l -> l.contains("rank ")).count() == 3, "three ranks running");
                 c.linkDown(victim);
                 // plain mpirun would hang forever; the liveness checks end the job
@@ -187,6 +261,8 @@ class RelayRunTest {
                 assertTrue(r.exitCode() != 0, r.toString());
                 assertTrue(r.err().contains("host " + victim.address() + " lost"), r.toString());
                 run.assertNoSurvivors();
+                // the partitioned host's task service gave up on the driver and removed its files too
+                assertNothingLeft(c, c.hosts(), r);
             }
         }
     }

@@ -102,6 +102,25 @@ class SlurmClusterTest {
     }
 
     /**
+     * Issue 10: inside the allocation the batch system's own launcher starts troika's task services: the relay job's
+     * services on n2 and n3 are started with {@code srun} (no ssh, no sshd on any node), and Open MPI's daemons go
+     * through them (the ranks print the nodes' own hostnames; each node has its own /tmp and /dev/shm).
+     */
+    @Test
+    void aRelayJobStartsItsTaskServicesWithSrunNotSsh() throws Exception {
+        Map<Integer, String> hostByRank = runTemplateJob("relay", List.of("--verbose", "--launch-agent", "relay"));
+        assertEquals(Map.of(0, "n1", 1, "n1", 2, "n2", 3, "n2", 4, "n3", 5, "n3"), hostByRank);
+        String output = Files.readString(dir.resolve("relay.out"));
+        for (String n : List.of("n2", "n3")) {
+            org.junit.jupiter.api.Assertions.assertTrue(output.contains("troika: starting the task service of " + n
+                    + ": srun --nodes=1 --ntasks=1 --overlap --nodelist=" + n + " "), output);
+        }
+        org.junit.jupiter.api.Assertions.assertFalse(output.contains("task service of n1"), output);
+        org.junit.jupiter.api.Assertions.assertFalse(output.lines().anyMatch(l -> l.contains(": ssh ")), output);
+        org.junit.jupiter.api.Assertions.assertTrue(output.contains("--mca plm rsh --mca plm_rsh_agent "), output);
+    }
+
+    /**
      * Renders {@code troika template slurm -N 3 -n 2 -- <runOptions> sh -c 'echo rank host'} with the packaged
      * troika, submits it, waits, and returns the host each rank printed.
      */

@@ -2,23 +2,22 @@ package org.troika.spark;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.troika.common.ShellQuote;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
-import org.troika.common.exec.LaunchPlan;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.mpi.MpirunCommandBuilder;
 import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.spi.LaunchAgent;
 import org.troika.launcher.spi.LaunchContext;
 
 /**
- * Plans the mpirun of a Spark job (pure): a {@link RunSettings} from the {@link RunOptions} and the host layout, the
- * launcher's own {@link MpirunCommandBuilder} for the command, then the relay agent in front.
+ * Plans the mpirun of a Spark job (pure): a {@link RunSettings} from the {@link RunOptions} and the host layout, and
+ * the launcher's own {@link MpirunCommandBuilder} with the relay's launch agent as a planning input.
  */
 final class SparkLaunchPlanner {
     static final String RANK_MAIN = "org.troika.spark.RankMain";
@@ -56,15 +55,10 @@ final class SparkLaunchPlanner {
                     + TroikaEnv.MPIRUN);
         }
         HostPlan hosts = HostPlan.assign(s.hostSource(), s.hosts(), s.np());
-        LaunchContext ctx = new LaunchContext(s, hosts, mpi, env, null, null, name -> false, null);
-        BackendPlan p = new MpirunCommandBuilder(asRoot).build(ctx);
-        List<String> argv = new ArrayList<>(p.launch().argv());
-        argv.addAll(1, mpi.usesPrrte() ? List.of("--prtemca", "plm_ssh_agent", agent.toString())
-                : List.of("--mca", "plm_rsh_agent", agent.toString()));
-        Map<String, String> launchEnv = new LinkedHashMap<>(p.launch().env());
-        launchEnv.remove(TroikaEnv.SECRET_KEY);
-        launchEnv.putAll(agentEnv);
-        return p.withLaunch(new LaunchPlan(argv, launchEnv, p.launch().workDir()));
+        // the agent is a planning input: the launcher's builder emits its option for the flavour (no splicing)
+        LaunchContext ctx = new LaunchContext(s, hosts, mpi, env, null, null, name -> false, null,
+                new LaunchAgent(agent, agentEnv, false));
+        return new MpirunCommandBuilder(asRoot).build(ctx);
     }
 
     /**

@@ -20,6 +20,15 @@ public final class Dist {
         return bin;
     }
 
+    /** The distribution's root folder when the tests run with one built ({@code troika.dist} set and built). */
+    public static java.util.Optional<Path> homeIfBuilt() {
+        String dir = System.getProperty("troika.dist");
+        if (dir == null || !Files.isExecutable(Path.of(dir, "bin", "troika"))) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(Path.of(dir).toAbsolutePath().normalize());
+    }
+
     /** The distribution's root folder. */
     public static Path home() {
         return troika().getParent().getParent();

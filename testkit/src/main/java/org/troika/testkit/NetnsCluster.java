@@ -5,32 +5,53 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.troika.common.PrivateFiles;
 import java.util.concurrent.TimeUnit;
 
 /**
- * N fake hosts for integration tests: network namespaces on a bridge, each with a decoy interface that must never be
- * chosen, optionally an sshd each. Everything is created by {@link #create} and removed by {@link #close()} (processes in
- * the namespaces are killed by pid, then the namespaces, the bridge and the key directory are deleted).
+ * N fake hosts for integration tests that share nothing a real cluster's nodes would not share: each host is a network
+ * namespace on a bridge (with a decoy interface that must never be chosen) <b>and</b> its own mount and UTS namespace,
+ * with an empty private {@code /tmp} and {@code /dev/shm} (tmpfs), its own hostname ({@code TAG1..TAGN}) and its own
+ * {@code /etc/hosts} naming every host of the cluster. A long-lived <i>anchor</i> process holds each host's
+ * namespaces; everything started "on" a host (task services, sshd, daemons, ranks) is entered into all three with
+ * {@code nsenter} ({@link #execPrefix}, {@link #remoteShell()}). Visible on every host: the root file system outside
+ * {@code /tmp} and {@code /dev/shm} (the installation, the JDK, MPI), the {@link #sharedHome()} directory, and the paths
+ * given to {@link #create(String, int, int, List)} (bind-mounted at the same path, e.g. a distribution or class path
+ * that lives under {@code /tmp}). Everything is created by {@link #create} and removed by {@link #close()} (processes
+ * in the namespaces are killed by pid, then the namespaces, the bridge and the shared home are deleted).
  *
  * <pre>
  *   root ns:  bridge TAGbr  10.S.0.1/24
  *   netns 10.S.0.(I+1), I = 1..N:  veth "nicI" (a different name on each host)  10.S.0.(I+1)/24   -- the data network
  *             "docker0" (veth end) 10.(S+1).0.1/24 on every host (same address: routes nowhere) -- the decoy
- *             lo up; sshd on 10.S.0.(I+1):22 when asked, in its own UTS namespace named like the host
+ *             lo up; hostname TAG+I; private /tmp, /dev/shm, /etc/hosts; sshd on 10.S.0.(I+1):22 when asked
  * </pre>
- * Only 10.x subnets, only inside namespaces this class creates. Needs root and iproute2.
+ * Only 10.x subnets, only inside namespaces this class creates. Needs root, iproute2 and util-linux (unshare, nsenter).
  */
 public final class NetnsCluster implements AutoCloseable {
-    /** One fake host. */
-    public record Host(String netns, String address, String ifname) {}
+    /**
+     * One fake host.
+     *
+     * @param netns the network namespace (named after the address, so a host word names both)
+     * @param address its address on the data network
+     * @param ifname its data interface
+     * @param hostname its kernel hostname (UTS namespace)
+     */
+    public record Host(String netns, String address, String ifname, String hostname) {}
 
     private final String tag;
     private final int subnet;
     private final List<Host> hosts;
     private final Path dir;
     private final MachineLock lock;
+    private final Map<String, Process> anchors = new LinkedHashMap<>();
+    private final Map<String, Long> anchorPids = new LinkedHashMap<>();
+    /** Shared paths bound into the hosts' private /tmp or /dev/shm (not leftovers of a job). */
+    private final List<String> sharedPrivate = new ArrayList<>();
     private boolean sshd;
 
     private NetnsCluster(String tag, int subnet, List<Host> hosts, Path dir, MachineLock lock) {
@@ -41,16 +62,27 @@ public final class NetnsCluster implements AutoCloseable {
         this.lock = lock;
     }
 
+    /** {@link #create(String, int, int, List)} sharing the distribution under test ({@link Dist#home()}) when built. */
+    public static NetnsCluster create(String tag, int subnet, int n) throws IOException {
+        List<Path> shared = new ArrayList<>();
+        Dist.homeIfBuilt().ifPresent(shared::add);
+        return create(tag, subnet, n, shared);
+    }
+
 
     /**
      * Creates {@code n} hosts.
      *
      * @param tag 2-6 lowercase letters, unique per test class (link names start with it)
      * @param subnet second octet of the data network 10.S.0.0/24 (the decoy uses S+1); unique per test class
+     * @param shared paths visible at the same place on every host (an installation, a class path); only those under
+     *     {@code /tmp} or {@code /dev/shm} need naming, everything else outside them is visible anyway
      */
-    public static NetnsCluster create(String tag, int subnet, int n) throws IOException {
+    public static NetnsCluster create(String tag, int subnet, int n, List<Path> shared) throws IOException {
         Requires.root();
         Requires.command("ip");
+        Requires.command("unshare");
+        Requires.command("nsenter");
         if (!tag.matches("[a-z]{2,6}") || subnet < 100 || subnet > 250) {
             throw new IllegalArgumentException("tag must be 2-6 lowercase letters and subnet in 100-250");
         }
@@ -58,9 +90,11 @@ public final class NetnsCluster implements AutoCloseable {
         for (int i = 1; i <= n; i++) {
             // the namespace is named after its address, so a host word names both (ip netns exec {host}) without DNS
             String address = "10." + subnet + ".0." + (i + 1);
-            hosts.add(new Host(address, address, "nic" + i));
+            hosts.add(new Host(address, address, "nic" + i, tag + i));
         }
-        NetnsCluster c = new NetnsCluster(tag, subnet, List.copyOf(hosts), Files.createTempDirectory("netns-" + tag),
+        // the shared home must not live under /tmp: every host has its own /tmp
+        NetnsCluster c = new NetnsCluster(tag, subnet, List.copyOf(hosts),
+                Files.createTempDirectory(Path.of("/var/tmp"), "troika-netns-" + tag + "-"),
                 MachineLock.take("netns-" + subnet));
         try {
             c.removeLeftovers();
@@ -82,6 +116,16 @@ public final class NetnsCluster implements AutoCloseable {
                 ip("-n", h.netns(), "link", "set", "docker0p", "up");
                 ip("-n", h.netns(), "addr", "add", "10." + (subnet + 1) + ".0.1/24", "dev", "docker0");
                 ip("-n", h.netns(), "link", "set", "docker0", "up");
+            }
+            StringBuilder etcHosts = new StringBuilder("127.0.0.1 localhost\n::1 localhost ip6-localhost\n");
+            for (Host h : hosts) {
+                etcHosts.append(h.address()).append(' ').append(h.hostname()).append('\n');
+            }
+            Files.writeString(c.dir.resolve("etc-hosts"), etcHosts.toString());
+            Files.writeString(c.dir.resolve("enter"), ENTER.replace("@DIR@", c.dir.toString()));
+            Files.setPosixFilePermissions(c.dir.resolve("enter"), PosixFilePermissions.fromString("rwx------"));
+            for (Host h : hosts) {
+                c.startAnchor(h, shared);
             }
         } catch (IOException | RuntimeException e) {
             c.close();
@@ -109,10 +153,144 @@ public final class NetnsCluster implements AutoCloseable {
         return "10." + (subnet + 1) + ".0.0/24";
     }
 
-    /** argv prefix that runs a command inside {@code host}'s namespace. */
+    /**
+     * argv prefix that runs a command on {@code host}: in its network, mount and UTS namespaces, with a fresh login-like
+     * environment ({@code PATH}, {@code HOME}, {@code LANG}; nothing of the caller's), as ssh would.
+     */
     public List<String> execPrefix(Host host) {
-        return List.of("ip", "netns", "exec", host.netns());
+        return List.of(dir.resolve("enter").toString(), host.netns());
     }
+
+    /** A {@code --remote-shell} template that starts commands on the host named by {@code {host}} (an address). */
+    public String remoteShell() {
+        return dir.resolve("enter") + " {host}";
+    }
+
+    /**
+     * A directory visible at the same path on every host (the cluster's "shared home", outside {@code /tmp}): where a
+     * test puts the programs and files every host must see.
+     */
+    public Path sharedHome() throws IOException {
+        Path home = dir.resolve("home");
+        Files.createDirectories(home);
+        return home;
+    }
+
+    /**
+     * The entries of {@code host}'s private {@code /tmp} and {@code /dev/shm} (as {@code /tmp/NAME},
+     * {@code /dev/shm/NAME}), for checks that a job left nothing behind.
+     */
+    public List<String> privateFiles(Host host) throws IOException {
+        List<String> argv = new ArrayList<>(execPrefix(host));
+        argv.addAll(List.of("/bin/sh", "-c", "cd /tmp && for f in * .[!.]*; do [ -e \"$f\" ] && echo \"/tmp/$f\"; done;"
+                + " cd /dev/shm && for f in * .[!.]*; do [ -e \"$f\" ] && echo \"/dev/shm/$f\"; done; true"));
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (waitFor(p) != 0) {
+            throw new IOException("cannot list the private files of " + host.netns() + ": " + out.trim());
+        }
+        return out.lines().filter(l -> !l.isBlank()).toList();
+    }
+
+    /**
+     * What a job left on {@code host}, waiting up to {@code wait} for it to go: live processes (other than the
+     * anchor and sshd) and entries in its private {@code /tmp} and {@code /dev/shm}, except Open MPI's own session
+     * directories ({@code /tmp/ompi.*}), the JVM's {@code hsperfdata_*} and the shared paths given to {@link #create}.
+     * Empty when clean.
+     */
+    public List<String> leftovers(Host host, java.time.Duration wait) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            List<String> left = new ArrayList<>();
+            for (long pid : livePids(host)) {
+                left.add("process " + pid + " " + ProcessHandle.of(pid).flatMap(h -> h.info().commandLine()).orElse("?"));
+            }
+            for (String f : privateFiles(host)) {
+                if (f.startsWith("/tmp/ompi.") || sharedPrivate.stream().anyMatch(p -> p.equals(f)
+                        || p.startsWith(f + "/"))) {
+                    continue; // Open MPI's own session directories; the shared paths the test declared
+                }
+                if (f.startsWith("/tmp/hsperfdata_")) {
+                    continue; // the JVM's perf data (a SIGKILLed rank's file is removed by the next JVM on the host)
+                }
+                left.add("file " + f);
+            }
+            if (left.isEmpty() || System.nanoTime() > deadline) {
+                return left;
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** The hostname {@code host}'s UTS namespace reports (read from inside the host). */
+    public String hostnameOf(Host host) throws IOException {
+        List<String> argv = new ArrayList<>(execPrefix(host));
+        argv.add("hostname");
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        waitFor(p);
+        return out;
+    }
+
+    /**
+     * The anchor of one host: enters a new mount and UTS namespace inside the host's network namespace, names the
+     * host, mounts empty tmpfs on /tmp and /dev/shm and the cluster's /etc/hosts, re-binds the shared paths that lie
+     * under those mounts (staged under the shared directory first), prints its pid and sleeps until killed.
+     */
+    private void startAnchor(Host h, List<Path> shared) throws IOException {
+        Path stage = dir.resolve("stage-" + h.hostname());
+        List<String> argv = new ArrayList<>(List.of("ip", "netns", "exec", h.netns(), "unshare", "--mount", "--uts",
+                "--propagation", "private", "/bin/sh", "-c", ANCHOR, h.hostname(), stage.toString(),
+                dir.resolve("etc-hosts").toString()));
+        for (Path p : shared) {
+            String abs = p.toAbsolutePath().normalize().toString();
+            if (abs.equals("/tmp") || abs.startsWith("/tmp/") || abs.startsWith("/dev/shm/")) {
+                argv.add(abs);
+                if (!sharedPrivate.contains(abs)) {
+                    sharedPrivate.add(abs);
+                }
+            }
+        }
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        anchors.put(h.netns(), p);
+        java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                StandardCharsets.UTF_8));
+        String line = r.readLine();
+        if (line == null || !line.startsWith("ready ")) {
+            StringBuilder rest = new StringBuilder(line == null ? "" : line);
+            for (String l; (l = r.readLine()) != null; ) {
+                rest.append('\n').append(l);
+            }
+            throw new IOException("the anchor of " + h.netns() + " did not start: " + rest);
+        }
+        long pid = Long.parseLong(line.substring("ready ".length()).trim());
+        anchorPids.put(h.netns(), pid);
+        Files.writeString(dir.resolve("anchor-" + h.netns() + ".pid"), pid + "\n");
+    }
+
+    /** $0 hostname, $1 staging dir, $2 hosts file, $3... shared paths under /tmp or /dev/shm. */
+    private static final String ANCHOR = String.join("\n",
+            "set -e",
+            "hostname \"$0\"",
+            "stage=$1; etc_hosts=$2; shift 2",
+            "i=0; for p in \"$@\"; do mkdir -p \"$stage/$i\"; mount --bind \"$p\" \"$stage/$i\"; i=$((i+1)); done",
+            "mount -t tmpfs -o mode=1777 troika-host-tmp /tmp",
+            "mount -t tmpfs -o mode=1777 troika-host-shm /dev/shm",
+            "mount --bind \"$etc_hosts\" /etc/hosts",
+            "i=0; for p in \"$@\"; do mkdir -p \"$p\"; mount --move \"$stage/$i\" \"$p\"; i=$((i+1)); done",
+            "echo \"ready $$\"",
+            "exec sleep infinity");
+
+    /** enter HOST CMD...: CMD on fake host HOST, in its namespaces, with a login-like environment (as over ssh). */
+    private static final String ENTER = String.join("\n",
+            "#!/bin/sh",
+            "# enter HOST CMD...: runs CMD on the fake host HOST (its network, mount and UTS namespaces) with a fresh",
+            "# login-like environment, as ssh would. Written by testkit NetnsCluster.",
+            "h=$1; shift",
+            "pid=$(cat \"@DIR@/anchor-$h.pid\" 2>/dev/null) || { echo \"enter: no host $h\" >&2; exit 255; }",
+            "exec nsenter -t \"$pid\" -m -u -n --wd=/ -- env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \\",
+            "  HOME=/root LANG=C.UTF-8 ${JAVA_HOME:+JAVA_HOME=$JAVA_HOME} \"$@\"",
+            "");
 
     /** Starts an sshd in every namespace (key-only root login, own keys and config); returns the ssh config file. */
     public Path startSshd() throws IOException {
@@ -133,11 +311,11 @@ public final class NetnsCluster implements AutoCloseable {
                 "  ServerAliveInterval 2", "  ServerAliveCountMax 3", ""));
         sshd = true;
         for (Host h : hosts) {
-            // own UTS namespace named after the namespace: Open MPI session directories must not collide
-            run(List.of("ip", "netns", "exec", h.netns(), "unshare", "--uts", "/bin/sh", "-c",
-                    "hostname \"$0\" && exec \"$@\"", h.netns(), sshdBin.toString(), "-f",
-                    dir.resolve("sshd_config").toString(), "-o", "ListenAddress=" + h.address(), "-o",
-                    "PidFile=" + dir.resolve("sshd-" + h.netns() + ".pid")));
+            // on the host: its sessions (and the daemons and ranks they start) see its private /tmp and hostname
+            List<String> argv = new ArrayList<>(execPrefix(h));
+            argv.addAll(List.of(sshdBin.toString(), "-f", dir.resolve("sshd_config").toString(), "-o",
+                    "ListenAddress=" + h.address(), "-o", "PidFile=" + dir.resolve("sshd-" + h.netns() + ".pid")));
+            run(argv);
         }
         for (Host h : hosts) {
             boolean up = false;
@@ -163,10 +341,20 @@ public final class NetnsCluster implements AutoCloseable {
         ip("-n", host.netns(), "link", "set", host.ifname(), "down");
     }
 
-    /** The pids of live (not zombie) processes in {@code host}'s namespace. */
+    /** The pids of live (not zombie) processes in {@code host}'s namespace, apart from its anchor and its sshd. */
     public List<Long> livePids(Host host) throws IOException {
         List<Long> out = new ArrayList<>();
+        Long anchor = anchorPids.get(host.netns());
+        Long sshdPid = null;
+        try {
+            sshdPid = Long.parseLong(Files.readString(dir.resolve("sshd-" + host.netns() + ".pid")).trim());
+        } catch (IOException | NumberFormatException noSshd) {
+            // no sshd on this host
+        }
         for (long pid : pids(host.netns())) {
+            if (anchor != null && pid == anchor || sshdPid != null && pid == sshdPid) {
+                continue;
+            }
             try {
                 String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
                 char state = stat.charAt(stat.lastIndexOf(')') + 2);
@@ -220,6 +408,10 @@ public final class NetnsCluster implements AutoCloseable {
                 // namespace already gone
             }
             exitCode(List.of("ip", "netns", "del", h.netns()));
+            Process anchor = anchors.get(h.netns());
+            if (anchor != null) {
+                anchor.destroyForcibly();
+            }
         }
         // the root-side veth ends do not always vanish with their namespace (gVisor): delete them explicitly
         for (int i = 1; i <= hosts.size(); i++) {

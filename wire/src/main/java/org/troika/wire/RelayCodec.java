@@ -25,6 +25,9 @@ final class RelayCodec implements Codec<RelayMessage> {
     static final int CONFIGURE = 15;
     static final int NETWORKS = 22;
     static final int AGENT_KEY_SPENT = 23;
+    static final int PRIVATE_FILE = 24;
+    static final int FILE_STORED = 25;
+    static final int NODE_STORE = 26;
 
     @Override
     public int typeOf(RelayMessage m) {
@@ -46,6 +49,9 @@ final class RelayCodec implements Codec<RelayMessage> {
         if (m instanceof RelayMessage.Configure) return CONFIGURE;
         if (m instanceof RelayMessage.Networks) return NETWORKS;
         if (m instanceof RelayMessage.AgentKeySpent) return AGENT_KEY_SPENT;
+        if (m instanceof RelayMessage.PrivateFile) return PRIVATE_FILE;
+        if (m instanceof RelayMessage.FileStored) return FILE_STORED;
+        if (m instanceof RelayMessage.NodeStore) return NODE_STORE;
         throw new IllegalArgumentException("no relay wire type for " + m.getClass());
     }
 
@@ -95,6 +101,12 @@ final class RelayCodec implements Codec<RelayMessage> {
             o.str(n.ncclSocketIfname());
         } else if (m instanceof RelayMessage.AgentKeySpent) {
             // no body
+        } else if (m instanceof RelayMessage.PrivateFile f) {
+            o.str(f.envName()).bytes(f.content());
+        } else if (m instanceof RelayMessage.FileStored f) {
+            o.str(f.envName()).str(f.problem());
+        } else if (m instanceof RelayMessage.NodeStore n) {
+            o.str(n.jobId());
         } else {
             throw new IllegalArgumentException("no relay wire encoding for " + m.getClass());
         }
@@ -145,6 +157,9 @@ final class RelayCodec implements Codec<RelayMessage> {
             case CONFIGURE -> new RelayMessage.Configure(in.str());
             case NETWORKS -> new RelayMessage.Networks(in.str());
             case AGENT_KEY_SPENT -> new RelayMessage.AgentKeySpent();
+            case PRIVATE_FILE -> new RelayMessage.PrivateFile(in.str(), in.bytes());
+            case FILE_STORED -> new RelayMessage.FileStored(in.str(), in.str());
+            case NODE_STORE -> new RelayMessage.NodeStore(in.str());
             default -> throw new WireException("unknown relay message type " + type);
         };
     }

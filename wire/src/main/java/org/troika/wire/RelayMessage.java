@@ -52,6 +52,48 @@ public sealed interface RelayMessage {
      */
     record Networks(String ncclSocketIfname) implements RelayMessage {}
 
+    /**
+     * driver → task on the control connection: key material a command on the host must read (e.g. the elastic worker
+     * key). The service writes {@code content} to a new file, mode 0600, in its private directory (removed when it
+     * stops) and gives its commands {@code envName} = that file's path; it answers {@link FileStored}. Only names of
+     * the form {@code TROIKA_..._FILE} are accepted. Nothing a host needs comes from a file on the launcher's machine.
+     */
+    record PrivateFile(String envName, byte[] content) implements RelayMessage {
+        public PrivateFile {
+            content = content.clone();
+        }
+
+        @Override
+        public byte[] content() {
+            return content.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof PrivateFile x && x.envName.equals(envName) && Arrays.equals(x.content, content);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * envName.hashCode() + Arrays.hashCode(content);
+        }
+
+        @Override
+        public String toString() {
+            return "PrivateFile[" + envName + ", " + content.length + " bytes]";
+        }
+    }
+
+    /** task → driver: the answer to {@link PrivateFile}; {@code problem} is empty when the file was written. */
+    record FileStored(String envName, String problem) implements RelayMessage {}
+
+    /**
+     * driver → task: this host holds the committed-state store of elastic job {@code jobId} ({@code
+     * /dev/shm/troika-<jobId>}), kept between generations. If the service stops without a {@link Shutdown} (launcher
+     * killed, host cut off), the job will not come back for this host's copy, so the service removes it.
+     */
+    record NodeStore(String jobId) implements RelayMessage {}
+
     /** driver → task: the job is over; stop every command and exit. */
     record Shutdown(String reason) implements RelayMessage {}
 

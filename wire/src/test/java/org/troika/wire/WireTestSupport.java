@@ -90,7 +90,10 @@ final class WireTestSupport {
                 new RelayMessage.Failure("no such request"),
                 new RelayMessage.Configure("node1"),
                 new RelayMessage.Networks("eth0,ib0"),
-                new RelayMessage.AgentKeySpent());
+                new RelayMessage.AgentKeySpent(),
+                new RelayMessage.PrivateFile("TROIKA_WORKER_SECRET_FILE", "a2V5".getBytes(StandardCharsets.US_ASCII)),
+                new RelayMessage.FileStored("TROIKA_WORKER_SECRET_FILE", ""),
+                new RelayMessage.NodeStore("e123-ab"));
     }
 
     static List<SparkMessage> sparkMessages() {

@@ -29,6 +29,8 @@ import org.troika.launcher.spi.FileSource;
 import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.JobEnvironment;
 import org.troika.launcher.spi.LaunchBackend;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.LaunchAgent;
 import org.troika.launcher.spi.LaunchContext;
 import org.troika.launcher.spi.Subcommand;
 import org.troika.launcher.elastic.ElasticListener;
@@ -123,10 +125,15 @@ final class RunCommand implements Subcommand {
         // agent for Open MPI's daemons, plus network detection. Inactive (changes nothing) unless --launch-agent relay
         // or --remote-shell is given; a lost host is printed and its agents exit 255, which ends mpirun.
         // issue 15: the hang watchdog's progress service; ranks get its address and a derived key through the env
+        // inside a batch allocation its own launcher (srun, blaunch) starts the task services unless --remote-shell says
+        String allocationShell = planned.resolved().allocation() == null ? null
+                : planned.resolved().allocation().remoteShell();
         try (HangWatch watch = HangWatch.start(s, io.env(), planned.resolved().plan(), 0, timeline, io.err())) {
             Map<String, String> env = new java.util.LinkedHashMap<>(io.env());
             env.putAll(watch.env());
-            Planned watched = watch.active() ? plan(s, env) : planned;
+            // the checked plan above stands unless an input changed: the watchdog's variables, the relay's detected
+            // networks and its launch agent (a planning input: nothing is spliced into a plan)
+            Planned watched = watch.active() ? plan(s, env, planned.resolved(), planned.mpi(), null) : planned;
             if (!(watched.backend() instanceof MpirunBackend)) {
                 // jsrun and srun start every rank themselves: no daemons to relay, but the watchdog and timeline apply
                 return JobExecutor.execute(watched.plan(), watched.resolved().plan(), s, io.out(), io.err(), timeline,
@@ -138,11 +145,12 @@ final class RunCommand implements Subcommand {
                 return JobExecutor.execute(watched.plan(), watched.resolved().plan(), s, io.out(), io.err(), timeline,
                         watch);
             }
-            try (RelaySession relay = RelaySession.start(s, watched.resolved().plan(), watched.mpi(), env,
-                    troikaHome(), io.err(), (host, why) -> { }, timeline)) {
-                Planned run = relay.active() ? plan(relay.settings(), env) : watched;
-                return JobExecutor.execute(relay.apply(run.plan(), run.mpi()), run.resolved().plan(),
-                        relay.settings(), io.out(), io.err(), timeline, watch);
+            try (RelaySession relay = RelaySession.start(s, allocationShell, watched.resolved().plan(), watched.mpi(),
+                    env, troikaHome(), io.err(), (host, why) -> { }, timeline)) {
+                Planned run = relay.active() ? plan(relay.settings(), env, watched.resolved(), watched.mpi(),
+                        relay.agent()) : watched;
+                return JobExecutor.execute(run.plan(), run.resolved().plan(), relay.settings(), io.out(), io.err(),
+                        timeline, watch);
             }
         }
     }
@@ -159,11 +167,24 @@ final class RunCommand implements Subcommand {
         ElasticLimits.from(s); // bad limits fail before anything is created
         HostDiscovery discovery = firstDiscoveryChecked(HostDiscovery.forSettings(s,
                 probes != null ? probes : ScriptHostDiscovery.systemRunner(io.env())));
+        // the allocation (if any) does not change between generations: its launcher starts the task services
+        org.troika.launcher.spi.Allocation allocation = allocation(io.env());
+        String allocationShell = allocation == null ? null : allocation.remoteShell();
         try (MpirunGenerationLauncher launcher = new MpirunGenerationLauncher(s, io.env(), troikaHome(), io.out(),
-                io.err(), (gs, env) -> {
-                    Planned p = plan(gs, env);
-                    return new MpirunGenerationLauncher.Planned(p.plan(), p.mpi(), p.resolved().plan());
-                }, timeline)) {
+                io.err(), new MpirunGenerationLauncher.Planner() {
+                    @Override
+                    public MpiInstall mpi(RunSettings gs, Map<String, String> env) {
+                        return detectMpi(gs, env);
+                    }
+
+                    @Override
+                    public BackendPlan plan(RunSettings gs, HostPlan hosts, MpiInstall mpi, Map<String, String> env,
+                            LaunchAgent agent) {
+                        // the generation's host plan as it is: its hosts are not resolved a second time
+                        return RunCommand.this.plan(gs, env, new HostResolver.Resolved(hosts, allocation), mpi, agent)
+                                .plan();
+                    }
+                }, timeline, allocationShell)) {
             return ElasticExecutor.run(ElasticDriver.forSettings(s, discovery, launcher,
                     new TimelineElasticListener(ElasticListener.printing(io.err()), timeline)), io.err());
         }
@@ -191,6 +212,22 @@ final class RunCommand implements Subcommand {
         };
     }
 
+    /** The batch allocation this runs in, or {@code null} (outside one, or when it cannot be read). */
+    private org.troika.launcher.spi.Allocation allocation(Map<String, String> env) {
+        List<JobEnvironment> all = new ArrayList<>(jobEnvironments());
+        all.sort(java.util.Comparator.comparingInt(JobEnvironment::priority));
+        for (JobEnvironment je : all) {
+            if (je.detect(env)) {
+                try {
+                    return je.allocation(env, files, probes(probes, env));
+                } catch (UsageException e) {
+                    return null; // the generation's own planning reports it
+                }
+            }
+        }
+        return null;
+    }
+
     /** The outcome of planning: everything {@code --dry-run} prints and the executor runs. */
     record Planned(HostResolver.Resolved resolved, MpiInstall mpi, LaunchBackend backend, BackendPlan plan,
             List<String> reasons) {}
@@ -199,12 +236,23 @@ final class RunCommand implements Subcommand {
     Planned plan(RunSettings s, Map<String, String> env) {
         CommandRunner probes = probes(this.probes, env);
         HostResolver.Resolved resolved = HostResolver.resolve(s, env, jobEnvironments(), files, probes);
-        MpiInstall mpi = s.mpiFlavor() != null
+        return plan(s, env, resolved, detectMpi(s, env), null);
+    }
+
+    /** The MPI in use: {@code --mpi-flavor}, else detected from {@code mpirun --version} (cached probe). */
+    private MpiInstall detectMpi(RunSettings s, Map<String, String> env) {
+        CommandRunner probes = probes(this.probes, env);
+        return s.mpiFlavor() != null
                 ? FlavorDetector.forFlavorName(s.mpiFlavor())
                 : FlavorDetector.detect(new VersionProbeCache(probes, VersionProbeCache.defaultDir(env), env),
                         FlavorDetector.mpirunCommand(env));
+    }
+
+    /** Plans over resolved hosts and a known MPI, with the relay's launch agent (or {@code null}) as an input. */
+    Planned plan(RunSettings s, Map<String, String> env, HostResolver.Resolved resolved, MpiInstall mpi,
+            LaunchAgent agent) {
         LaunchContext ctx = new LaunchContext(s, resolved.plan(), mpi, env, resolved.allocation(), scratchDir(env),
-                name -> onPath(name, env), troikaHome());
+                name -> onPath(name, env), troikaHome(), agent);
         List<String> reasons = new ArrayList<>();
         LaunchBackend backend = chooseBackend(s, ctx, reasons);
         return new Planned(resolved, mpi, backend, backend.plan(ctx), reasons);

@@ -195,6 +195,7 @@ public final class JobExecutor {
         if (code != 0) {
             err.println(failures.first().map(FailedRank::summary)
                     .orElse("troika: the job failed with exit code " + code + " (the MPI launcher named no rank)"));
+            failures.missingProgramHint().ifPresent(h -> err.println("troika: " + h));
             // the named rank's code: mpirun returns it too, while srun returns the highest code of all tasks (the
             // 143 of the ranks it terminated after the first failure)
             return failures.first().map(FailedRank::exitCode).orElse(code);

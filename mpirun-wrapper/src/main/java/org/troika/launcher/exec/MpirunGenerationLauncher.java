@@ -43,8 +43,16 @@ import org.troika.wire.Secret;
  *
  * <p>Rank environment (on top of the caller's, through the planner's {@code -x} exports): {@code TROIKA_ELASTIC=1},
  * {@code TROIKA_JOB_ID}, {@code TROIKA_ELASTIC_GENERATION}, and for rank 0's host updates
- * {@code TROIKA_WORKER_ADDR} (this generation's {@link WorkerNotifier}) and {@code TROIKA_WORKER_SECRET_FILE} (the
- * worker key, never the job secret).
+ * {@code TROIKA_WORKER_ADDR} (this generation's {@link WorkerNotifier}). The worker key (never the job secret) is not
+ * a launcher path: hosts share nothing, so each host's task service receives it over the authenticated channel and
+ * writes it 0600 in its own private directory ({@code TROIKA_WORKER_SECRET_FILE} in the daemons' environment, which
+ * ranks inherit); only ranks on this machine read the launcher's own copy (mpirun's environment, never exported).
+ * Elastic jobs on remote hosts therefore run Open MPI's daemons through the relay (with {@code --launch-agent auto},
+ * the default, the task services start through ssh, the allocation's launcher or {@code --remote-shell}).
+ *
+ * <p>Cleanup: at the end (success, failure, Ctrl-C) every host any generation ran on gets
+ * {@code troika-rsh cleanup --job ID} through the remote shell, which removes its node state store; this machine's
+ * store and key file are removed directly.
  *
  * <p>Rank exits: Open MPI names only the first rank that failed; that rank is reported as it ended and every other
  * rank as a collateral exit with the same code (so a common exit 75 is a clean leave for everyone, any other code
@@ -65,14 +73,18 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     /** Grace between SIGTERM and SIGKILL when a lost host ends a generation. */
     static final Duration LOST_HOST_GRACE = Duration.ofSeconds(2);
 
-    /** Plans one static launch (the same planner {@code troika run} uses). */
-    @FunctionalInterface
+    /**
+     * Plans one static launch with the same planner {@code troika run} uses, over the generation's own host plan (not
+     * resolved again) with the relay's launch agent as a planning input (pure apart from the MPI probe).
+     */
     public interface Planner {
-        Planned plan(RunSettings settings, Map<String, String> env);
-    }
+        /** The MPI in use (detected once, cached by the probe). */
+        MpiInstall mpi(RunSettings settings, Map<String, String> env);
 
-    /** A planned static launch. */
-    public record Planned(BackendPlan plan, MpiInstall mpi, HostPlan hosts) {}
+        /** The launch over {@code hosts}; {@code agent} is the relay's launch agent or {@code null}. */
+        BackendPlan plan(RunSettings settings, HostPlan hosts, MpiInstall mpi, Map<String, String> env,
+                org.troika.launcher.spi.LaunchAgent agent);
+    }
 
     private final RunSettings base;
     private final Map<String, String> env;
@@ -85,6 +97,10 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     private final Path workerKeyFile;
     private final Timeline timeline;
     private volatile Running current;
+    /** Every host word a generation ran on, in first-use order (the hosts to clean up at the end). */
+    private final Set<String> everyHost = java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>());
+    /** The allocation's remote shell ({@code srun}, {@code blaunch}) or {@code null}. */
+    private final String allocationShell;
     private final List<Running> started = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
@@ -94,16 +110,20 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
      */
     public MpirunGenerationLauncher(RunSettings base, Map<String, String> env, Path troikaHome, PrintStream out,
             PrintStream err, Planner planner) throws IOException {
-        this(base, env, troikaHome, out, err, planner, Timeline.off());
+        this(base, env, troikaHome, out, err, planner, Timeline.off(), null);
     }
 
     /**
      * As above, recording each generation's services, mpirun, hangs and lost hosts on {@code timeline}; every
      * generation runs under the hang watchdog when the settings ask for it (elastic default: on).
+     *
+     * @param allocationShell the batch allocation's own remote shell ({@code srun}, {@code blaunch}) that starts task
+     *     services unless {@code --remote-shell} is given, or {@code null}
      */
     public MpirunGenerationLauncher(RunSettings base, Map<String, String> env, Path troikaHome, PrintStream out,
-            PrintStream err, Planner planner, Timeline timeline) throws IOException {
+            PrintStream err, Planner planner, Timeline timeline, String allocationShell) throws IOException {
         this.timeline = timeline;
+        this.allocationShell = allocationShell;
         this.base = base;
         this.troikaHome = troikaHome;
         this.out = out;
@@ -113,6 +133,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         // every generation's relay uses the same job secret, and the ranks' worker key derives from it
         Map<String, String> e = new LinkedHashMap<>(env);
         e.put(TroikaEnv.SECRET_KEY, job.encode());
+        e.remove(TroikaEnv.WORKER_SECRET_FILE); // an outer job's key file names nothing on this job's hosts
         this.env = Map.copyOf(e);
         this.jobId = "e" + ProcessHandle.current().pid() + "-"
                 + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xffffffffL);
@@ -139,13 +160,14 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
      * What the launch of {@code generation} (and, through its exports, its ranks) gets on top of {@code env} (pure).
      */
     public static Map<String, String> rankEnv(Map<String, String> env, String jobId, int generation,
-            String workerAddr, Path workerKeyFile) {
+            String workerAddr) {
         Map<String, String> e = new LinkedHashMap<>(env);
         e.put(TroikaEnv.ELASTIC, "1");
         e.put(TroikaEnv.JOB_ID, jobId);
         e.put(TroikaEnv.ELASTIC_GENERATION, Integer.toString(generation));
         e.put(TroikaEnv.WORKER_ADDR, workerAddr);
-        e.put(TroikaEnv.WORKER_SECRET_FILE, workerKeyFile.toString());
+        // never a launcher path in the exported environment: see withLocalWorkerKey and the class comment
+        e.remove(TroikaEnv.WORKER_SECRET_FILE);
         // Open MPI 4 waits odls_base_sigkill_timeout (1 s) between SIGTERM and SIGKILL when it ends a job after the
         // first non-zero exit, which every generation end is (exit 75 or a failure); the committed state is on the
         // node before any rank leaves, so nothing needs that second (generation end: 1.45 s -> 0.16 s, measured)
@@ -154,6 +176,27 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         // archive the first recorded (bin/troika-rankenv; measured about 50 ms less CPU per rank JVM start)
         e.putIfAbsent(TroikaEnv.JAVA_CDS, "1");
         return e;
+    }
+
+    /**
+     * {@code plan} with the launcher's worker key file in mpirun's own environment (pure): ranks mpirun starts on this
+     * machine inherit it; it is not in the {@code -x} exports, so remote ranks keep the copy their host's task service
+     * wrote.
+     */
+    public static BackendPlan withLocalWorkerKey(BackendPlan plan, Path workerKeyFile) {
+        Map<String, String> env = new LinkedHashMap<>(plan.launch().env());
+        env.put(TroikaEnv.WORKER_SECRET_FILE, workerKeyFile.toString());
+        return new BackendPlan(new org.troika.common.exec.LaunchPlan(plan.launch().argv(), env,
+                plan.launch().workDir()), plan.files(), plan.warnings());
+    }
+
+    /**
+     * The settings a generation launches with (pure): with the default launch agent and an Open MPI, the relay, so
+     * that remote hosts get the worker key from their task services (plain ssh daemons could not).
+     */
+    static RunSettings withRelayForKeys(RunSettings s, MpiInstall mpi) {
+        return s.launchAgent() == RunSettings.LaunchAgent.AUTO && mpi.flavor().isOpenMpiFamily()
+                ? s.toBuilder().launchAgent(RunSettings.LaunchAgent.RELAY).build() : s;
     }
 
     /**
@@ -217,6 +260,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     @Override
     public RunningGeneration launch(Generation gen) {
         Running running = new Running(gen);
+        everyHost.addAll(gen.hostNames());
         current = running;
         started.add(running);
         Thread t = new Thread(running::run, "troika-generation-" + gen.id());
@@ -259,20 +303,56 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         } catch (IOException ignored) {
             // best effort: the directory is private
         }
-        deleteTree(Path.of("/dev/shm", "troika-" + jobId));
+        org.troika.common.PrivateFiles.deleteTreeQuietly(org.troika.common.NodeStorePaths.directory(
+                org.troika.common.NodeStorePaths.DEFAULT_BASE, jobId));
+        cleanRemoteHosts();
     }
 
-    private static void deleteTree(Path dir) {
-        if (!Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+    /** How long the end-of-job cleanup may take per host. */
+    static final Duration CLEANUP_TIMEOUT = Duration.ofSeconds(20);
+
+    /**
+     * Runs {@code troika-rsh cleanup --job ID} on every remote host any generation ran on, in parallel, through the
+     * remote shell; reports (one line each) the hosts it could not clean.
+     */
+    private void cleanRemoteHosts() {
+        if (troikaHome == null || !Files.isExecutable(troikaHome.resolve("bin/troika-rsh"))) {
             return;
         }
-        try (var s = Files.list(dir)) {
-            for (Path p : s.toList()) {
-                Files.deleteIfExists(p);
+        List<String> remote;
+        synchronized (everyHost) {
+            remote = RelaySession.remoteHosts(List.copyOf(everyHost));
+        }
+        Map<String, ProcessSupervisor> running = new LinkedHashMap<>();
+        List<String> words = TaskServiceCommandBuilder.cleanupWords(troikaHome.resolve("bin/troika-rsh")
+                .toAbsolutePath(), jobId);
+        for (String host : remote) {
+            try {
+                List<String> argv = TaskServiceCommandBuilder.build(base, allocationShell, host, words);
+                Map<String, String> shellEnv = new LinkedHashMap<>(env);
+                shellEnv.remove(TroikaEnv.SECRET_KEY);
+                running.put(host, ProcessSupervisor.start(new org.troika.common.exec.LaunchPlan(argv, shellEnv),
+                        ProcessSupervisor.Options.of(seg -> { }, seg -> err.print("[cleanup " + host + "] " + seg))));
+            } catch (IOException | RuntimeException e) {
+                err.println("troika elastic: cannot clean up " + host + ": " + e.getMessage());
             }
-            Files.deleteIfExists(dir);
-        } catch (IOException ignored) {
-            // best effort
+        }
+        long deadline = System.nanoTime() + CLEANUP_TIMEOUT.toNanos();
+        for (Map.Entry<String, ProcessSupervisor> r : running.entrySet()) {
+            try (ProcessSupervisor p = r.getValue()) {
+                Integer code = p.waitFor(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+                if (code == null) {
+                    p.terminate(Duration.ofSeconds(2));
+                }
+                if (code == null || code != 0) {
+                    err.println("troika elastic: could not clean up host " + r.getKey() + " ("
+                            + (code == null ? "no answer within " + CLEANUP_TIMEOUT.toSeconds() + " s" : "exit " + code)
+                            + "); its /dev/shm/troika-" + jobId + " may be left");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 
@@ -306,8 +386,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         }
 
         private GenerationResult launchAndWait() throws IOException, InterruptedException {
-            RunSettings s = generationSettings(base, gen);
-            try (WorkerNotifier n = new WorkerNotifier(workerKey, RelaySession.bindAddress(gen.hostNames().get(0)),
+            RunSettings given = generationSettings(base, gen);
+            try (WorkerNotifier n = new WorkerNotifier(workerKey, RelaySession.bindAddress(gen.hostNames()),
                     gen.id());
                     HangWatch watch = HangWatch.start(base, env, gen.plan(), gen.id(), timeline, err)) {
                 synchronized (this) {
@@ -316,21 +396,27 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         n.announce(System.currentTimeMillis(), pendingBits);
                     }
                 }
-                Map<String, String> e = new LinkedHashMap<>(rankEnv(env, jobId, gen.id(), n.endpoint().toString(),
-                        workerKeyFile));
+                Map<String, String> e = new LinkedHashMap<>(rankEnv(env, jobId, gen.id(), n.endpoint().toString()));
                 e.putAll(watch.env());
                 if (base.minNp() != null) {
                     e.put(TroikaEnv.ELASTIC_MIN_NP, Integer.toString(base.minNp()));
                 }
-                Planned planned = planner.plan(s, e);
-                try (RelaySession relay = RelaySession.start(s, planned.hosts(), planned.mpi(), e, troikaHome, err,
+                MpiInstall mpi = planner.mpi(given, e);
+                RunSettings s = withRelayForKeys(given, mpi);
+                // planned before any service starts, so bad input launches nothing; the relay may change the inputs
+                BackendPlan checked = planner.plan(s, gen.plan(), mpi, e, null);
+                try (RelaySession relay = RelaySession.start(s, allocationShell, gen.plan(), mpi, e, troikaHome, err,
                         (host, why) -> {
                             lost.add(host);
                             tearDown();
                         }, timeline)) {
-                    Planned run = relay.active() ? planner.plan(relay.settings(), e) : planned;
-                    BackendPlan plan = relay.apply(run.plan(), run.mpi());
-                    MpiFailureParser failures = new MpiFailureParser(run.hosts());
+                    // the worker key reaches every remote host over the authenticated channel, never as a path
+                    relay.provideFile(TroikaEnv.WORKER_SECRET_FILE,
+                            workerKey.encode().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    relay.announceNodeStore(jobId); // removed by the host itself if this launcher dies
+                    BackendPlan plan = withLocalWorkerKey(relay.active()
+                            ? planner.plan(relay.settings(), gen.plan(), mpi, e, relay.agent()) : checked, workerKeyFile);
+                    MpiFailureParser failures = new MpiFailureParser(gen.plan());
                     ShrinkTracker shrink = new ShrinkTracker(gen.size());
                     try (PlanFiles files = PlanFiles.write(plan.files());
                             RankFileWriter rankFiles = RankFileWriter.open(plan.rankOutput(), gen.id() == 1)) {
@@ -352,6 +438,9 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                             code = p.waitFor();
                         } finally {
                             p.close();
+                        }
+                        if (code != 0) {
+                            failures.missingProgramHint().ifPresent(h -> err.println("troika elastic: " + h));
                         }
                         if (code != 0 && failures.first().isEmpty() && lost.isEmpty() && relay.active()
                                 && watch.hang().isEmpty()) {

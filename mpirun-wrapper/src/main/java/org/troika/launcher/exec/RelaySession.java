@@ -22,7 +22,7 @@ import org.troika.common.exec.ProcessSupervisor;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.MpiInstall;
-import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.spi.LaunchAgent;
 import org.troika.launcher.timeline.ServiceStarts;
 import org.troika.launcher.timeline.Timeline;
 import org.troika.rsh.Liveness;
@@ -41,7 +41,7 @@ import org.troika.wire.Secret;
  * <pre>
  *   try (RelaySession relay = RelaySession.start(settings, hostPlan, mpi, env, troikaHome, err, onLost)) {
  *       RunSettings s2 = relay.settings();          // ssh options moved to the services, detected NICs filled in
- *       BackendPlan p = relay.apply(plan(s2));      // + plm_rsh_agent troika-rsh, + TROIKA_DRIVER_ADDR/SECRET_FILE
+ *       BackendPlan p = plan(s2, relay.agent());    // the agent is a planning input: the backend emits its option
  *       ... execute p ...
  *   }                                               // Shutdown to every service; remote shells end; files removed
  * </pre>
@@ -74,6 +74,7 @@ public final class RelaySession implements AutoCloseable {
     private final Path troikaRsh;
     private final List<ProcessSupervisor> shells;
     private final Set<String> lost;
+    private boolean insideAllocation;
 
     private RelaySession(RunSettings settings, boolean relay, DriverService driver, Path secretFile, Path troikaRsh,
             List<ProcessSupervisor> shells, Set<String> lost) {
@@ -96,6 +97,11 @@ public final class RelaySession implements AutoCloseable {
 
     /** The hosts of {@code plan} that are not this machine (pure apart from reading the local hostname). */
     public static List<String> remoteHosts(HostPlan plan) {
+        return remoteHosts(plan.hostNames());
+    }
+
+    /** The host words of {@code hosts} that are not this machine. */
+    public static List<String> remoteHosts(List<String> hosts) {
         Set<String> local = new LinkedHashSet<>(List.of("localhost", "127.0.0.1", "::1"));
         try {
             InetAddress me = InetAddress.getLocalHost();
@@ -104,7 +110,7 @@ public final class RelaySession implements AutoCloseable {
         } catch (IOException ignored) {
             // no local name
         }
-        return plan.hostNames().stream().filter(h -> !local.contains(h)).toList();
+        return hosts.stream().filter(h -> !local.contains(h)).toList();
     }
 
     /**
@@ -118,13 +124,27 @@ public final class RelaySession implements AutoCloseable {
     public static RelaySession start(RunSettings s, HostPlan plan, MpiInstall mpi, Map<String, String> env,
             Path troikaHome, PrintStream err, BiConsumer<String, String> onHostLost) throws IOException,
             InterruptedException {
-        return start(s, plan, mpi, env, troikaHome, err, onHostLost, Timeline.off());
+        return start(s, null, plan, mpi, env, troikaHome, err, onHostLost, Timeline.off());
     }
 
     /** {@link #start(RunSettings, HostPlan, MpiInstall, Map, Path, PrintStream, BiConsumer)}, recording each host's
      * service start and loss on {@code timeline}. */
     public static RelaySession start(RunSettings s, HostPlan plan, MpiInstall mpi, Map<String, String> env,
             Path troikaHome, PrintStream err, BiConsumer<String, String> onHostLost, Timeline timeline)
+            throws IOException, InterruptedException {
+        return start(s, null, plan, mpi, env, troikaHome, err, onHostLost, timeline);
+    }
+
+    /**
+     * {@link #start(RunSettings, HostPlan, MpiInstall, Map, Path, PrintStream, BiConsumer, Timeline)} inside a batch
+     * allocation whose own launcher ({@code srun}, {@code blaunch}) starts the task services unless
+     * {@code --remote-shell} is given.
+     *
+     * @param allocationShell the allocation's remote shell, or {@code null}
+     */
+    public static RelaySession start(RunSettings s, String allocationShell, HostPlan plan, MpiInstall mpi,
+            Map<String, String> env, Path troikaHome, PrintStream err, BiConsumer<String, String> onHostLost,
+            Timeline timeline)
             throws IOException, InterruptedException {
         List<String> remote = remoteHosts(plan);
         if (s.launchAgent() == RunSettings.LaunchAgent.RELAY && !mpi.flavor().isOpenMpiFamily()) {
@@ -155,7 +175,7 @@ public final class RelaySession implements AutoCloseable {
         RelaySession session = null;
         try {
             Set<String> lostHosts = ConcurrentHashMap.newKeySet();
-            driver = new DriverService(secret, bindAddress(remote.get(0)), remote, HEARTBEAT, LIVENESS_TIMEOUT,
+            driver = new DriverService(secret, bindAddress(remote), remote, HEARTBEAT, LIVENESS_TIMEOUT,
                     (host, why) -> {
                         lostHosts.add(host);
                         err.println("troika: host " + host + " lost: " + why);
@@ -165,7 +185,7 @@ public final class RelaySession implements AutoCloseable {
             Map<String, Long> shellStarted = new LinkedHashMap<>();
             for (String host : remote) {
                 shellStarted.put(host, timeline.nowMicros());
-                List<String> argv = TaskServiceCommandBuilder.build(s, host,
+                List<String> argv = TaskServiceCommandBuilder.build(s, allocationShell, host,
                         TaskServiceCommandBuilder.serviceWords(troikaRsh, host, driver.endpoint(), agentLabel));
                 Map<String, String> shellEnv = new LinkedHashMap<>(env);
                 shellEnv.remove(TroikaEnv.SECRET_KEY);
@@ -199,6 +219,7 @@ public final class RelaySession implements AutoCloseable {
                 adjusted = withDetectedNetworks(adjusted, driver, err);
             }
             session = new RelaySession(adjusted, relay, driver, agentFile, troikaRsh, shells, lostHosts);
+            session.insideAllocation = allocationShell != null;
             return session;
         } finally {
             if (session == null) {
@@ -235,9 +256,31 @@ public final class RelaySession implements AutoCloseable {
         return s.toBuilder().networkInterfaces(c.launcherSubnets()).build();
     }
 
+    /**
+     * The local address that routes to the first of {@code hosts} (no packet is sent).
+     *
+     * @throws UsageException naming the first host whose name does not resolve, and the fix
+     */
+    static InetAddress bindAddress(List<String> hosts) throws IOException {
+        for (String h : hosts) {
+            resolve(h);
+        }
+        return bindAddress(hosts.get(0));
+    }
+
+    /** {@code host}'s address, or a one-line usage error naming it. */
+    static InetAddress resolve(String host) {
+        try {
+            return InetAddress.getByName(host);
+        } catch (java.net.UnknownHostException e) {
+            throw new UsageException("host '" + host + "' does not resolve to an address on this machine (DNS or "
+                    + "/etc/hosts); name the hosts as this machine knows them, or by IP address");
+        }
+    }
+
     /** The local address that routes to {@code host} (no packet is sent). */
     public static InetAddress bindAddress(String host) throws IOException {
-        InetAddress target = InetAddress.getByName(host);
+        InetAddress target = resolve(host);
         if (target.isLoopbackAddress()) {
             return InetAddress.getLoopbackAddress();
         }
@@ -256,32 +299,49 @@ public final class RelaySession implements AutoCloseable {
         return settings;
     }
 
+    /** Whether Open MPI's daemons go through the task services (so what they need comes from the services). */
+    public boolean relaysDaemons() {
+        return active() && relay;
+    }
+
+    /**
+     * Hands key material to every host's task service, which writes it 0600 in its private directory and gives the
+     * commands it runs (daemons, ranks) {@code envName} = that file. Nothing when inactive.
+     *
+     * @throws IOException naming a host that could not store it within the start timeout
+     */
+    public void provideFile(String envName, byte[] content) throws IOException, InterruptedException {
+        if (active()) {
+            driver.sendPrivateFile(envName, content, settings.startTimeout());
+        }
+    }
+
+    /**
+     * Tells every host's task service that it holds elastic job {@code jobId}'s node state store, which it removes if
+     * it stops without the driver's Shutdown (launcher killed, host cut off). Nothing when inactive.
+     */
+    public void announceNodeStore(String jobId) throws IOException {
+        if (active()) {
+            driver.announceNodeStore(jobId);
+        }
+    }
+
     /** Hosts reported lost so far. */
     public Set<String> lostHosts() {
         return Set.copyOf(lost);
     }
 
     /**
-     * Adds the relay to an mpirun plan: {@code --mca plm_rsh_agent BIN/troika-rsh} ({@code --prtemca plm_ssh_agent}
-     * on Open MPI 5) right after the mpirun word, and the driver address, secret file and liveness timeout to mpirun's
-     * environment (never the secret), without {@code OMPI_MCA_plm_rsh_args} / {@code PRTE_MCA_plm_ssh_args} (ssh
-     * options the agent does not take). Unchanged when inactive or with {@code --launch-agent ssh}.
+     * The launch agent for the mpirun plan, a planning input ({@link org.troika.launcher.spi.LaunchContext#agent()}):
+     * {@code bin/troika-rsh} with the driver address, secret file and liveness timeout for mpirun's environment (never
+     * the secret), naming the rsh/ssh component inside a batch allocation. {@code null} when inactive or with
+     * {@code --launch-agent ssh}: Open MPI's own ssh starts the daemons.
      */
-    public BackendPlan apply(BackendPlan plan, MpiInstall mpi) {
-        if (!active() || !relay) {
-            return plan;
+    public LaunchAgent agent() {
+        if (!relaysDaemons()) {
+            return null;
         }
-        List<String> argv = new ArrayList<>(plan.launch().argv());
-        argv.addAll(1, mpi.usesPrrte() ? List.of("--prtemca", "plm_ssh_agent", troikaRsh.toString())
-                : List.of("--mca", "plm_rsh_agent", troikaRsh.toString()));
-        Map<String, String> env = new LinkedHashMap<>(plan.launch().env());
-        env.remove(TroikaEnv.SECRET_KEY);
-        // ssh options meant for Open MPI's ssh would reach troika-rsh as words before the host
-        env.remove("OMPI_MCA_plm_rsh_args");
-        env.remove("PRTE_MCA_plm_ssh_args");
-        env.putAll(agentEnv());
-        LaunchPlan launch = new LaunchPlan(argv, env, plan.launch().workDir());
-        return plan.withLaunch(launch);
+        return new LaunchAgent(troikaRsh, agentEnv(), insideAllocation);
     }
 
     /** What the agent needs in mpirun's environment: the driver and the agent key's file, never the job secret. */

@@ -19,9 +19,14 @@ import org.troika.wire.Endpoint;
  *       remote shell, so the words are shell-quoted at this boundary).</li>
  *   <li>{@code blaunch}: {@code blaunch HOST words...} (LSF).</li>
  *   <li>{@code srun}: {@code srun --nodes=1 --ntasks=1 --overlap --nodelist=HOST words...} (inside a Slurm allocation).</li>
- *   <li>anything else is a template split on whitespace, {@code {host}} replaced in each word, the service words
- *       appended, e.g. {@code ip netns exec ns-{host}}.</li>
+ *   <li>anything else is a template split into words like a shell command line (single and double quotes and
+ *       backslashes honoured, nothing expanded), {@code {host}} replaced in each word, the service words appended,
+ *       e.g. {@code ip netns exec ns-{host}} or {@code sh -c 'exec ip netns exec "$0" "$@"' {host}}.</li>
  * </ul>
+ *
+ * <p>Which shell ({@link #remoteShell}): {@code --remote-shell} when given; else the batch system's own launcher named
+ * by the allocation ({@code srun} inside Slurm, {@code blaunch} inside LSF), so no sshd is needed on the nodes; else
+ * {@code ssh}.
  */
 public final class TaskServiceCommandBuilder {
     private TaskServiceCommandBuilder() {}
@@ -44,8 +49,37 @@ public final class TaskServiceCommandBuilder {
         return List.copyOf(w);
     }
 
+    /** The cleanup words run on a host at the end of an elastic job ({@code troika-rsh cleanup --job ID}). */
+    public static List<String> cleanupWords(Path troikaRsh, String jobId) {
+        return List.of(troikaRsh.toString(), "cleanup", "--job", jobId);
+    }
+
+    /**
+     * The remote shell for task services: {@code --remote-shell} if given, else the allocation's launcher
+     * ({@code srun}, {@code blaunch}) if it names one, else {@code ssh} (pure).
+     *
+     * @param allocationShell the allocation's remote shell, or {@code null} outside a batch allocation
+     */
+    public static String remoteShell(RunSettings s, String allocationShell) {
+        if (s.remoteShell() != null && !s.remoteShell().isBlank()) {
+            return s.remoteShell().trim();
+        }
+        return allocationShell != null && !allocationShell.isBlank() ? allocationShell : "ssh";
+    }
+
+    /** {@link #build(RunSettings, String, String, List)} outside a batch allocation. */
     public static List<String> build(RunSettings s, String host, List<String> serviceWords) {
-        String shell = s.remoteShell() == null ? "ssh" : s.remoteShell().trim();
+        return build(s, null, host, serviceWords);
+    }
+
+    /**
+     * The argv that starts {@code serviceWords} on {@code host}.
+     *
+     * @param allocationShell the allocation's remote shell ({@code srun}, {@code blaunch}), or {@code null}
+     * @throws UsageException for a template without {@code {host}} or with an unterminated quote
+     */
+    public static List<String> build(RunSettings s, String allocationShell, String host, List<String> serviceWords) {
+        String shell = remoteShell(s, allocationShell);
         List<String> argv = new ArrayList<>();
         switch (shell) {
             case "ssh" -> {
@@ -72,7 +106,14 @@ public final class TaskServiceCommandBuilder {
                     throw new UsageException("--remote-shell '" + shell + "' is not ssh, blaunch or srun and has no {host}"
                             + " placeholder; e.g. --remote-shell 'ip netns exec ns-{host}'");
                 }
-                for (String w : shell.split("\\s+")) {
+                List<String> words;
+                try {
+                    words = ShellQuote.split(shell);
+                } catch (IllegalArgumentException e) {
+                    throw new UsageException("--remote-shell '" + shell + "' cannot be split into words (" + e.getMessage()
+                            + "); close the quote");
+                }
+                for (String w : words) {
                     argv.add(w.replace("{host}", host));
                 }
                 argv.addAll(serviceWords);

@@ -19,6 +19,9 @@ import org.troika.launcher.spi.HostPlan;
  *   Exit code:    3
  *
  * mpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9 (Killed).
+ *
+ * MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD
+ * with errorcode 1.
  * </pre>
  * Open MPI 5.0.7 wraps the last one after "exited on" ({@code prterun noticed that process rank 2 with PID 5856 on
  * node vm exited on} / {@code signal 9 (Killed).}): a line is also tried joined to the one before it.
@@ -38,6 +41,8 @@ public final class MpiFailureParser {
     private static final Pattern EXIT_CODE = Pattern.compile("^\\s*Exit code:\\s*(-?\\d+)\\s*$");
     private static final Pattern SIGNALED = Pattern.compile(
             "\\S+ noticed that process rank (\\d+) with PID \\d+ on node (\\S+) exited on signal (\\d+)");
+    private static final Pattern ABORTED = Pattern.compile("^MPI_ABORT was invoked on rank (\\d+) in communicator");
+    private static final Pattern ABORT_CODE = Pattern.compile("^(?:with errorcode|Errorcode:)\\s*(-?\\d+)");
 
     private static final Pattern SRUN_TASK = Pattern.compile(
             "^srun: error: (\\S+): task (\\d+): (?:Exited with exit code (\\d+)|(.+?))(?: \\(core dumped\\))?$");
@@ -52,6 +57,8 @@ public final class MpiFailureParser {
     private final HostPlan hosts;
     private Integer pendingRank;
     private String previous = "";
+    private Integer pendingAbort;
+    private boolean missingProgram;
     private FailedRank first;
 
     /** @param hosts the job's host plan for rank → host lookups, or {@code null} */
@@ -61,10 +68,13 @@ public final class MpiFailureParser {
 
     /** Takes one line of output (a trailing terminator is ignored). */
     public synchronized void accept(String line) {
+        String l = line.strip();
+        if (l.contains("unable to launch the specified application") || l.contains("Could not find or load main class")) {
+            missingProgram = true;
+        }
         if (first != null) {
             return;
         }
-        String l = line.strip();
         String joined = previous + " " + l;
         previous = l;
         Matcher m = SRUN_TASK.matcher(l);
@@ -86,6 +96,16 @@ public final class MpiFailureParser {
             first = new FailedRank(Integer.parseInt(m.group(1)), m.group(2), code);
             return;
         }
+        m = ABORTED.matcher(l);
+        if (m.find()) {
+            pendingAbort = Integer.parseInt(m.group(1));
+            return;
+        }
+        m = ABORT_CODE.matcher(l);
+        if (m.find() && pendingAbort != null) {
+            first = new FailedRank(pendingAbort, hostOf(pendingAbort), Integer.parseInt(m.group(1)));
+            return;
+        }
         m = PROCESS_NAME.matcher(l);
         if (m.matches()) {
             pendingRank = Integer.parseInt(m.group(1));
@@ -97,6 +117,18 @@ public final class MpiFailureParser {
             first = new FailedRank(rank, hostOf(rank), Integer.parseInt(m.group(1)));
         }
     }
+
+    /**
+     * Whether the output showed a program or class that a host did not have (Open MPI's "unable to launch the
+     * specified application", the JVM's "Could not find or load main class"): then a one-line reminder that hosts
+     * share nothing troika does not bring, for the caller to print after the failure line.
+     */
+    public synchronized Optional<String> missingProgramHint() {
+        return missingProgram ? Optional.of(MISSING_PROGRAM_HINT) : Optional.empty();
+    }
+
+    static final String MISSING_PROGRAM_HINT = "the program and its class path must exist at the same path on every"
+            + " host (troika copies neither: install them there or use a shared file system)";
 
     /** The first failed rank reported so far. */
     public synchronized Optional<FailedRank> first() {

@@ -15,6 +15,7 @@ import org.troika.common.exec.LaunchPlan;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.spi.LaunchAgent;
 import org.troika.launcher.spi.LaunchContext;
 import org.troika.launcher.spi.RankOutput;
 
@@ -88,6 +89,9 @@ public final class MpirunCommandBuilder {
         }
         List<String> argv = new ArrayList<>();
         argv.add(FlavorDetector.mpirunCommand(ctx.env()));
+        if (ctx.agent() != null) {
+            argv.addAll(agentArgs(prrte, ctx.agent()));
+        }
         if (prrte) {
             argv.addAll(List.of("--output", prrteOutput(s)));
         } else {
@@ -116,7 +120,8 @@ public final class MpirunCommandBuilder {
         if (!prrte && s.prefixTimestamp()) {
             argv.add("--timestamp-output");
         }
-        String ssh = sshWords(s);
+        // ssh options are for Open MPI's ssh; a launch agent takes none (they would reach it as words before the host)
+        String ssh = ctx.agent() == null ? sshWords(s) : null;
         if (ssh != null) {
             plm(argv, prrte, "args", ssh);
         }
@@ -140,12 +145,38 @@ public final class MpirunCommandBuilder {
         }
         argv.addAll(s.mpiArgs());
         argv.addAll(RankLaunch.rankCommand(ctx));
+        if (ctx.agent() != null) {
+            // mpirun's own environment only (after the -x selection): ranks never get the agent's variables
+            env.remove("OMPI_MCA_plm_rsh_args");
+            env.remove("PRTE_MCA_plm_ssh_args");
+            env.putAll(ctx.agent().env());
+        }
         return new BackendPlan(new LaunchPlan(argv, env), files, warnings,
                 rankOutput(ctx, prrte ? RankOutput.TagFormat.PRRTE : RankOutput.TagFormat.ORTE));
     }
 
+    /**
+     * The options that make Open MPI start its daemons with {@code agent} (pure): {@code --mca plm_rsh_agent PROGRAM}
+     * (PRRTE: {@code --prtemca plm_ssh_agent PROGRAM}), preceded by {@code --mca plm rsh} ({@code --prtemca plm ssh})
+     * when the agent asks for the component to be named (inside a batch allocation).
+     */
+    public static List<String> agentArgs(boolean prrte, LaunchAgent agent) {
+        List<String> a = new ArrayList<>();
+        String flag = prrte ? "--prtemca" : "--mca";
+        if (agent.namePlmComponent()) {
+            a.addAll(List.of(flag, "plm", prrte ? "ssh" : "rsh"));
+        }
+        a.addAll(List.of(flag, prrte ? "plm_ssh_agent" : "plm_rsh_agent", agent.program().toString()));
+        return a;
+    }
+
     private BackendPlan hydra(LaunchContext ctx, List<String> nics) {
         RunSettings s = ctx.settings();
+        if (ctx.agent() != null) {
+            throw new UsageException("a launch agent (the relay) works with Open MPI only; "
+                    + ctx.mpi().flavor().displayName() + " has no plm_rsh_agent: drop --launch-agent relay / --remote-shell"
+                    + " or use Open MPI");
+        }
         String mpiName = ctx.mpi().flavor().displayName();
         List<String> warnings = new ArrayList<>();
         Map<Path, String> files = new LinkedHashMap<>();
@@ -168,7 +199,8 @@ public final class MpirunCommandBuilder {
         if (s.prefixTimestamp()) {
             warnings.add(mpiName + " (Hydra) cannot timestamp output lines; --prefix-timestamp is ignored");
         }
-        String ssh = sshWords(s);
+        // ssh options are for Open MPI's ssh; a launch agent takes none (they would reach it as words before the host)
+        String ssh = ctx.agent() == null ? sshWords(s) : null;
         if (ssh != null) {
             if (ctx.mpi().flavor() == MpiFlavor.MPICH) {
                 throw new UsageException("MPICH's mpirun has no option for ssh arguments (" + ssh + "); put Port/"

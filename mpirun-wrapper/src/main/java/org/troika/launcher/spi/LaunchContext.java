@@ -16,10 +16,18 @@ import java.util.Map;
  * @param onPath whether an executable name is on the caller's PATH (probe result)
  * @param troikaHome the troika installation ({@code bin/}, {@code lib/}) when running from the distribution, else
  *     {@code null}; planners use it to reference troika's own helper programs
+ * @param agent the launch agent Open MPI's daemons start through (the relay), or {@code null} for the MPI's own
  */
 public record LaunchContext(RunSettings settings, HostPlan hostPlan, MpiInstall mpi, Map<String, String> env,
-        Allocation allocation, Path scratchDir, java.util.function.Predicate<String> onPath, Path troikaHome) {
+        Allocation allocation, Path scratchDir, java.util.function.Predicate<String> onPath, Path troikaHome,
+        LaunchAgent agent) {
     public LaunchContext {
         env = Map.copyOf(env);
+    }
+
+    /** A context without a launch agent. */
+    public LaunchContext(RunSettings settings, HostPlan hostPlan, MpiInstall mpi, Map<String, String> env,
+            Allocation allocation, Path scratchDir, java.util.function.Predicate<String> onPath, Path troikaHome) {
+        this(settings, hostPlan, mpi, env, allocation, scratchDir, onPath, troikaHome, null);
     }
 }

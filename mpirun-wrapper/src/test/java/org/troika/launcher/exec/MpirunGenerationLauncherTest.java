@@ -83,6 +83,26 @@ class MpirunGenerationLauncherTest {
     }
 
     @Test
+    void theLocalWorkerKeyIsInMpirunsOwnEnvironmentButNotOnItsCommandLine() {
+        org.troika.launcher.spi.BackendPlan plan = new org.troika.launcher.spi.BackendPlan(
+                new org.troika.common.exec.LaunchPlan(List.of("mpirun", "-x", "PATH", "java"), Map.of("PATH", "/bin")),
+                Map.of(), List.of());
+        org.troika.launcher.spi.BackendPlan with = MpirunGenerationLauncher.withLocalWorkerKey(plan, Path.of("/k/key"));
+        assertEquals(plan.launch().argv(), with.launch().argv());
+        assertEquals("/k/key", with.launch().env().get("TROIKA_WORKER_SECRET_FILE"));
+    }
+
+    @Test
+    void anElasticGenerationOnOpenMpiRelaysItsDaemonsSoHostsGetTheKeyFromTheirTaskServices() {
+        RunSettings auto = RunSettings.builder().command(List.of("java", "Train")).build();
+        assertEquals(RunSettings.LaunchAgent.RELAY, MpirunGenerationLauncher.withRelayForKeys(auto,
+                org.troika.launcher.mpi.FlavorDetector.forFlavorName("openmpi")).launchAgent());
+        RunSettings ssh = auto.toBuilder().launchAgent(RunSettings.LaunchAgent.SSH).build();
+        assertEquals(RunSettings.LaunchAgent.SSH, MpirunGenerationLauncher.withRelayForKeys(ssh,
+                org.troika.launcher.mpi.FlavorDetector.forFlavorName("openmpi")).launchAgent());
+    }
+
+    @Test
     void aGenerationIsAStaticLaunchOverItsHosts() {
         RunSettings base = RunSettings.builder().minNp(2).maxNp(8).slotsPerHost(2).resetLimit(3)
                 .hostDiscoveryScript(Path.of("/bin/discover")).command(List.of("java", "Train")).build();
@@ -95,17 +115,18 @@ class MpirunGenerationLauncherTest {
     }
 
     @Test
-    void ranksGetTheGenerationTheJobAndTheWorkerKeyFileNeverTheJobSecretValue() {
-        Map<String, String> e = MpirunGenerationLauncher.rankEnv(Map.of("PATH", "/bin"), "e1-ab", 3, "127.0.0.1:4000",
-                Path.of("/tmp/troika-x/secret"));
+    void ranksGetTheGenerationAndTheJobButNoLauncherPathForTheWorkerKey() {
+        Map<String, String> e = MpirunGenerationLauncher.rankEnv(Map.of("PATH", "/bin",
+                "TROIKA_WORKER_SECRET_FILE", "/tmp/outer-job/key"), "e1-ab", 3, "127.0.0.1:4000");
         assertEquals("1", e.get("TROIKA_ELASTIC"));
         assertEquals("e1-ab", e.get("TROIKA_JOB_ID"));
         assertEquals("3", e.get("TROIKA_ELASTIC_GENERATION"));
         assertEquals("127.0.0.1:4000", e.get("TROIKA_WORKER_ADDR"));
-        assertEquals("/tmp/troika-x/secret", e.get("TROIKA_WORKER_SECRET_FILE"));
+        // the exported environment never names a file on the launcher's machine: remote hosts get their own copy
+        assertNull(e.get("TROIKA_WORKER_SECRET_FILE"));
         assertEquals("0", e.get("OMPI_MCA_odls_base_sigkill_timeout"));
         assertEquals("3", MpirunGenerationLauncher.rankEnv(Map.of("OMPI_MCA_odls_base_sigkill_timeout", "3"), "j", 1,
-                "127.0.0.1:1", Path.of("/k")).get("OMPI_MCA_odls_base_sigkill_timeout"), "the user's setting wins");
+                "127.0.0.1:1").get("OMPI_MCA_odls_base_sigkill_timeout"), "the user's setting wins");
         assertEquals(ElasticExitCodes.HOSTS_UPDATED, 75);
     }
 

@@ -59,4 +59,13 @@ class RelaySessionTest {
             assertEquals(s, r.settings());
         }
     }
+
+    @Test
+    void aHostThatDoesNotResolveEndsWithOneLineNamingItAndTheFix() {
+        // before issue 10: "troika: node-1.invalid: Name or service not known" (an IOException, no fix named)
+        UsageException e = assertThrows(UsageException.class,
+                () -> RelaySession.bindAddress(List.of("127.0.0.1", "node-1.invalid")));
+        assertEquals("host 'node-1.invalid' does not resolve to an address on this machine (DNS or /etc/hosts); name the"
+                + " hosts as this machine knows them, or by IP address", e.getMessage());
+    }
 }

@@ -61,4 +61,34 @@ class TaskServiceCommandBuilderTest {
         assertThrows(UsageException.class,
                 () -> TaskServiceCommandBuilder.build(settings("rsh", null, null), "n2", WORDS));
     }
+
+    @Test
+    void aQuotedTemplateIsSplitLikeAShellCommandLine() {
+        // before issue 10 this split on whitespace: the quoted script broke into words and sh failed with
+        // "Unterminated quoted string"
+        List<String> argv = TaskServiceCommandBuilder.build(settings(
+                "sh -c 'exec ip netns exec \"$0\" \"$@\"' ns-{host}", null, null), "n2", WORDS);
+        assertEquals(List.of("sh", "-c", "exec ip netns exec \"$0\" \"$@\"", "ns-n2"), argv.subList(0, 4));
+        assertEquals(WORDS, argv.subList(4, argv.size()));
+        UsageException e = assertThrows(UsageException.class,
+                () -> TaskServiceCommandBuilder.build(settings("sh -c 'x {host}", null, null), "n2", WORDS));
+        assertEquals(true, e.getMessage().contains("close the quote"), e.getMessage());
+    }
+
+    @Test
+    void insideAnAllocationItsLauncherStartsTheServicesUnlessRemoteShellSaysOtherwise() {
+        List<String> srun = TaskServiceCommandBuilder.build(settings(null, null, null), "srun", "n2", WORDS);
+        assertEquals(List.of("srun", "--nodes=1", "--ntasks=1", "--overlap", "--nodelist=n2"), srun.subList(0, 5));
+        List<String> blaunch = TaskServiceCommandBuilder.build(settings(null, null, null), "blaunch", "n2", WORDS);
+        assertEquals(List.of("blaunch", "n2"), blaunch.subList(0, 2));
+        assertEquals("ssh", TaskServiceCommandBuilder.build(settings(null, null, null), null, "n2", WORDS).get(0));
+        assertEquals(List.of("ip", "netns", "exec", "n2"), TaskServiceCommandBuilder.build(
+                settings("ip netns exec {host}", null, null), "srun", "n2", WORDS).subList(0, 4));
+    }
+
+    @Test
+    void theCleanupAtAnElasticJobsEndIsTheInstallationsTroikaRsh() {
+        assertEquals(List.of("/opt/troika/bin/troika-rsh", "cleanup", "--job", "e1-ab"),
+                TaskServiceCommandBuilder.cleanupWords(Path.of("/opt/troika/bin/troika-rsh"), "e1-ab"));
+    }
 }

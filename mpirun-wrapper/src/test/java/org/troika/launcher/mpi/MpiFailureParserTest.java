@@ -57,6 +57,42 @@ class MpiFailureParserTest {
         assertEquals(Optional.of(new FailedRank(2, "vm", 137)), parse(PLAN, SIGNALED));
     }
 
+    /** Open MPI 4.1.4's stderr when rank 0 calls MPI_Abort(MPI_COMM_WORLD, 1) (recorded here, with --tag-output). */
+    private static final String ABORTED = """
+            --------------------------------------------------------------------------
+            MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD
+            with errorcode 1.
+
+            NOTE: invoking MPI_ABORT causes Open MPI to kill all MPI processes.
+            You may or may not see output from other processes, depending on
+            exactly when Open MPI kills them.
+            --------------------------------------------------------------------------
+            """;
+
+    @Test
+    void aRankThatCalledMpiAbortIsTheFirstFailure() {
+        // an elastic rank 0 that cannot reach the driver aborts: the driver must blacklist its host, not relaunch it
+        assertEquals(Optional.of(new FailedRank(0, "node1", 1)), parse(PLAN, ABORTED));
+    }
+
+    @Test
+    void aProgramOrClassAHostLacksEarnsTheShareNothingReminder() {
+        MpiFailureParser p = new MpiFailureParser(PLAN);
+        p.accept("[1,1]<stderr>:Error: Could not find or load main class org.example.Train\n");
+        p.accept(NON_ZERO_EXIT);
+        assertEquals(Optional.of(MpiFailureParser.MISSING_PROGRAM_HINT), p.missingProgramHint());
+        MpiFailureParser q = new MpiFailureParser(PLAN);
+        q.accept("mpirun was unable to launch the specified application as it could not access\n");
+        assertTrue(q.missingProgramHint().isPresent());
+        assertTrue(parseHint(NON_ZERO_EXIT).isEmpty());
+    }
+
+    private static Optional<String> parseHint(String text) {
+        MpiFailureParser p = new MpiFailureParser(PLAN);
+        text.lines().forEach(l -> p.accept(l + "\n"));
+        return p.missingProgramHint();
+    }
+
     @Test
     void firstReportWins() {
         assertEquals(Optional.of(new FailedRank(2, "vm", 137)), parse(PLAN, SIGNALED + NON_ZERO_EXIT));

@@ -27,6 +27,7 @@ import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.Allocation;
 import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.spi.LaunchAgent;
 import org.troika.launcher.spi.LaunchContext;
 import org.troika.launcher.spi.RankOutput;
 
@@ -558,5 +559,35 @@ class MpirunCommandBuilderTest {
             }
         }
         return names;
+    }
+
+    @Test
+    void theRelayAgentIsAPlanningInputEmittedForEachFlavourWithItsVariablesOnlyInMpirunsEnvironment() {
+        LaunchAgent agent = new LaunchAgent(Path.of("/opt/troika/bin/troika-rsh"), Map.of("TROIKA_DRIVER_ADDR",
+                "10.0.0.1:4000", "TROIKA_SECRET_FILE", "/tmp/troika-1/secret"), false);
+        Map<String, String> env = Map.of("PATH", "/usr/bin", "TROIKA_SECRET_KEY", "c2VjcmV0",
+                "OMPI_MCA_plm_rsh_args", "-p 2222");
+        RunSettings s = settings().sshPort(2222).build();
+        LaunchContext c = ctx(s, OMPI4, env);
+        BackendPlan p = USER.build(new LaunchContext(c.settings(), c.hostPlan(), OMPI4, env, null, c.scratchDir(),
+                c.onPath(), null, agent));
+        List<String> argv = p.launch().argv();
+        assertEquals(List.of("mpirun", "--mca", "plm_rsh_agent", "/opt/troika/bin/troika-rsh", "--tag-output"),
+                argv.subList(0, 5));
+        assertLacks(argv, "plm_rsh_args"); // ssh options are not for the agent
+        assertLacks(argv, "TROIKA_SECRET_FILE"); // never exported to ranks: hosts have their own copy
+        assertLacks(argv, "TROIKA_DRIVER_ADDR");
+        assertEquals("/tmp/troika-1/secret", p.launch().env().get("TROIKA_SECRET_FILE"));
+        assertEquals(null, p.launch().env().get("TROIKA_SECRET_KEY"));
+        assertEquals(null, p.launch().env().get("OMPI_MCA_plm_rsh_args"));
+        // Open MPI 5 (PRRTE) names the agent its own way; inside an allocation the rsh/ssh component is named too
+        LaunchAgent inAllocation = new LaunchAgent(agent.program(), agent.env(), true);
+        assertEquals(List.of("--prtemca", "plm", "ssh", "--prtemca", "plm_ssh_agent", "/opt/troika/bin/troika-rsh"),
+                MpirunCommandBuilder.agentArgs(true, inAllocation));
+        assertEquals(List.of("--mca", "plm", "rsh", "--mca", "plm_rsh_agent", "/opt/troika/bin/troika-rsh"),
+                MpirunCommandBuilder.agentArgs(false, inAllocation));
+        // Hydra has no agent option: a usage error, not a silently ignored relay
+        assertThrows(org.troika.common.UsageException.class, () -> USER.build(new LaunchContext(c.settings(),
+                c.hostPlan(), MPICH, env, null, c.scratchDir(), c.onPath(), null, agent)));
     }
 }

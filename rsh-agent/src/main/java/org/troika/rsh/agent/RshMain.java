@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
+import org.troika.rsh.task.CleanupMain;
 import org.troika.rsh.task.TaskServiceMain;
 import org.troika.wire.Endpoint;
 import org.troika.wire.Nonces;
@@ -26,6 +27,7 @@ import org.troika.wire.WireChannel;
  *       its output, and exits with the command's exit code. It lives as long as the remote command (ssh style), so a
  *       lost host ends it: 255 when the task service disconnects or is silent for the liveness timeout (partition).</li>
  *   <li>{@code troika-rsh task-service ...}: see {@link TaskServiceMain}.</li>
+ *   <li>{@code troika-rsh cleanup --job ID}: see {@link CleanupMain}.</li>
  * </ul>
  * Exit codes: the remote command's; 255 for connection failures (like ssh); 2 for bad input.
  */
@@ -45,6 +47,9 @@ public final class RshMain {
         try {
             if (!args.isEmpty() && args.get(0).equals("task-service")) {
                 return TaskServiceMain.run(args.subList(1, args.size()), env);
+            }
+            if (!args.isEmpty() && args.get(0).equals("cleanup")) {
+                return CleanupMain.run(args.subList(1, args.size()), err);
             }
             return relay(AgentRequest.parse(args), env, out, err);
         } catch (UsageException e) {

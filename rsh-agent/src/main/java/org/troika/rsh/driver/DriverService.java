@@ -69,6 +69,7 @@ public final class DriverService implements AutoCloseable {
         volatile long lastSeenNanos = System.nanoTime();
         volatile CountDownLatch probeDone = new CountDownLatch(1);
         volatile Map<String, List<String>> probe = Map.of();
+        final Map<String, java.util.concurrent.CompletableFuture<String>> stored = new ConcurrentHashMap<>();
 
         Registration(HostInfo info, WireChannel<RelayMessage> channel) {
             this.info = info;
@@ -169,6 +170,47 @@ public final class DriverService implements AutoCloseable {
         }
     }
 
+    /** Tells every registered host that it holds elastic job {@code jobId}'s node store ({@link RelayMessage.NodeStore}). */
+    public void announceNodeStore(String jobId) throws IOException {
+        for (HostInfo h : hosts()) {
+            hosts.get(h.host()).channel.send(new RelayMessage.NodeStore(jobId));
+        }
+    }
+
+    /**
+     * Sends key material to every registered host ({@link RelayMessage.PrivateFile}): each task service writes it 0600 in
+     * its private directory and names it to its commands as {@code envName}. Returns once every host confirmed.
+     *
+     * @throws IOException naming the first host that refused, failed or did not answer within {@code timeout}
+     */
+    public void sendPrivateFile(String envName, byte[] content, Duration timeout) throws IOException,
+            InterruptedException {
+        Map<String, java.util.concurrent.CompletableFuture<String>> waiting = new LinkedHashMap<>();
+        for (HostInfo h : hosts()) {
+            Registration r = hosts.get(h.host());
+            var f = new java.util.concurrent.CompletableFuture<String>();
+            r.stored.put(envName, f);
+            waiting.put(h.host(), f);
+            r.channel.send(new RelayMessage.PrivateFile(envName, content));
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (Map.Entry<String, java.util.concurrent.CompletableFuture<String>> w : waiting.entrySet()) {
+            String problem;
+            try {
+                problem = w.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                problem = "no answer within " + timeout.toMillis() + " ms";
+            } catch (java.util.concurrent.ExecutionException e) {
+                problem = String.valueOf(e.getCause());
+            } finally {
+                hosts.get(w.getKey()).stored.remove(envName);
+            }
+            if (!problem.isEmpty()) {
+                throw new IOException("host " + w.getKey() + " did not store " + envName + ": " + problem);
+            }
+        }
+    }
+
     /**
      * Asks every host to probe every other host's endpoints (all-to-all; ring above {@code allToAllLimit} hosts) and
      * returns, per prober, per peer, the peer addresses that answered as that peer.
@@ -243,6 +285,11 @@ public final class DriverService implements AutoCloseable {
                 if (m instanceof RelayMessage.ProbeReport p) {
                     r.probe = p.reachable();
                     r.probeDone.countDown();
+                } else if (m instanceof RelayMessage.FileStored f) {
+                    var pending = r.stored.get(f.envName());
+                    if (pending != null) {
+                        pending.complete(f.problem());
+                    }
                 }
             }
         } catch (WireException e) {

@@ -54,6 +54,11 @@ import org.troika.wire.WireServer;
  *       says every daemon has been looked up ({@link RelayMessage.AgentKeySpent}), which is before any rank starts.</li>
  *   <li>Every command runs under its own {@link ProcessSupervisor}, whose tag its processes inherit: stopping a command
  *       or the service ends all of them, daemons that left the command's session included.</li>
+ *   <li>Key material a rank needs (the elastic worker key) arrives from the driver as {@link RelayMessage.PrivateFile}:
+ *       written 0600 into a private directory of this service on this host, named to commands by its variable, and
+ *       removed when the service stops. Nothing comes from a file on the launcher's machine.</li>
+ *   <li>An elastic job's node state store on this host ({@link RelayMessage.NodeStore}) is kept between generations but
+ *       removed when the service stops without the driver's Shutdown (launcher killed, host partitioned).</li>
  *   <li>When the driver sees several hosts share one kernel hostname (fake hosts on one machine), it sends a hostname
  *       and commands then run in a private UTS namespace with it, so Open MPI session directories do not collide.</li>
  * </ul>
@@ -168,6 +173,12 @@ public final class TaskService implements AutoCloseable {
                     ncclSocketIfname = n.ncclSocketIfname();
                 } else if (m instanceof RelayMessage.AgentKeySpent) {
                     deleteSecretFile(); // every agent has read it; ranks start only after this
+                } else if (m instanceof RelayMessage.PrivateFile f) {
+                    control.send(new RelayMessage.FileStored(f.envName(), storePrivateFile(f)));
+                } else if (m instanceof RelayMessage.NodeStore n) {
+                    // checked now: a bad id is never turned into a path to delete
+                    nodeStore = org.troika.common.NodeStorePaths.directory(org.troika.common.NodeStorePaths.DEFAULT_BASE,
+                            n.jobId());
                 }
             }
         } catch (IOException e) {
@@ -304,6 +315,44 @@ public final class TaskService implements AutoCloseable {
         }
     }
 
+    /** Names a {@link RelayMessage.PrivateFile} may set for commands: troika's own file variables only. */
+    private static final java.util.regex.Pattern PRIVATE_FILE_ENV = java.util.regex.Pattern.compile(
+            "TROIKA_[A-Z0-9_]+_FILE");
+
+    /**
+     * Writes key material from the driver to a new 0600 file in this service's private directory and gives commands
+     * its path in {@code envName}; returns the problem, or "" when stored.
+     */
+    String storePrivateFile(RelayMessage.PrivateFile f) {
+        if (!PRIVATE_FILE_ENV.matcher(f.envName()).matches() || f.envName().equals(TroikaEnv.SECRET_FILE)) {
+            return "refused " + f.envName() + ": only TROIKA_..._FILE names other than " + TroikaEnv.SECRET_FILE;
+        }
+        try {
+            Path file = keyDirectory().resolve(f.envName().toLowerCase(java.util.Locale.ROOT));
+            org.troika.common.PrivateFiles.write(file, f.content());
+            privateFiles.put(f.envName(), file);
+            return "";
+        } catch (IOException | RuntimeException e) {
+            return "cannot write " + f.envName() + " on " + config.host() + ": " + e.getMessage();
+        }
+    }
+
+    /** The elastic job's node store on this host, removed if the service stops without the driver's Shutdown. */
+    private volatile Path nodeStore;
+
+    /** The private directory (0700) of the driver's key files, made at the first one. */
+    private Path keyDir;
+
+    private synchronized Path keyDirectory() throws IOException {
+        if (keyDir == null) {
+            keyDir = org.troika.common.PrivateFiles.createTempDirectory(config.stateParent(), "troika-keys-");
+        }
+        return keyDir;
+    }
+
+    /** The files written by {@link #storePrivateFile}, by variable name. */
+    private final Map<String, Path> privateFiles = new ConcurrentHashMap<>();
+
     private static LineSink sink(WireChannel<RelayMessage> c, int stream) {
         return seg -> {
             try {
@@ -343,6 +392,7 @@ public final class TaskService implements AutoCloseable {
             env.put(TroikaEnv.SECRET_FILE, keyFile.toString());
         }
         env.put(TroikaEnv.DRIVER_ADDR, Endpoint.formatList(config.driver()));
+        privateFiles.forEach((name, file) -> env.put(name, file.toString()));
         if (ncclSocketIfname != null && !ncclSocketIfname.isEmpty()) {
             env.putIfAbsent("NCCL_SOCKET_IFNAME", ncclSocketIfname);
         }
@@ -394,9 +444,28 @@ public final class TaskService implements AutoCloseable {
         if (listening != null) {
             listening.stopAccepting(); // the agents' connections stay open: they get their command's exit code
         }
+        // files first: whoever stops this service (a signal after the launcher died) may not wait for the commands
+        deleteSecretFile();
+        Path keys;
+        synchronized (this) {
+            keys = keyDir;
+        }
+        if (keys != null) {
+            // the key files the driver sent (ranks read them at their start)
+            org.troika.common.PrivateFiles.deleteTreeQuietly(keys);
+        }
+        Path store = nodeStore;
+        boolean dropStore = store != null && !reason.startsWith("driver: ") && !reason.equals("closed");
+        if (dropStore) {
+            // no Shutdown: the launcher died or this host was cut off; the job will not come back for this copy
+            org.troika.common.PrivateFiles.deleteTreeQuietly(store);
+        }
         running.values().parallelStream().forEach(this::terminate);
         // commands that already ended may have left daemons (orted --daemonize, a rank's setsid -f): end them too
         started.parallelStream().forEach(ProcessSupervisor::close);
+        if (dropStore) {
+            org.troika.common.PrivateFiles.deleteTreeQuietly(store); // a commit written while its rank was stopping
+        }
         try {
             control.close();
         } catch (IOException ignored) {

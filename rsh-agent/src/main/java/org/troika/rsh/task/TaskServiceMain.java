@@ -59,7 +59,16 @@ public final class TaskServiceMain {
                 agentLabel == null ? null : AgentKey.derive(secret, agentLabel));
         try (TaskService service = new TaskService(config).start()) {
             // SIGTERM/SIGINT/SIGHUP: stop the commands and remove the secret file before the JVM exits
-            Thread hook = new Thread(() -> service.stop("signal"), "troika-task-service-stop");
+            // the hook waits for the stop to finish even when another thread began it (the driver's connection dropped
+            // at the same moment): the JVM halts when the hooks return, daemon threads and all
+            Thread hook = new Thread(() -> {
+                service.stop("signal");
+                try {
+                    service.awaitStop();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "troika-task-service-stop");
             Runtime.getRuntime().addShutdownHook(hook);
             String reason = service.awaitStop();
             return reason != null && reason.startsWith("driver: ") ? 0 : 1;

@@ -277,4 +277,37 @@ class RelayComponentTest {
             }
         }
     }
+
+    @Test
+    void keyMaterialFromTheDriverIsWrittenPrivatelyOnEachHostAndNamedToItsCommandsOnly() throws Exception {
+        driver.sendPrivateFile("TROIKA_WORKER_SECRET_FILE", "d29ya2VyLWtleQ==".getBytes(StandardCharsets.US_ASCII),
+                Duration.ofSeconds(30));
+        Run r = agent(secret, "hostA", " cat", "\"$TROIKA_WORKER_SECRET_FILE\";", "echo;", "stat", "-c", "%a",
+                "\"$TROIKA_WORKER_SECRET_FILE\";", "echo", "\"$TROIKA_WORKER_SECRET_FILE\"");
+        assertEquals(0, r.code(), r.err());
+        List<String> lines = r.out().lines().toList();
+        assertEquals("d29ya2VyLWtleQ==", lines.get(0));
+        assertEquals("600", lines.get(1));
+        Path file = Path.of(lines.get(2));
+        assertTrue(file.startsWith(tmp), file + " is not in the service's private directory");
+        // only troika's file variables, never the secret file, never anything else (LD_PRELOAD...)
+        IOExceptionAssert.refused(() -> driver.sendPrivateFile("LD_PRELOAD", new byte[] {1}, Duration.ofSeconds(30)));
+        IOExceptionAssert.refused(() -> driver.sendPrivateFile(TroikaEnv.SECRET_FILE, new byte[] {1},
+                Duration.ofSeconds(30)));
+        a.close();
+        assertFalse(Files.exists(file), "the key file outlived its task service");
+    }
+
+    /** Assertions on the driver's refusal. */
+    private static final class IOExceptionAssert {
+        interface Call {
+            void run() throws Exception;
+        }
+
+        static void refused(Call c) {
+            java.io.IOException e = assertThrows(java.io.IOException.class, c::run);
+            assertTrue(e.getMessage().startsWith("host hostA did not store ") && e.getMessage().contains("refused"),
+                    e.getMessage());
+        }
+    }
 }

@@ -26,8 +26,9 @@ import org.troika.testkit.NetnsCluster;
 import org.troika.testkit.Requires;
 
 /**
- * Three hosts in network namespaces on a bridge (no sshd anywhere), each with a decoy docker0; mpirun in the root
- * namespace starts its daemons through troika-rsh and the task services.
+ * Three fake hosts that share nothing (network, mount and UTS namespaces; private /tmp and /dev/shm; the test folder
+ * is their shared home) on a bridge, no sshd anywhere, each with a decoy docker0; mpirun in the root namespace starts
+ * its daemons through troika-rsh and the task services.
  */
 @Tag("integration")
 class NetnsRelayTest {
@@ -45,7 +46,7 @@ class NetnsRelayTest {
     @Test
     void anMpiJobRunsAcrossTheNamespacesOnTheDetectedNetworkNotTheDecoy() throws Exception {
         Path hello = MpiPrograms.compile(tmp, "hello", MpiPrograms.HELLO);
-        try (NetnsCluster c = NetnsCluster.create("trr", 210, 3); RelayFixture f = new RelayFixture(c, tmp)) {
+        try (NetnsCluster c = NetnsCluster.create("trr", 210, 3, RelayFixture.shared(tmp)); RelayFixture f = new RelayFixture(c, tmp)) {
             Map<String, List<org.troika.wire.NicAddress>> nics = f.driver.hosts().stream()
                     .collect(Collectors.toMap(DriverService.HostInfo::host, DriverService.HostInfo::nics, (a, b) -> a,
                             java.util.LinkedHashMap::new));
@@ -69,8 +70,9 @@ class NetnsRelayTest {
                         hostsSeen.add(line.split(" ")[3]);
                     }
                 }
-                // each rank ran under its own host's name (the task services' private UTS namespaces)
-                assertEquals(new TreeSet<>(f.hostWords()), hostsSeen, m.output());
+                // each rank ran on its own host (its own UTS namespace and hostname)
+                assertEquals(new TreeSet<>(c.hosts().stream().map(NetnsCluster.Host::hostname).toList()), hostsSeen,
+                        m.output());
                 assertFalse(m.output().contains(f.secret.encode()));
             }
         }
@@ -79,7 +81,7 @@ class NetnsRelayTest {
     @Test
     void aHostKilledMidJobFailsTheJobNamingItAndLeavesNoProcesses() throws Exception {
         Path longjob = MpiPrograms.compile(tmp, "longjob", MpiPrograms.LONGJOB);
-        try (NetnsCluster c = NetnsCluster.create("trk", 212, 3)) {
+        try (NetnsCluster c = NetnsCluster.create("trk", 212, 3, RelayFixture.shared(tmp))) {
             NetnsCluster.Host victim = c.hosts().get(1);
             try (RelayFixture f = new RelayFixture(c, tmp);
                     Mpirun m = new Mpirun(mpirun(f, longjob, c.subnet(), "120"), f.mpirunEnv())) {
@@ -93,9 +95,12 @@ class NetnsRelayTest {
                 String lost = f.lost.poll(60, TimeUnit.SECONDS);
                 assertTrue(lost != null && lost.startsWith(victim.address() + ": "), String.valueOf(lost));
             }
-            // the driver closed: every task service and daemon in every namespace ends by itself
+            // the driver closed: every task service and daemon on every surviving host ends by itself, and removes its
+            // files from the host's own /tmp (the victim died with its namespaces)
             for (NetnsCluster.Host h : c.hosts()) {
-                awaitNoProcesses(c, h);
+                if (!h.equals(victim)) {
+                    assertEquals(List.of(), c.leftovers(h, Duration.ofSeconds(120)), "left on " + h.netns());
+                }
             }
         }
     }
@@ -103,7 +108,7 @@ class NetnsRelayTest {
     @Test
     void aPartitionedHostIsDetectedAndTheJobEndsNamingIt() throws Exception {
         Path longjob = MpiPrograms.compile(tmp, "longjob", MpiPrograms.LONGJOB);
-        try (NetnsCluster c = NetnsCluster.create("trp", 214, 3)) {
+        try (NetnsCluster c = NetnsCluster.create("trp", 214, 3, RelayFixture.shared(tmp))) {
             NetnsCluster.Host victim = c.hosts().get(2);
             try (RelayFixture f = new RelayFixture(c, tmp);
                     Mpirun m = new Mpirun(mpirun(f, longjob, c.subnet(), "600"), f.mpirunEnv())) {
@@ -118,31 +123,9 @@ class NetnsRelayTest {
                 String lost = f.lost.poll(60, TimeUnit.SECONDS);
                 assertTrue(lost != null && lost.startsWith(victim.address() + ": "), String.valueOf(lost));
             }
-            // the partitioned host's task service notices the silent driver and stops its daemon and ranks
-            awaitNoProcesses(c, victim);
+            // the partitioned host's task service notices the silent driver, stops its daemon and ranks, and removes
+            // its secret file from the host's own /tmp
+            assertEquals(List.of(), c.leftovers(victim, Duration.ofSeconds(120)), "left on " + victim.netns());
         }
-    }
-
-    private static void awaitNoProcesses(NetnsCluster c, NetnsCluster.Host h) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        List<Long> live = c.livePids(h);
-        while (!live.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-            live = c.livePids(h);
-        }
-        assertEquals(List.of(), live, "processes left in " + h.netns() + ": " + describe(live));
-    }
-
-    private static String describe(List<Long> pids) {
-        StringBuilder sb = new StringBuilder();
-        for (long p : pids) {
-            try {
-                sb.append(p).append('=').append(Files.readString(Path.of("/proc/" + p + "/cmdline")).replace('\0', ' '))
-                        .append("; ");
-            } catch (Exception e) {
-                sb.append(p).append("; ");
-            }
-        }
-        return sb.toString();
     }
 }

@@ -63,6 +63,20 @@ final class RelayFixture implements AutoCloseable {
         }
     }
 
+    /**
+     * What the test shares with its fake hosts (each has its own /tmp): its folder (the agent script, the programs)
+     * and the class path entries under /tmp (a checkout there, as in some CI).
+     */
+    static List<Path> shared(Path tmp) {
+        List<Path> out = new ArrayList<>(List.of(tmp));
+        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            if (e.startsWith("/tmp/")) {
+                out.add(Path.of(e));
+            }
+        }
+        return out;
+    }
+
     /** mpirun's environment: the driver address and the secret file, never the secret. */
     Map<String, String> mpirunEnv() {
         Map<String, String> env = new HashMap<>(System.getenv());

@@ -19,47 +19,91 @@ import org.troika.wire.WireChannel;
  *
  * <p>The connection is opened by a background thread at the first {@link #poll()} (the first commit, which comes
  * after the start-up sync), and that registration tells the driver that the generation got through its rendezvous.
- * {@link #poll()} itself never blocks. A lost connection is reported once on stderr; the rank goes on (a failing
- * driver ends the generation anyway).
+ * {@link #poll()} itself never blocks. If the registration fails (driver unreachable within the connect timeout,
+ * handshake refused), the next {@link #poll()} throws {@link ElasticStartFailure}; a connection lost after it is
+ * reported once on stderr and the rank goes on (a failing driver ends the generation anyway).
  */
 public final class DriverHostUpdateSource implements HostUpdateSource, AutoCloseable {
     private final List<Endpoint> driver;
     private final Secret key;
     private final int generation;
     private final InMemoryHostUpdateSource inbox = new InMemoryHostUpdateSource();
+    private final String where;
     private Thread reader;
     private volatile WireChannel<ElasticMessage> channel;
     private volatile boolean closed;
+    /** Why registration failed, once it did: the next poll fails the rank with it. */
+    private volatile String failure;
+    private volatile boolean registered;
 
-    DriverHostUpdateSource(List<Endpoint> driver, Secret key, int generation) {
+    DriverHostUpdateSource(List<Endpoint> driver, Secret key, int generation, String where) {
         this.driver = List.copyOf(driver);
         this.key = key;
         this.generation = generation;
+        this.where = where;
+    }
+
+    /** A rank 0 that cannot work as a source: {@link #check()} and {@link #poll()} throw {@code failure}. */
+    private static HostUpdateSource broken(String failure) {
+        return new HostUpdateSource() {
+            @Override
+            public Optional<HostChange> poll() {
+                throw new ElasticStartFailure(failure);
+            }
+
+            @Override
+            public void check() {
+                throw new ElasticStartFailure(failure);
+            }
+        };
     }
 
     /**
-     * The source for this rank: the driver's service for rank 0 when {@link TroikaEnv#WORKER_ADDR} and
-     * {@link TroikaEnv#WORKER_SECRET_FILE} are set, else {@link HostUpdateSource#none()}.
-     *
-     * @throws IllegalStateException when the key file is named but cannot be read
+     * The source for this rank: the driver's service for rank 0 when {@link TroikaEnv#WORKER_ADDR} is set (an elastic
+     * launch), else {@link HostUpdateSource#none()}. Never throws: a rank 0 whose key ({@link
+     * TroikaEnv#WORKER_SECRET_FILE}, written on its host by the host's task service) is missing or unreadable gets a
+     * source that fails {@link HostUpdateSource#check()} with one line naming the rank, the host and the cause, which
+     * {@link Elastic#run} turns into an abort of the generation instead of a hang.
      */
     public static HostUpdateSource fromEnvironment(Map<String, String> env, int rank, int generation) {
         String addr = env.get(TroikaEnv.WORKER_ADDR);
-        String file = env.get(TroikaEnv.WORKER_SECRET_FILE);
-        if (rank != 0 || addr == null || addr.isBlank() || file == null || file.isBlank()) {
+        if (rank != 0 || addr == null || addr.isBlank()) {
             return HostUpdateSource.none();
         }
+        String where = "rank 0 on host " + env.getOrDefault(TroikaEnv.HOSTNAME, hostname());
+        String file = env.get(TroikaEnv.WORKER_SECRET_FILE);
+        if (file == null || file.isBlank()) {
+            return broken(where + " has no worker key (" + TroikaEnv.WORKER_SECRET_FILE + " is not set): start "
+                    + "elastic ranks on remote hosts through troika's relay (the default launch agent), not plain ssh");
+        }
+        Secret key;
         try {
-            return new DriverHostUpdateSource(Endpoint.parseList(addr, TroikaEnv.WORKER_ADDR),
-                    Secret.decode(Files.readString(Path.of(file))), generation);
+            key = Secret.decode(Files.readString(Path.of(file)).trim());
+        } catch (IOException | RuntimeException e) {
+            return broken(where + " cannot read the worker key " + TroikaEnv.WORKER_SECRET_FILE + "=" + file + " ("
+                    + e.getClass().getSimpleName() + ": " + e.getMessage() + "); the host's task service writes it");
+        }
+        try {
+            return new DriverHostUpdateSource(Endpoint.parseList(addr, TroikaEnv.WORKER_ADDR), key, generation, where);
+        } catch (RuntimeException e) {
+            return broken(where + ": bad " + TroikaEnv.WORKER_ADDR + "=" + addr + ": " + e.getMessage());
+        }
+    }
+
+    private static String hostname() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
         } catch (IOException e) {
-            throw new IllegalStateException(TroikaEnv.WORKER_SECRET_FILE + " " + file + " cannot be read: "
-                    + e.getMessage(), e);
+            return "?";
         }
     }
 
     @Override
     public Optional<HostChange> poll() {
+        String failed = failure;
+        if (failed != null) {
+            throw new ElasticStartFailure(failed);
+        }
         synchronized (this) {
             if (reader == null && !closed) {
                 reader = new Thread(this::listen, "troika-host-updates");
@@ -79,6 +123,7 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
             if (!(reply instanceof ElasticMessage.Subscribed)) {
                 throw new IOException("the driver refused the registration: " + reply);
             }
+            registered = true;
             ch.setReadTimeoutMillis(0);
             while (!closed) {
                 if (ch.receive() instanceof ElasticMessage.HostsChanged h) {
@@ -90,7 +135,13 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
             }
         } catch (IOException | RuntimeException e) {
             if (!closed) {
-                System.err.println("troika elastic: rank 0 has no host updates from the driver: " + e.getMessage());
+                if (channel == null || !registered) {
+                    // never registered: the generation cannot learn of host changes; fail it at the next poll
+                    failure = where + " cannot register with the driver at " + Endpoint.formatList(driver) + ": "
+                            + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+                } else {
+                    System.err.println("troika elastic: " + where + " lost the driver's host updates: " + e.getMessage());
+                }
             }
         }
     }

@@ -25,7 +25,9 @@ import org.troika.mpi.RevokedException;
  *   <li>{@link ElasticExitCodes#COLLECTIVE_FAILURE}: a peer failed; the next generation restores the last
  *       commit.</li>
  * </ul>
- * Any other exception from the body propagates: this rank failed, and the driver blacklists its host.
+ * An {@link ElasticStartFailure} (rank 0 cannot read the worker key or reach the driver) is printed as one line and
+ * ends the whole generation through {@link StateBroadcaster#abort} (MPI_Abort), so nobody hangs in a collective or in
+ * MPI_Finalize; the driver sees rank 0's host fail. Any other exception from the body propagates: this rank failed, and the driver blacklists its host.
  */
 public final class Elastic {
     private Elastic() {}
@@ -72,6 +74,20 @@ public final class Elastic {
     }
 
     private static <S extends State> int runShrinking(S state, ElasticWorld world, Body<S> body) throws Exception {
+        try {
+            state.context().updates().check();
+            return runShrinkingChecked(state, world, body);
+        } catch (ElasticStartFailure e) {
+            // one line, then end the generation now: a finalize would wait forever for peers blocked in a collective
+            System.err.println("troika elastic: " + e.getMessage());
+            System.err.flush();
+            state.context().broadcaster().abort(ElasticStartFailure.EXIT_CODE);
+            throw e;
+        }
+    }
+
+    private static <S extends State> int runShrinkingChecked(S state, ElasticWorld world, Body<S> body)
+            throws Exception {
         boolean recovered = false;
         while (true) {
             try {

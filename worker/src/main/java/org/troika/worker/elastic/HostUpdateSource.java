@@ -11,6 +11,13 @@ public interface HostUpdateSource {
     /** The changes announced since the last poll, merged into one, or empty. Must not block. */
     Optional<HostChange> poll();
 
+    /**
+     * Fails at once if this source already knows it cannot work (e.g. its key is unreadable); does no I/O.
+     *
+     * @throws ElasticStartFailure naming the rank, the host and the cause
+     */
+    default void check() {}
+
     /** A source that never announces anything (ranks other than 0, or jobs without a driver). */
     static HostUpdateSource none() {
         return Optional::empty;

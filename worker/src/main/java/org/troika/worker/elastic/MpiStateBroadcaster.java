@@ -12,7 +12,18 @@ public final class MpiStateBroadcaster {
     /** Broadcasts from rank 0 of {@code comm} (the generation's world); MPI errors become {@link CollectiveFailure}. */
     public static StateBroadcaster over(Communicator comm) {
         Objects.requireNonNull(comm, "comm");
-        return of(bytes -> comm.broadcastBytes(bytes, 0));
+        StateBroadcaster b = of(bytes -> comm.broadcastBytes(bytes, 0));
+        return new StateBroadcaster() {
+            @Override
+            public byte[] broadcast(byte[] fromRank0) {
+                return b.broadcast(fromRank0);
+            }
+
+            @Override
+            public void abort(int exitCode) {
+                org.troika.mpi.Mpi.abort(exitCode);
+            }
+        };
     }
 
     /** The broadcaster around a raw broadcast call: MPI errors become {@link CollectiveFailure}. */

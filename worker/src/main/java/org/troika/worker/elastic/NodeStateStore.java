@@ -16,8 +16,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 import java.util.zip.CRC32;
+import org.troika.common.NodeStorePaths;
 import org.troika.common.PrivateFiles;
 import org.troika.common.TroikaEnv;
 
@@ -31,12 +31,13 @@ import org.troika.common.TroikaEnv;
  * reader sees the old commit or the new one, never a torn file; several writers on one node (fake hosts sharing
  * {@code /dev/shm}) are safe. The file has a magic, a version, the length and a CRC32, so a damaged file is
  * reported, not decoded.
+ *
+ * <p>Every node has its own store (real nodes share no {@code /dev/shm}); at the job's end, Ctrl-C or failure the
+ * launcher removes it on every host the job ran on ({@code troika-rsh cleanup --job ID} through the remote shell).
  */
 public final class NodeStateStore {
     /** Where stores live by default. */
-    public static final Path DEFAULT_BASE = Path.of("/dev/shm");
-
-    private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}");
+    public static final Path DEFAULT_BASE = NodeStorePaths.DEFAULT_BASE;
     private static final int MAGIC = 0x54524b53; // "TRKS"
     private static final byte VERSION = 1;
     private static final int HEADER = 4 + 1 + 4 + 8;
@@ -50,11 +51,7 @@ public final class NodeStateStore {
      * @param jobId the job's id: letters, digits, {@code _ . -}, at most 64, not starting with {@code .}
      */
     public NodeStateStore(Path base, String jobId) {
-        if (jobId == null || !JOB_ID.matcher(jobId).matches()) {
-            throw new IllegalArgumentException("bad job id '" + jobId + "' for the state store; use letters, digits,"
-                    + " '_', '.', '-' (at most 64, not starting with '.')");
-        }
-        this.dir = base.resolve("troika-" + jobId);
+        this.dir = NodeStorePaths.directory(base, jobId);
         this.file = dir.resolve("state.bin");
     }
 

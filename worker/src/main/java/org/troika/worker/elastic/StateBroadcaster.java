@@ -15,4 +15,10 @@ public interface StateBroadcaster {
      * @throws CollectiveFailure if a peer died or the collective failed
      */
     byte[] broadcast(byte[] fromRank0);
+
+    /**
+     * Ends every rank of the generation at once (MPI_Abort), for a rank that cannot go on while its peers may wait in
+     * a collective for it; a finalize there would hang. The default (no job to end, e.g. in-memory tests) returns.
+     */
+    default void abort(int exitCode) {}
 }

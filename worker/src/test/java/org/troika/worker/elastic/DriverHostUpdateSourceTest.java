@@ -36,6 +36,51 @@ class DriverHostUpdateSourceTest {
     }
 
     @Test
+    void aRankZeroWhoseKeyIsNotOnItsHostFailsAtOnceNamingRankHostAndCause() {
+        // the launcher's path, which does not exist on this host: before issue 10 this threw out of the context's
+        // construction, and the rank's MPI_Finalize then hung with its peers waiting in the first broadcast
+        Map<String, String> env = Map.of("TROIKA_WORKER_ADDR", "127.0.0.1:9", "TROIKA_HOSTNAME", "node7",
+                "TROIKA_WORKER_SECRET_FILE", tmp.resolve("launcher-only/secret").toString());
+        HostUpdateSource s = DriverHostUpdateSource.fromEnvironment(env, 0, 1);
+        ElasticStartFailure e = org.junit.jupiter.api.Assertions.assertThrows(ElasticStartFailure.class, s::check);
+        assertTrue(e.getMessage().startsWith("rank 0 on host node7 cannot read the worker key TROIKA_WORKER_SECRET_FILE="),
+                e.getMessage());
+        assertTrue(e.getMessage().contains("NoSuchFileException"), e.getMessage());
+        assertEquals(1, e.getMessage().lines().count());
+        Map<String, String> noKey = Map.of("TROIKA_WORKER_ADDR", "127.0.0.1:9", "TROIKA_HOSTNAME", "node7");
+        ElasticStartFailure none = org.junit.jupiter.api.Assertions.assertThrows(ElasticStartFailure.class,
+                DriverHostUpdateSource.fromEnvironment(noKey, 0, 1)::check);
+        assertTrue(none.getMessage().startsWith("rank 0 on host node7 has no worker key"), none.getMessage());
+    }
+
+    @Test
+    void aRankZeroThatCannotRegisterFailsItsNextPollInsteadOfTrainingWithoutHostUpdates() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        DriverHostUpdateSource source = new DriverHostUpdateSource(List.of(new Endpoint("127.0.0.1", closedPort)),
+                Secret.generate(), 2, "rank 0 on host h1");
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            ElasticStartFailure failed = null;
+            while (failed == null && System.nanoTime() < deadline) {
+                try {
+                    source.poll();
+                    Thread.sleep(20);
+                } catch (ElasticStartFailure e) {
+                    failed = e;
+                }
+            }
+            assertTrue(failed != null, "poll never failed");
+            assertTrue(failed.getMessage().startsWith("rank 0 on host h1 cannot register with the driver at 127.0.0.1:"
+                    + closedPort + ": "), failed.getMessage());
+        } finally {
+            source.close();
+        }
+    }
+
+    @Test
     void rankZeroRegistersAtItsFirstPollAndReceivesTheDriversAnnouncement() throws Exception {
         Secret key = Secret.generate();
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -56,7 +101,7 @@ class DriverHostUpdateSourceTest {
                 }
             });
             DriverHostUpdateSource source = new DriverHostUpdateSource(
-                    List.of(Endpoint.of((InetSocketAddress) server.getLocalSocketAddress())), key, 3);
+                    List.of(Endpoint.of((InetSocketAddress) server.getLocalSocketAddress())), key, 3, "rank 0 on host h");
             try {
                 Optional<HostChange> got = source.poll();
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

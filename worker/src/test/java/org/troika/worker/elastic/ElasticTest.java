@@ -170,4 +170,28 @@ class ElasticTest {
                 }));
         assertEquals("bad batch", e.getCause().getMessage());
     }
+
+    @Test
+    void aRankZeroThatCannotGetItsKeyAbortsTheGenerationInsteadOfLeavingPeersInACollective() {
+        List<Integer> aborted = Collections.synchronizedList(new ArrayList<>());
+        StateBroadcaster b = new StateBroadcaster() {
+            @Override
+            public byte[] broadcast(byte[] fromRank0) {
+                throw new AssertionError("no collective may start: the peers would wait for a rank that never comes");
+            }
+
+            @Override
+            public void abort(int exitCode) {
+                aborted.add(exitCode);
+            }
+        };
+        HostUpdateSource broken = DriverHostUpdateSource.fromEnvironment(Map.of("TROIKA_WORKER_ADDR", "127.0.0.1:9",
+                "TROIKA_HOSTNAME", "h1", "TROIKA_WORKER_SECRET_FILE", nodes.resolve("missing").toString()), 0, 1);
+        ObjectState s = new ObjectState(new ElasticContext(0, 0, 2, 1, b, broken, new NodeStateStore(nodes, "job")),
+                Map.of("step", 0));
+        ElasticStartFailure e = org.junit.jupiter.api.Assertions.assertThrows(ElasticStartFailure.class,
+                () -> Elastic.run(s, st -> { }));
+        assertEquals(List.of(ElasticStartFailure.EXIT_CODE), aborted);
+        assertTrue(e.getMessage().startsWith("rank 0 on host h1 "), e.getMessage());
+    }
 }

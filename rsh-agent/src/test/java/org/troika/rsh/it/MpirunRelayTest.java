@@ -60,8 +60,10 @@ class MpirunRelayTest {
                 Path agent = agentScript();
                 for (List<String> extra : List.of(List.<String>of(), List.of("-mca", "plm_rsh_no_tree_spawn", "true"),
                         List.of("-mca", "routed_radix", "1"))) {
+                    // --tag-output: whole lines per rank (untagged, three ranks' env dumps interleave mid-line)
                     List<String> argv = new ArrayList<>(List.of(mpirun.toString(), "--allow-run-as-root", "--bind-to",
-                            "none", "-np", "3", "-H", String.join(",", HOSTS), "-mca", "plm_rsh_agent", agent.toString()));
+                            "none", "--tag-output", "-np", "3", "-H", String.join(",", HOSTS), "-mca", "plm_rsh_agent",
+                            agent.toString()));
                     argv.addAll(extra);
                     argv.addAll(List.of("sh", "-c", "hostname; env"));
                     Map<String, String> env = new HashMap<>(System.getenv());
@@ -71,7 +73,8 @@ class MpirunRelayTest {
                     Result r = run(argv, env);
                     assertEquals(0, r.code, extra + ": " + r.output);
                     TreeSet<String> names = new TreeSet<>();
-                    r.output.lines().filter(HOSTS::contains).forEach(names::add);
+                    r.output.lines().map(l -> l.replaceFirst("^\\[\\d+,\\d+\\]<stdout>:", "")).filter(HOSTS::contains)
+                            .forEach(names::add);
                     assertEquals(new TreeSet<>(HOSTS), names, extra + ": " + r.output);
                     assertFalse(r.output.contains(secret.encode()), "the secret reached a rank's environment");
                 }

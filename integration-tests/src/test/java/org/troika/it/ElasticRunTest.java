@@ -135,50 +135,41 @@ class ElasticRunTest {
 
     @Test
     void ctrlCEndsAnElasticJobWithItsRanksAndItsFilesOnEveryHost() throws Exception {
+        RunSupport.Result r = signalTrainingOnTwoHosts("elac", 150, "INT");
+        assertEquals(130, r.exitCode(), r.toString());
+        assertTrue(r.err().contains("troika elastic: stopped by SIGINT"), r.toString());
+    }
+
+    @Test
+    void aKilledLauncherLeavesNothingOnTheHostsItsNodeStoresIncluded() throws Exception {
+        // no cleanup pass can run: the hosts' task services notice the launcher is gone and clean up themselves
+        RunSupport.Result r = signalTrainingOnTwoHosts("elax", 158, "KILL");
+        assertEquals(137, r.exitCode(), r.toString());
+    }
+
+    /**
+     * Trains on two share-nothing hosts until two commits, checks the committed state is on each host's own /dev/shm
+     * (none on the launcher's), sends troika {@code signal}, and checks nothing is left running or lying on any host.
+     */
+    private RunSupport.Result signalTrainingOnTwoHosts(String tag, int subnet, String signal) throws Exception {
         Requires.root();
         Requires.command("mpirun");
-        try (NetnsCluster c = NetnsCluster.create("elac", 150, 2)) {
+        try (NetnsCluster c = NetnsCluster.create(tag, subnet, 2)) {
             List<String> h = addresses(c);
             Path hosts = hostsFile(h.get(0) + ":1", h.get(1) + ":1");
             try (RunSupport run = start(c, hosts, 100000, "--min-np", "2")) {
                 run.awaitOut(o -> commitCount(o) >= 2, "training");
                 String job = jobIdOfARank(run);
-                // the committed state is on each host's own /dev/shm, not on the launcher's
                 for (NetnsCluster.Host host : c.hosts()) {
                     assertTrue(c.privateFiles(host).contains("/dev/shm/troika-" + job), "no node store on "
                             + host.netns() + ": " + c.privateFiles(host));
                 }
                 assertTrue(Files.notExists(Path.of("/dev/shm", "troika-" + job)), "a node store on the launcher");
-                run.signal("INT");
+                run.signal(signal);
                 RunSupport.Result r = run.waitFor();
                 run.assertNoSurvivors();
-                assertEquals(130, r.exitCode(), r.toString());
-                assertTrue(r.err().contains("troika elastic: stopped by SIGINT"), r.toString());
                 assertNothingLeftOnAnyHost(c, r);
-            }
-        }
-    }
-
-    @Test
-    void aKilledLauncherLeavesNothingOnTheHostsItsNodeStoresIncluded() throws Exception {
-        Requires.root();
-        Requires.command("mpirun");
-        try (NetnsCluster c = NetnsCluster.create("elax", 158, 2)) {
-            List<String> h = addresses(c);
-            Path hosts = hostsFile(h.get(0) + ":1", h.get(1) + ":1");
-            try (RunSupport run = start(c, hosts, 100000, "--min-np", "2")) {
-                run.awaitOut(o -> commitCount(o) >= 2, "training");
-                String job = jobIdOfARank(run);
-                for (NetnsCluster.Host host : c.hosts()) {
-                    assertTrue(c.privateFiles(host).contains("/dev/shm/troika-" + job), "no node store on "
-                            + host.netns());
-                }
-                // no cleanup pass can run: the hosts' task services notice the launcher is gone and clean up
-                run.signal("KILL");
-                RunSupport.Result r = run.waitFor();
-                run.assertNoSurvivors();
-                assertEquals(137, r.exitCode(), r.toString());
-                assertNothingLeftOnAnyHost(c, r);
+                return r;
             }
         }
     }

@@ -60,7 +60,7 @@ class MpirunRelayTest {
                 Path agent = agentScript();
                 for (List<String> extra : List.of(List.<String>of(), List.of("-mca", "plm_rsh_no_tree_spawn", "true"),
                         List.of("-mca", "routed_radix", "1"))) {
-                    // --tag-output: whole lines per rank (untagged, three ranks' env dumps interleave mid-line)
+                    // --tag-output: each rank's lines are tagged (untagged, three env dumps interleave beyond recognition)
                     List<String> argv = new ArrayList<>(List.of(mpirun.toString(), "--allow-run-as-root", "--bind-to",
                             "none", "--tag-output", "-np", "3", "-H", String.join(",", HOSTS), "-mca", "plm_rsh_agent",
                             agent.toString()));
@@ -73,8 +73,15 @@ class MpirunRelayTest {
                     Result r = run(argv, env);
                     assertEquals(0, r.code, extra + ": " + r.output);
                     TreeSet<String> names = new TreeSet<>();
-                    r.output.lines().map(l -> l.replaceFirst("^\\[\\d+,\\d+\\]<stdout>:", "")).filter(HOSTS::contains)
-                            .forEach(names::add);
+                    // a rank's tagged hostname line, wherever the two output streams of the test's reader spliced it
+                    java.util.regex.Matcher hm = java.util.regex.Pattern.compile(
+                            "<stdout>:(127\\.0\\.0\\.\\d+)(?=\\[\\d+,\\d+\\]<|$)", java.util.regex.Pattern.MULTILINE)
+                            .matcher(r.output);
+                    while (hm.find()) {
+                        if (HOSTS.contains(hm.group(1))) {
+                            names.add(hm.group(1));
+                        }
+                    }
                     assertEquals(new TreeSet<>(HOSTS), names, extra + ": " + r.output);
                     assertFalse(r.output.contains(secret.encode()), "the secret reached a rank's environment");
                 }

@@ -132,9 +132,8 @@ class MpirunGenerationLauncherTest {
 
     @Test
     void javaRanksOfElasticJobsGetClassDataSharingUnlessTheUserTurnedItOff() {
-        assertEquals("1", MpirunGenerationLauncher.rankEnv(Map.of(), "j", 1, "127.0.0.1:1", Path.of("/k"))
-                .get("TROIKA_JAVA_CDS"));
-        assertEquals("0", MpirunGenerationLauncher.rankEnv(Map.of("TROIKA_JAVA_CDS", "0"), "j", 1, "127.0.0.1:1",
-                Path.of("/k")).get("TROIKA_JAVA_CDS"), "the user's setting wins");
+        assertEquals("1", MpirunGenerationLauncher.rankEnv(Map.of(), "j", 1, "127.0.0.1:1").get("TROIKA_JAVA_CDS"));
+        assertEquals("0", MpirunGenerationLauncher.rankEnv(Map.of("TROIKA_JAVA_CDS", "0"), "j", 1, "127.0.0.1:1")
+                .get("TROIKA_JAVA_CDS"), "the user's setting wins");
     }
 }

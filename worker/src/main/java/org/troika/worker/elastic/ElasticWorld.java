@@ -82,7 +82,7 @@ public final class ElasticWorld {
 
     /** Broadcasts from rank 0 of {@link #current()}; MPI errors become {@link CollectiveFailure}. */
     public StateBroadcaster broadcaster() {
-        return MpiStateBroadcaster.of(bytes -> current.broadcastBytes(bytes, 0));
+        return MpiStateBroadcaster.withMpiAbort(bytes -> current.broadcastBytes(bytes, 0));
     }
 
     /**

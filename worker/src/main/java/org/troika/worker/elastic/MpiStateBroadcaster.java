@@ -12,7 +12,15 @@ public final class MpiStateBroadcaster {
     /** Broadcasts from rank 0 of {@code comm} (the generation's world); MPI errors become {@link CollectiveFailure}. */
     public static StateBroadcaster over(Communicator comm) {
         Objects.requireNonNull(comm, "comm");
-        StateBroadcaster b = of(bytes -> comm.broadcastBytes(bytes, 0));
+        return withMpiAbort(bytes -> comm.broadcastBytes(bytes, 0));
+    }
+
+    /**
+     * {@link #of} whose {@link StateBroadcaster#abort} is {@code MPI_Abort} on the world: a rank that cannot go on
+     * (no worker key, no driver) ends the generation instead of leaving its peers in a collective.
+     */
+    static StateBroadcaster withMpiAbort(UnaryOperator<byte[]> broadcastFromRank0) {
+        StateBroadcaster b = of(broadcastFromRank0);
         return new StateBroadcaster() {
             @Override
             public byte[] broadcast(byte[] fromRank0) {

@@ -97,7 +97,7 @@ class DoctorTest {
     void aHealthyPairOfHostsPassesEveryCheckInSeconds() throws Exception {
         Requires.root();
         List<String> hosts = List.of(cluster.hosts().get(0).address(), cluster.hosts().get(1).address());
-        Result r = doctor(Map.of(), "--json", "-H", hostList(hosts), "--remote-shell", "ip netns exec {host}");
+        Result r = doctor(Map.of(), "--json", "-H", hostList(hosts), "--remote-shell", cluster.remoteShell());
         assertEquals(0, r.exitCode(), r.toString());
         for (String check : List.of("mpi", "mpirun", "jdk", "java-ranks", "allocation", "networks")) {
             assertEquals("ok", r.verdict(check, null), check + "\n" + r);
@@ -118,7 +118,7 @@ class DoctorTest {
         Requires.root();
         String good = cluster.hosts().get(0).address();
         String gone = "10.130.0.99"; // no namespace of that name: the remote shell cannot enter it
-        Result r = doctor(Map.of(), "-H", hostList(List.of(good, gone)), "--remote-shell", "ip netns exec {host}");
+        Result r = doctor(Map.of(), "-H", hostList(List.of(good, gone)), "--remote-shell", cluster.remoteShell());
         assertEquals(1, r.exitCode(), r.toString());
         assertTrue(r.out().lines().anyMatch(l -> l.startsWith("[FAIL] remote-shell (" + gone + ")")), r.toString());
         assertTrue(r.out().contains("fix: check --remote-shell"), r.toString());
@@ -134,7 +134,7 @@ class DoctorTest {
         ip("-n", b.netns(), "route", "add", "blackhole", a.address() + "/32");
         try {
             Result r = doctor(Map.of(), "--json", "-H", hostList(List.of(a.address(), b.address())),
-                    "--remote-shell", "ip netns exec {host}");
+                    "--remote-shell", cluster.remoteShell());
             assertEquals(1, r.exitCode(), r.toString());
             assertEquals("ok", r.verdict("task-service", b.address()), r.toString());
             assertEquals("fail", r.verdict("networks", null), r.toString());

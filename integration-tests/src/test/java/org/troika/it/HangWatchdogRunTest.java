@@ -180,7 +180,7 @@ class HangWatchdogRunTest {
             RunSupport.Result r;
             try (RunSupport run = RunSupport.start(tmp, Map.of("OMPI_MCA_hwloc_base_binding_policy", "none"),
                     "--host-discovery-script", discover.toString(), "--min-np", "2", "--max-np", "2",
-                    "--hang-timeout", "5", "--output-filename", out.toString(), "--remote-shell", "ip netns exec {host}",
+                    "--hang-timeout", "5", "--output-filename", out.toString(), "--remote-shell", c.remoteShell(),
                     "--network-interface", c.subnet(), "java", "-cp", Dist.home().resolve("lib") + "/*",
                     "org.troika.examples.ElasticTraining", "--steps", "40", "--commit-every", "5", "--step-ms", "50",
                     "--stall-rank", "1", "--stall-step", "17")) {

@@ -58,6 +58,9 @@ class ServiceFloodTest {
         Requires.command("unshare");
         Requires.command("ss");
         String secret = java.util.Base64.getEncoder().encodeToString("service-flood-test-secret-012345".getBytes());
+        // Stays on shared-file hosts (`ip netns exec`, the test's own C program from its temp folder): it measures the
+        // services' memory, threads and sockets under a flood; nothing it checks depends on what the hosts share, and
+        // the share-nothing paths of the same relay job are covered by RelayRunTest.
         try (NetnsCluster c = NetnsCluster.create("wfl", 180, 4)) {
             List<NetnsCluster.Host> job = c.hosts().subList(0, 3);
             NetnsCluster.Host attacker = c.hosts().get(3);

@@ -53,11 +53,15 @@ netns_hosts_up() {
     ( ip netns exec "$h" unshare --mount --uts --propagation private /bin/sh -c '
       set -e
       hostname "$0"; stage=$1; etc_hosts=$2; shift 2
-      i=0; for p in "$@"; do mkdir -p "$stage/$i"; mount --bind "$p" "$stage/$i"; i=$((i+1)); done
+      i=0; for p in "$@"; do   # a file (a jar) or a folder: its mount point alike
+        if [ -d "$p" ]; then mkdir -p "$stage/$i"; else mkdir -p "$stage"; : > "$stage/$i"; fi
+        mount --bind "$p" "$stage/$i"; i=$((i+1)); done
       mount -t tmpfs -o mode=1777 troika-host-tmp /tmp
       mount -t tmpfs -o mode=1777 troika-host-shm /dev/shm
       mount --bind "$etc_hosts" /etc/hosts
-      i=0; for p in "$@"; do mkdir -p "$p"; mount --move "$stage/$i" "$p"; i=$((i+1)); done
+      i=0; for p in "$@"; do
+        if [ -d "$stage/$i" ]; then mkdir -p "$p"; else mkdir -p "${p%/*}"; [ -e "$p" ] || : > "$p"; fi
+        mount --move "$stage/$i" "$p"; i=$((i+1)); done
       echo "ready $$"
       exec sleep infinity' "$tag$i" "$st/stage-$i" "$st/hosts" "$@" > "$st/anchor-$h.out" 2>&1 < /dev/null & )
     for n in $(seq 1 100); do

@@ -9,6 +9,16 @@ public final class TroikaEnv {
     /** The per-job secret (base64 of 32 random bytes). Never on a command line, never exported to ranks. */
     public static final String SECRET_KEY = "TROIKA_SECRET_KEY";
 
+    /**
+     * Removes the job secret ({@link #SECRET_KEY}) from {@code env}, in place, and returns {@code env}: the one rule
+     * every environment troika builds for a child (remote shells, mpirun, task-service commands, ranks) goes through.
+     * The secret travels on stdin or as a derived, limited key, never in a child's environment.
+     */
+    public static java.util.Map<String, String> stripJobSecret(java.util.Map<String, String> env) {
+        env.remove(SECRET_KEY);
+        return env;
+    }
+
     /** The MPI launcher binary troika probes and runs (default {@code mpirun} from PATH). */
     public static final String MPIRUN = "TROIKA_MPIRUN";
 

@@ -273,11 +273,18 @@ public final class NetnsCluster implements AutoCloseable {
             "set -e",
             "hostname \"$0\"",
             "stage=$1; etc_hosts=$2; shift 2",
-            "i=0; for p in \"$@\"; do mkdir -p \"$stage/$i\"; mount --bind \"$p\" \"$stage/$i\"; i=$((i+1)); done",
+            // a shared path may be a file (a jar on a reactor build's class path) or a folder: its mount point alike
+            "i=0; for p in \"$@\"; do",
+            "  if [ -d \"$p\" ]; then mkdir -p \"$stage/$i\"; else mkdir -p \"$stage\"; : > \"$stage/$i\"; fi",
+            "  mount --bind \"$p\" \"$stage/$i\"; i=$((i+1))",
+            "done",
             "mount -t tmpfs -o mode=1777 troika-host-tmp /tmp",
             "mount -t tmpfs -o mode=1777 troika-host-shm /dev/shm",
             "mount --bind \"$etc_hosts\" /etc/hosts",
-            "i=0; for p in \"$@\"; do mkdir -p \"$p\"; mount --move \"$stage/$i\" \"$p\"; i=$((i+1)); done",
+            "i=0; for p in \"$@\"; do",
+            "  if [ -d \"$stage/$i\" ]; then mkdir -p \"$p\"; else mkdir -p \"${p%/*}\"; [ -e \"$p\" ] || : > \"$p\"; fi",
+            "  mount --move \"$stage/$i\" \"$p\"; i=$((i+1))",
+            "done",
             "echo \"ready $$\"",
             "exec sleep infinity");
 

@@ -103,7 +103,7 @@ final class HostChecks {
             return List.of(Check.fail("remote-shell", host, e.getMessage(), "fix --remote-shell"));
         }
         Map<String, String> shellEnv = new LinkedHashMap<>(env);
-        shellEnv.remove(TroikaEnv.SECRET_KEY);
+        TroikaEnv.stripJobSecret(shellEnv);
         long t0 = System.currentTimeMillis();
         ProbeResult r = new SystemCommandRunner(shellEnv).run(argv, timeout);
         long t1 = System.currentTimeMillis();
@@ -173,7 +173,7 @@ final class HostChecks {
             secretFile = secret.writeToPrivateFile(Path.of(env.getOrDefault("TMPDIR",
                     System.getProperty("java.io.tmpdir"))));
             Map<String, String> shellEnv = new LinkedHashMap<>(env);
-            shellEnv.remove(TroikaEnv.SECRET_KEY);
+            TroikaEnv.stripJobSecret(shellEnv);
             for (String h : hosts) {
                 StringBuffer buf = new StringBuffer();
                 output.put(h, buf);

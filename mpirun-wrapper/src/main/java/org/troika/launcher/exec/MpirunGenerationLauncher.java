@@ -330,7 +330,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
             try {
                 List<String> argv = TaskServiceCommandBuilder.build(base, allocationShell, host, words);
                 Map<String, String> shellEnv = new LinkedHashMap<>(env);
-                shellEnv.remove(TroikaEnv.SECRET_KEY);
+                TroikaEnv.stripJobSecret(shellEnv);
                 running.put(host, ProcessSupervisor.start(new org.troika.common.exec.LaunchPlan(argv, shellEnv),
                         ProcessSupervisor.Options.of(seg -> { }, seg -> err.print("[cleanup " + host + "] " + seg))));
             } catch (IOException | RuntimeException e) {

@@ -188,7 +188,7 @@ public final class RelaySession implements AutoCloseable {
                 List<String> argv = TaskServiceCommandBuilder.build(s, allocationShell, host,
                         TaskServiceCommandBuilder.serviceWords(troikaRsh, host, driver.endpoint(), agentLabel));
                 Map<String, String> shellEnv = new LinkedHashMap<>(env);
-                shellEnv.remove(TroikaEnv.SECRET_KEY);
+                TroikaEnv.stripJobSecret(shellEnv);
                 if (s.verbose()) {
                     err.println("troika: starting the task service of " + host + ": " + String.join(" ", argv));
                 }

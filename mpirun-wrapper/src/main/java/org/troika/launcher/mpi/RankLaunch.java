@@ -32,7 +32,7 @@ public final class RankLaunch {
      */
     public static Map<String, String> rankEnv(LaunchContext ctx, List<String> warnings) {
         Map<String, String> env = new TreeMap<>(ctx.env());
-        env.remove(TroikaEnv.SECRET_KEY);
+        TroikaEnv.stripJobSecret(env);
         env.remove(TroikaEnv.FAULT_TOLERANCE); // set by MpirunCommandBuilder when the launch runs with --with-ft
         String hostList = ctx.hostPlan().hostList();
         if (hostList.length() > HOSTS_ENV_LIMIT) {

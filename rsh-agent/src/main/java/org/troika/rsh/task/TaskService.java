@@ -385,7 +385,7 @@ public final class TaskService implements AutoCloseable {
 
     private Map<String, String> childEnv() throws IOException {
         Map<String, String> env = new HashMap<>(config.baseEnv());
-        env.remove(TroikaEnv.SECRET_KEY);
+        TroikaEnv.stripJobSecret(env);
         env.remove(TroikaEnv.SECRET_FILE);
         Path keyFile = keyFile();
         if (keyFile != null) {

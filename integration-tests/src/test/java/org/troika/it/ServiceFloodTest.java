@@ -58,10 +58,13 @@ class ServiceFloodTest {
         Requires.command("unshare");
         Requires.command("ss");
         String secret = java.util.Base64.getEncoder().encodeToString("service-flood-test-secret-012345".getBytes());
-        // Stays on shared-file hosts (`ip netns exec`, the test's own C program from its temp folder): it measures the
-        // services' memory, threads and sockets under a flood; nothing it checks depends on what the hosts share, and
-        // the share-nothing paths of the same relay job are covered by RelayRunTest.
-        try (NetnsCluster c = NetnsCluster.create("wfl", 180, 4)) {
+        // The job stays on shared-file hosts (`ip netns exec`, the test's own C program from its temp folder): the test
+        // measures the services' memory, threads and sockets under a flood; nothing it checks depends on what the
+        // hosts share, and the share-nothing paths of the same relay job are covered by RelayRunTest.
+        // the attacker runs Flooder on its (share-nothing) host: its class path must be visible there too, also when
+        // the checkout lies under /tmp, as CI's may
+        List<Path> shared = new ArrayList<>(List.of(Dist.home(), flooderClassPath()));
+        try (NetnsCluster c = NetnsCluster.create("wfl", 180, 4, shared)) {
             List<NetnsCluster.Host> job = c.hosts().subList(0, 3);
             NetnsCluster.Host attacker = c.hosts().get(3);
             List<String> sources = new ArrayList<>();
@@ -159,10 +162,14 @@ class ServiceFloodTest {
     private static Process flooder(List<String> prefix, Listener target, List<String> sources) throws IOException {
         List<String> argv = new ArrayList<>(prefix);
         argv.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                Path.of(Flooder.class.getProtectionDomain().getCodeSource().getLocation().getPath()).toString(),
+                flooderClassPath().toString(),
                 Flooder.class.getName(), target.target(), "500", "400", "30"));
         argv.addAll(sources);
         return new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    }
+
+    private static Path flooderClassPath() {
+        return Path.of(Flooder.class.getProtectionDomain().getCodeSource().getLocation().getPath());
     }
 
     private static Flooder.Report report(Process p) throws IOException, InterruptedException {

@@ -2,7 +2,6 @@ package org.troika.common;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -110,21 +109,6 @@ public final class PrivateFiles {
     /** A new directory (mode 0700) with a random name starting with {@code prefix} under the JVM's temp directory. */
     public static Path createTempDirectory(String prefix) throws IOException {
         return Files.createTempDirectory(prefix, dirMode());
-    }
-
-    /**
-     * Creates {@code dir} with mode 0700, or accepts it if it already is a directory (not a link) owned by us: an
-     * existing directory is narrowed to 0700.
-     */
-    public static void ensureDirectory(Path dir) throws IOException {
-        try {
-            Files.createDirectory(dir, dirMode());
-        } catch (FileAlreadyExistsException e) {
-            if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-                throw e;
-            }
-            Files.setPosixFilePermissions(dir, DIR_MODE);
-        }
     }
 
     /**

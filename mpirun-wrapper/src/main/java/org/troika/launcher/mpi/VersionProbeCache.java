@@ -5,11 +5,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import org.troika.common.PrivateFiles;
 import org.troika.common.exec.CommandRunner;
 
 /**
@@ -103,7 +103,7 @@ public final class VersionProbeCache implements CommandRunner {
     private void write(Path file, String content) {
         try {
             if (!Files.isDirectory(dir)) {
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                Files.createDirectories(dir, PrivateFiles.dirMode());
             }
             Path tmp = dir.resolve(file.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()));
             Files.writeString(tmp, content, StandardCharsets.UTF_8);

@@ -11,11 +11,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.zip.CRC32;
 import org.troika.common.NodeStorePaths;
 import org.troika.common.PrivateFiles;
@@ -41,7 +38,6 @@ public final class NodeStateStore {
     private static final int MAGIC = 0x54524b53; // "TRKS"
     private static final byte VERSION = 1;
     private static final int HEADER = 4 + 1 + 4 + 8;
-    private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
 
     private final Path dir;
     private final Path file;
@@ -123,7 +119,7 @@ public final class NodeStateStore {
     private void ensurePrivateDirectory() throws IOException {
         Files.createDirectories(dir.getParent());
         try {
-            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PRIVATE));
+            Files.createDirectory(dir, PrivateFiles.dirMode());
         } catch (FileAlreadyExistsException e) {
             // made earlier (or by another rank on this node): checked below
         }
@@ -133,7 +129,7 @@ public final class NodeStateStore {
     private void checkPrivate() throws IOException {
         PosixFileAttributes a = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         String me = System.getProperty("user.name");
-        if (!a.isDirectory() || !a.permissions().equals(PRIVATE) || !a.owner().getName().equals(me)) {
+        if (!a.isDirectory() || !a.permissions().equals(PrivateFiles.DIR_MODE) || !a.owner().getName().equals(me)) {
             throw new IOException(dir + " is not a private directory of " + me + " (want a directory with mode 0700,"
                     + " not a link); remove it");
         }

@@ -28,6 +28,7 @@ final class RelayCodec implements Codec<RelayMessage> {
     static final int PRIVATE_FILE = 24;
     static final int FILE_STORED = 25;
     static final int NODE_STORE = 26;
+    static final int AGENT_KEY_OPEN = 27;
 
     @Override
     public int typeOf(RelayMessage m) {
@@ -52,6 +53,7 @@ final class RelayCodec implements Codec<RelayMessage> {
         if (m instanceof RelayMessage.PrivateFile) return PRIVATE_FILE;
         if (m instanceof RelayMessage.FileStored) return FILE_STORED;
         if (m instanceof RelayMessage.NodeStore) return NODE_STORE;
+        if (m instanceof RelayMessage.AgentKeyOpen) return AGENT_KEY_OPEN;
         throw new IllegalArgumentException("no relay wire type for " + m.getClass());
     }
 
@@ -107,6 +109,8 @@ final class RelayCodec implements Codec<RelayMessage> {
             o.str(f.envName()).str(f.problem());
         } else if (m instanceof RelayMessage.NodeStore n) {
             o.str(n.jobId());
+        } else if (m instanceof RelayMessage.AgentKeyOpen k) {
+            o.str(k.label());
         } else {
             throw new IllegalArgumentException("no relay wire encoding for " + m.getClass());
         }
@@ -160,6 +164,7 @@ final class RelayCodec implements Codec<RelayMessage> {
             case PRIVATE_FILE -> new RelayMessage.PrivateFile(in.str(), in.bytes());
             case FILE_STORED -> new RelayMessage.FileStored(in.str(), in.str());
             case NODE_STORE -> new RelayMessage.NodeStore(in.str());
+            case AGENT_KEY_OPEN -> new RelayMessage.AgentKeyOpen(in.str());
             default -> throw new WireException("unknown relay message type " + type);
         };
     }

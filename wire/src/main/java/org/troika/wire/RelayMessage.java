@@ -84,7 +84,10 @@ public sealed interface RelayMessage {
         }
     }
 
-    /** task → driver: the answer to {@link PrivateFile}; {@code problem} is empty when the file was written. */
+    /**
+     * task → driver: the answer to {@link PrivateFile} (and to {@link AgentKeyOpen}, as {@code TROIKA_SECRET_FILE});
+     * {@code problem} is empty when the file was written (the key is in effect).
+     */
     record FileStored(String envName, String problem) implements RelayMessage {}
 
     /**
@@ -102,6 +105,14 @@ public sealed interface RelayMessage {
      * it again: delete the agent key file now, before any rank starts (see docs/launch-agent.md, Security).
      */
     record AgentKeySpent() implements RelayMessage {}
+
+    /**
+     * driver → task: a new launch of a warm relay session (an elastic job's next generation) begins: from now on accept
+     * the launch agent key derived from the job secret with {@code label} (not a secret) for one {@link Exec} (this
+     * host's daemon), instead of the previous launch's key; tree-spawned agents get the new key's file at the next
+     * command. Answered by {@link FileStored} with {@code envName} {@code TROIKA_SECRET_FILE} once in effect.
+     */
+    record AgentKeyOpen(String label) implements RelayMessage {}
 
     /** agent → driver: where is the task service of this host word? */
     record Lookup(String host) implements RelayMessage {}

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -35,6 +36,10 @@ import org.troika.wire.WireServer;
  *       #openAgentKey} they use the agent key ({@code AgentKey}), which the driver accepts for nothing but one Lookup
  *       per expected host: after the last host's, the key is spent, every task service is told to delete its copy
  *       ({@link RelayMessage.AgentKeySpent}), and the launcher's callback deletes the launcher's.</li>
+ *   <li>The expected hosts may change while it runs (a warm relay session: an elastic job's services outlive its
+ *       generations): {@link #expect} admits hosts (again, after a loss), {@link #release} stops one host's service
+ *       without reporting it lost, and {@link #openAgentKey(Secret, Collection, Runnable)} opens each launch's agent key
+ *       for that launch's hosts only.</li>
  *   <li>Binds only to the address it is given (the NIC that reaches the hosts, or loopback), on a {@link WireServer}:
  *       hello deadline, bounds on connections that have not proven the key, bounded threads.</li>
  * </ul>
@@ -44,6 +49,7 @@ public final class DriverService implements AutoCloseable {
     public record HostInfo(String host, String hostname, List<Endpoint> endpoints, List<NicAddress> nics) {}
 
     private final Secret secret;
+    /** Hosts whose services may register, in the order given (guarded by itself). */
     private final Set<String> expected;
     private final Duration heartbeat;
     private final Duration livenessTimeout;
@@ -62,6 +68,8 @@ public final class DriverService implements AutoCloseable {
     private volatile Secret agentKey;
     private volatile Runnable onAgentKeySpent;
     private final Set<String> agentLookups = ConcurrentHashMap.newKeySet();
+    /** The hosts of the launch whose agent key is open: one Lookup each. */
+    private volatile Set<String> launchHosts = Set.of();
 
     private static final class Registration {
         final HostInfo info;
@@ -77,16 +85,21 @@ public final class DriverService implements AutoCloseable {
         }
     }
 
+    /** Connections kept free for hosts beyond the first ones (a warm session admits more later). */
+    static final int MIN_HOST_CONNECTIONS = 256;
+
     public DriverService(Secret secret, InetAddress bind, List<String> expectedHosts, Duration heartbeat,
             Duration livenessTimeout, HostLostListener listener) throws IOException {
         this.secret = secret;
-        this.expected = new LinkedHashSet<>(expectedHosts);
+        this.expected = java.util.Collections.synchronizedSet(new LinkedHashSet<>(expectedHosts));
         this.heartbeat = heartbeat;
         this.livenessTimeout = livenessTimeout;
         this.listener = listener;
         // one long-lived connection per host, plus agents' lookups
         this.server = WireServer.start("driver-service", Protocol.RELAY, secret, List.of(bind),
-                WireServer.Limits.DEFAULT.withMaxConnections(WireServer.Limits.DEFAULT.maxConnections() + expected.size()),
+                // a warm session's later hosts share the headroom beyond the first ones (each holds one connection)
+                WireServer.Limits.DEFAULT.withMaxConnections(WireServer.Limits.DEFAULT.maxConnections()
+                        + Math.max(expected.size(), MIN_HOST_CONNECTIONS)),
                 this::serve);
         pool.submit(this::watchdog);
     }
@@ -97,10 +110,75 @@ public final class DriverService implements AutoCloseable {
      * and runs {@code onSpent} (once, on the thread that served the last lookup).
      */
     public void openAgentKey(Secret key, Runnable onSpent) {
-        this.onAgentKeySpent = onSpent;
-        this.agentKey = key;
-        server.acceptAlso(key);
+        openAgentKey(key, expectedHosts(), onSpent);
     }
+
+    /**
+     * Like {@link #openAgentKey(Secret, Runnable)} for one launch over {@code hosts} (a subset of the expected ones):
+     * one Lookup per host of that launch, then spent. Replaces a previous launch's key that is still open.
+     */
+    public void openAgentKey(Secret key, Collection<String> hosts, Runnable onSpent) {
+        synchronized (agentLookups) {
+            agentLookups.clear();
+            this.launchHosts = Set.copyOf(hosts);
+            this.onAgentKeySpent = onSpent;
+            this.agentKey = key;
+            server.acceptAlso(key);
+        }
+    }
+
+    /**
+     * Admits {@code more} hosts' services (a warm session's added hosts). A host reported lost before may register
+     * again: its old registration is dropped without a second report.
+     */
+    public void expect(Collection<String> more) {
+        for (String h : more) {
+            Registration old = hosts.get(h);
+            if (old != null && lost.contains(h)) {
+                hosts.remove(h, old);
+                closeQuietly(old.channel);
+            }
+            lost.remove(h);
+            expected.add(h);
+        }
+    }
+
+    /**
+     * Stops {@code host}'s service ({@link RelayMessage.Shutdown} with {@code reason}) and forgets the host; its
+     * disconnect is not a loss. Nothing when the host is not known.
+     */
+    public void release(String host, String reason) {
+        expected.remove(host);
+        Registration r = hosts.remove(host);
+        lost.remove(host);
+        if (r != null) {
+            try {
+                r.channel.send(new RelayMessage.Shutdown(reason));
+            } catch (IOException ignored) {
+                // already gone
+            }
+            closeQuietly(r.channel);
+        }
+    }
+
+    /** The expected hosts, in order. */
+    public List<String> expectedHosts() {
+        synchronized (expected) {
+            return List.copyOf(expected);
+        }
+    }
+
+    /** Whether {@code host}'s service is registered and not lost. */
+    public boolean registered(String host) {
+        return hosts.containsKey(host) && !lost.contains(host);
+    }
+
+    /** Told each host word as its service registers (on the thread serving it); {@code null}: nobody. */
+    public void onRegistered(java.util.function.Consumer<String> listener) {
+        this.onRegistered = listener;
+    }
+
+    private volatile java.util.function.Consumer<String> onRegistered;
 
     /** Whether the agent key is still accepted. */
     public boolean agentKeyOpen() {
@@ -115,7 +193,7 @@ public final class DriverService implements AutoCloseable {
     /** Registered hosts, in the expected order. */
     public List<HostInfo> hosts() {
         List<HostInfo> out = new ArrayList<>();
-        for (String h : expected) {
+        for (String h : expectedHosts()) {
             Registration r = hosts.get(h);
             if (r != null) {
                 out.add(r.info);
@@ -126,12 +204,18 @@ public final class DriverService implements AutoCloseable {
 
     /** Waits until every expected host registered. */
     public void awaitHosts(Duration timeout) throws HostsNotReadyException, InterruptedException {
+        awaitHosts(expectedHosts(), timeout);
+    }
+
+    /** Waits until every one of {@code wanted} registered. */
+    public void awaitHosts(Collection<String> wanted, Duration timeout) throws HostsNotReadyException,
+            InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (changed) {
-            while (!hosts.keySet().containsAll(expected)) {
+            while (!hosts.keySet().containsAll(wanted)) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    List<String> missing = new ArrayList<>(expected);
+                    List<String> missing = new ArrayList<>(wanted);
                     missing.removeAll(hosts.keySet());
                     throw new HostsNotReadyException(missing, timeout);
                 }
@@ -172,9 +256,21 @@ public final class DriverService implements AutoCloseable {
 
     /** Tells every registered host that it holds elastic job {@code jobId}'s node store ({@link RelayMessage.NodeStore}). */
     public void announceNodeStore(String jobId) throws IOException {
-        for (HostInfo h : hosts()) {
-            hosts.get(h.host()).channel.send(new RelayMessage.NodeStore(jobId));
+        announceNodeStore(hostNames(), jobId);
+    }
+
+    /** {@link #announceNodeStore(String)} to the registered ones of {@code to}. */
+    public void announceNodeStore(Collection<String> to, String jobId) throws IOException {
+        for (String h : to) {
+            Registration r = hosts.get(h);
+            if (r != null) {
+                r.channel.send(new RelayMessage.NodeStore(jobId));
+            }
         }
+    }
+
+    private List<String> hostNames() {
+        return hosts().stream().map(HostInfo::host).toList();
     }
 
     /**
@@ -185,13 +281,42 @@ public final class DriverService implements AutoCloseable {
      */
     public void sendPrivateFile(String envName, byte[] content, Duration timeout) throws IOException,
             InterruptedException {
+        sendPrivateFile(hostNames(), envName, content, timeout);
+    }
+
+    /** {@link #sendPrivateFile(String, byte[], Duration)} to the registered ones of {@code to}. */
+    public void sendPrivateFile(Collection<String> to, String envName, byte[] content, Duration timeout)
+            throws IOException, InterruptedException {
+        sendAndAwaitStored(to, envName, new RelayMessage.PrivateFile(envName, content), timeout, "store " + envName);
+    }
+
+    /**
+     * Tells each registered one of {@code to} to accept the launch agent key of {@code label} from now on
+     * ({@link RelayMessage.AgentKeyOpen}); returns once every one confirmed.
+     *
+     * @throws IOException naming the first host that refused or did not answer within {@code timeout}
+     */
+    public void sendAgentKeyLabel(Collection<String> to, String label, Duration timeout) throws IOException,
+            InterruptedException {
+        sendAndAwaitStored(to, AGENT_KEY_ANSWER, new RelayMessage.AgentKeyOpen(label), timeout,
+                "open the next launch's agent key");
+    }
+
+    /** The name under which a task service answers {@link RelayMessage.AgentKeyOpen} ({@code TROIKA_SECRET_FILE}). */
+    static final String AGENT_KEY_ANSWER = "TROIKA_SECRET_FILE";
+
+    private void sendAndAwaitStored(Collection<String> to, String envName, RelayMessage m, Duration timeout,
+            String what) throws IOException, InterruptedException {
         Map<String, java.util.concurrent.CompletableFuture<String>> waiting = new LinkedHashMap<>();
-        for (HostInfo h : hosts()) {
-            Registration r = hosts.get(h.host());
+        for (String h : to) {
+            Registration r = hosts.get(h);
+            if (r == null) {
+                continue;
+            }
             var f = new java.util.concurrent.CompletableFuture<String>();
             r.stored.put(envName, f);
-            waiting.put(h.host(), f);
-            r.channel.send(new RelayMessage.PrivateFile(envName, content));
+            waiting.put(h, f);
+            r.channel.send(m);
         }
         long deadline = System.nanoTime() + timeout.toNanos();
         for (Map.Entry<String, java.util.concurrent.CompletableFuture<String>> w : waiting.entrySet()) {
@@ -203,10 +328,13 @@ public final class DriverService implements AutoCloseable {
             } catch (java.util.concurrent.ExecutionException e) {
                 problem = String.valueOf(e.getCause());
             } finally {
-                hosts.get(w.getKey()).stored.remove(envName);
+                Registration r = hosts.get(w.getKey());
+                if (r != null) {
+                    r.stored.remove(envName);
+                }
             }
             if (!problem.isEmpty()) {
-                throw new IOException("host " + w.getKey() + " did not store " + envName + ": " + problem);
+                throw new IOException("host " + w.getKey() + " did not " + what + ": " + problem);
             }
         }
     }
@@ -217,7 +345,13 @@ public final class DriverService implements AutoCloseable {
      */
     public Map<String, Map<String, List<String>>> probe(Duration perAddressTimeout, Duration overall, int allToAllLimit)
             throws IOException, InterruptedException {
-        List<HostInfo> all = hosts();
+        return probe(hostNames(), perAddressTimeout, overall, allToAllLimit);
+    }
+
+    /** {@link #probe(Duration, Duration, int)} among the registered ones of {@code among} only. */
+    public Map<String, Map<String, List<String>>> probe(Collection<String> among, Duration perAddressTimeout,
+            Duration overall, int allToAllLimit) throws IOException, InterruptedException {
+        List<HostInfo> all = hosts().stream().filter(h -> among.contains(h.host())).toList();
         for (int i = 0; i < all.size(); i++) {
             Map<String, List<Endpoint>> peers = new LinkedHashMap<>();
             if (all.size() <= allToAllLimit) {
@@ -247,7 +381,7 @@ public final class DriverService implements AutoCloseable {
 
     /** One authenticated connection; {@link WireServer} closes it when this returns. */
     private void serve(WireChannel<RelayMessage> c, RelayMessage first) {
-        String registered = null;
+        Registration registered = null;
         try {
             Secret agent = agentKey;
             if (c.keyedWith(agent) || agent == null && !c.keyedWith(secret)) {
@@ -272,11 +406,18 @@ public final class DriverService implements AutoCloseable {
                 return;
             }
             Registration r = new Registration(new HostInfo(reg.host(), reg.hostname(), reg.endpoints(), reg.nics()), c);
-            hosts.put(reg.host(), r);
-            registered = reg.host();
+            if (hosts.putIfAbsent(reg.host(), r) != null) {
+                c.send(new RelayMessage.Failure("host " + reg.host() + " is already registered"));
+                return;
+            }
+            registered = r;
             c.setReadTimeoutMillis((int) livenessTimeout.toMillis());
             synchronized (changed) {
                 changed.notifyAll();
+            }
+            java.util.function.Consumer<String> told = onRegistered;
+            if (told != null) {
+                told.accept(reg.host());
             }
             pool.submit(() -> heartbeats(r));
             while (true) {
@@ -307,14 +448,21 @@ public final class DriverService implements AutoCloseable {
 
     /** A connection keyed with the agent key: one Lookup per expected host while the key is open, nothing else. */
     private void serveAgent(WireChannel<RelayMessage> c, RelayMessage first) throws IOException {
-        if (!(first instanceof RelayMessage.Lookup l) || agentKey == null || !expected.contains(l.host())
-                || !agentLookups.add(l.host())) {
+        Set<String> launch;
+        boolean allowed;
+        synchronized (agentLookups) {
+            launch = launchHosts;
+            allowed = first instanceof RelayMessage.Lookup l && agentKey != null && c.keyedWith(agentKey)
+                    && launch.contains(l.host()) && agentLookups.add(l.host());
+        }
+        if (!allowed) {
             c.send(new RelayMessage.Failure("the launch agent key allows one lookup per host of this launch"));
             return;
         }
+        RelayMessage.Lookup l = (RelayMessage.Lookup) first;
         Registration r = hosts.get(l.host());
         c.send(new RelayMessage.LookupReply(l.host(), r == null ? List.of() : r.info.endpoints()));
-        if (agentLookups.containsAll(expected)) {
+        if (agentLookups.containsAll(launch)) {
             spendAgentKey();
         }
     }
@@ -343,12 +491,12 @@ public final class DriverService implements AutoCloseable {
 
     private void heartbeats(Registration r) {
         try {
-            while (!closing && !lost.contains(r.info.host())) {
+            while (!closing && hosts.get(r.info.host()) == r && !lost.contains(r.info.host())) {
                 r.channel.send(new RelayMessage.Heartbeat(System.currentTimeMillis()));
                 Thread.sleep(heartbeat.toMillis());
             }
         } catch (IOException e) {
-            reportLost(r.info.host(), "cannot reach its task service: " + e.getMessage());
+            reportLost(r, "cannot reach its task service: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -361,7 +509,7 @@ public final class DriverService implements AutoCloseable {
                 long now = System.nanoTime();
                 for (Registration r : hosts.values()) {
                     if (now - r.lastSeenNanos > livenessTimeout.toNanos()) {
-                        reportLost(r.info.host(), "no heartbeat for " + livenessTimeout.toMillis() + " ms");
+                        reportLost(r, "no heartbeat for " + livenessTimeout.toMillis() + " ms");
                     }
                 }
             }
@@ -370,14 +518,13 @@ public final class DriverService implements AutoCloseable {
         }
     }
 
-    private void reportLost(String host, String reason) {
-        if (closing || !lost.add(host)) {
+    /** Reports {@code r}'s host lost, once, unless it was released or registered anew meanwhile. */
+    private void reportLost(Registration r, String reason) {
+        String host = r.info.host();
+        if (closing || hosts.get(host) != r || !lost.add(host)) {
             return;
         }
-        Registration r = hosts.get(host);
-        if (r != null) {
-            closeQuietly(r.channel);
-        }
+        closeQuietly(r.channel);
         listener.hostLost(host, reason);
     }
 

@@ -14,6 +14,12 @@ public class HostsNotReadyException extends Exception {
         this.missing = List.copyOf(missing);
     }
 
+    /** {@code missing} with a message of the caller's (e.g. a remote shell that ended before its service registered). */
+    public HostsNotReadyException(List<String> missing, String message) {
+        super(message);
+        this.missing = List.copyOf(missing);
+    }
+
     public List<String> missing() {
         return missing;
     }

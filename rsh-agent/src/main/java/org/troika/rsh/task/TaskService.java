@@ -51,7 +51,9 @@ import org.troika.wire.WireServer;
  *       work, but never {@link TroikaEnv#SECRET_KEY}: ranks inherit their daemon's environment. With an agent key the
  *       file (0600 in a 0700 directory, written at the first command) holds that key, not the job secret; the service
  *       accepts the key for one {@link RelayMessage.Exec} (this host's daemon) and deletes the file when the driver
- *       says every daemon has been looked up ({@link RelayMessage.AgentKeySpent}), which is before any rank starts.</li>
+ *       says every daemon has been looked up ({@link RelayMessage.AgentKeySpent}), which is before any rank starts. A
+ *       warm relay session (an elastic job's services outlive generations) opens each later launch's key with
+ *       {@link RelayMessage.AgentKeyOpen}: one Exec again, a new file at the next command.</li>
  *   <li>Every command runs under its own {@link ProcessSupervisor}, whose tag its processes inherit: stopping a command
  *       or the service ends all of them, daemons that left the command's session included.</li>
  *   <li>Key material a rank needs (the elastic worker key) arrives from the driver as {@link RelayMessage.PrivateFile}:
@@ -102,6 +104,11 @@ public final class TaskService implements AutoCloseable {
     /** The key file for the commands' agents: written at the first command, never after the key was spent. */
     private Path secretFile;
     private boolean keyFileDone;
+    /**
+     * The launch agent key now accepted ({@code null} without agent keys): the one this service started with, then
+     * each {@link RelayMessage.AgentKeyOpen}'s (a warm relay session's next launch).
+     */
+    private volatile Secret agentKey;
     /** Whether the agent key still opens one Exec. */
     private final java.util.concurrent.atomic.AtomicBoolean agentExecLeft =
             new java.util.concurrent.atomic.AtomicBoolean(true);
@@ -113,6 +120,7 @@ public final class TaskService implements AutoCloseable {
 
     public TaskService(Config config) {
         this.config = config;
+        this.agentKey = config.agentKey();
     }
 
     /** Connects to the driver, opens the listeners and registers. Returns once registered. */
@@ -135,7 +143,7 @@ public final class TaskService implements AutoCloseable {
         }
         server = WireServer.start("task-service", Protocol.RELAY, config.secret(), bind, WireServer.Limits.DEFAULT,
                 this::serve);
-        server.acceptAlso(config.agentKey()); // for this host's daemon, once (see serve)
+        server.acceptAlso(agentKey); // for this host's daemon, once (see serve)
         List<Endpoint> eps = new ArrayList<>(server.endpoints());
         // the driver-facing endpoint first: agents try endpoints in order
         eps.sort((x, y) -> Boolean.compare(!x.address().equals(driverFacing.getHostAddress()),
@@ -173,6 +181,8 @@ public final class TaskService implements AutoCloseable {
                     ncclSocketIfname = n.ncclSocketIfname();
                 } else if (m instanceof RelayMessage.AgentKeySpent) {
                     deleteSecretFile(); // every agent has read it; ranks start only after this
+                } else if (m instanceof RelayMessage.AgentKeyOpen k) {
+                    control.send(new RelayMessage.FileStored(TroikaEnv.SECRET_FILE, openAgentKey(k.label())));
                 } else if (m instanceof RelayMessage.PrivateFile f) {
                     control.send(new RelayMessage.FileStored(f.envName(), storePrivateFile(f)));
                 } else if (m instanceof RelayMessage.NodeStore n) {
@@ -238,9 +248,34 @@ public final class TaskService implements AutoCloseable {
     }
 
 
+    /**
+     * A warm relay session's next launch: the key of {@code label} replaces the previous launch's (whose file is
+     * deleted) and opens one Exec again. Returns the problem, or "" when in effect. Only a service started with an agent
+     * key takes one: a service without (Spark's) would otherwise go on handing out the job secret.
+     */
+    synchronized String openAgentKey(String label) {
+        if (config.agentKey() == null) {
+            return "this task service was started without --agent-label and takes no launch agent keys";
+        }
+        Secret next;
+        try {
+            next = org.troika.rsh.agent.AgentKey.derive(config.secret(), label);
+        } catch (RuntimeException e) {
+            return "bad agent key label: " + e.getMessage();
+        }
+        Secret.deleteFile(secretFile);
+        secretFile = null;
+        keyFileDone = false; // written at the next command, as at the start
+        agentKey = next;
+        agentExecLeft.set(true);
+        server.acceptAlso(next);
+        return "";
+    }
+
     /** One authenticated connection (an agent, or a peer's probe); {@link WireServer} closes it afterwards. */
     private void serve(WireChannel<RelayMessage> c, RelayMessage m) throws IOException {
-        if (config.agentKey() != null && c.keyedWith(config.agentKey())) {
+        Secret agent = agentKey;
+        if (agent != null && c.keyedWith(agent)) {
             // the agent key starts this host's daemon, once; it opens nothing else
             if (m instanceof RelayMessage.Exec e && agentExecLeft.compareAndSet(true, false)) {
                 server.acceptAlso(null);
@@ -370,8 +405,7 @@ public final class TaskService implements AutoCloseable {
     private synchronized Path keyFile() throws IOException {
         if (!keyFileDone) {
             keyFileDone = true;
-            secretFile = (config.agentKey() != null ? config.agentKey() : config.secret())
-                    .writeToPrivateFile(config.stateParent());
+            secretFile = (agentKey != null ? agentKey : config.secret()).writeToPrivateFile(config.stateParent());
         }
         return secretFile;
     }

@@ -146,4 +146,96 @@ class AgentKeyComponentTest {
         // the job secret still works (the driver's own and the probes' key)
         assertTrue(straight(b.endpoints(), job, new RelayMessage.Ping("driver")) instanceof RelayMessage.Pong);
     }
+
+    /**
+     * A warm relay session (issue 14): the services outlive a launch. The next launch's key, opened with
+     * AgentKeyOpen at the services and for that launch's hosts at the driver, starts one daemon per host of that launch
+     * again, while the previous launch's key opens nothing; a host outside the launch gets no lookup.
+     */
+    @Test
+    void theNextLaunchOfAWarmSessionOpensAFreshKeyForItsOwnHostsOnly() throws Exception {
+        assertEquals(0, agent(agentKey, "hostA", "true").code());
+        assertEquals(0, agent(agentKey, "hostB", "true").code());
+        assertTrue(spent.await(30, TimeUnit.SECONDS), "first launch's key never spent");
+
+        // a third host joins the session but not the next launch
+        driver.expect(List.of("hostC"));
+        try (TaskService c = task("hostC")) {
+            driver.awaitHosts(List.of("hostC"), Duration.ofSeconds(30));
+            String label = AgentKey.newLabel();
+            Secret next = AgentKey.derive(job, label);
+            driver.sendAgentKeyLabel(List.of("hostA", "hostB"), label, Duration.ofSeconds(10));
+            CountDownLatch nextSpent = new CountDownLatch(1);
+            driver.openAgentKey(next, List.of("hostA", "hostB"), nextSpent::countDown);
+            assertTrue(driver.agentKeyOpen());
+
+            // the old key opens nothing any more, at the driver or at a service
+            assertEquals(RshMain.CONNECTION_FAILED, agent(agentKey, "hostB", "true").code());
+            Path marker = tmp.resolve("old-key-daemon");
+            assertTrue(straight(b.endpoints(), agentKey, new RelayMessage.Exec(200, "touch " + marker))
+                    instanceof java.io.IOException);
+            // the new key: no lookup of a host outside the launch, and hostC's service did not take it
+            assertEquals(RshMain.CONNECTION_FAILED, agent(next, "hostC", "true").code());
+            assertTrue(straight(c.endpoints(), next, new RelayMessage.Exec(201, "touch " + marker))
+                    instanceof java.io.IOException);
+            // hostA's daemon of the new launch: its tree-spawned agents would read the new key's file
+            Run daemon = agent(next, "hostA", "cat", "\"$TROIKA_SECRET_FILE\"");
+            assertEquals(0, daemon.code(), daemon.toString());
+            assertTrue(daemon.out().contains(next.encode()), daemon.out());
+            assertFalse(daemon.out().contains(job.encode()), "the job secret reached a daemon");
+            assertEquals(1, nextSpent.getCount(), "spent before hostB's daemon was looked up");
+            assertEquals(0, agent(next, "hostB", "true").code());
+            assertTrue(nextSpent.await(30, TimeUnit.SECONDS), "the second launch's key was never spent");
+            assertFalse(Files.exists(marker), "a key outside its launch started a command");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!keyDirs().isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(List.of(), keyDirs(), "a task service kept the second key's file");
+        }
+    }
+
+    /** A service started without an agent key (Spark's) refuses to take one: it would hand out the job secret. */
+    @Test
+    void aServiceWithoutAgentKeysRefusesAnAgentKeyLabel() throws Exception {
+        driver.expect(List.of("hostC"));
+        try (TaskService c = new TaskService(new TaskService.Config("hostC", List.of(driver.endpoint()), job,
+                HEARTBEAT, LIVENESS, System.getenv(), tmp)).start()) {
+            driver.awaitHosts(List.of("hostC"), Duration.ofSeconds(30));
+            java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                    () -> driver.sendAgentKeyLabel(List.of("hostC"), AgentKey.newLabel(), Duration.ofSeconds(10)));
+            assertTrue(e.getMessage().contains("hostC") && e.getMessage().contains("without --agent-label"),
+                    e.getMessage());
+        }
+    }
+
+    /** A released host's service stops without being reported lost; a lost host may register again once expected. */
+    @Test
+    void aReleasedHostIsNotLostAndALostHostMayComeBack() throws Exception {
+        List<String> lostHosts = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (DriverService d = new DriverService(job, InetAddress.getLoopbackAddress(), List.of("h1", "h2"),
+                HEARTBEAT, LIVENESS, (host, reason) -> lostHosts.add(host))) {
+            TaskService h1 = new TaskService(new TaskService.Config("h1", List.of(d.endpoint()), job, HEARTBEAT,
+                    LIVENESS, System.getenv(), tmp, agentKey)).start();
+            TaskService h2 = new TaskService(new TaskService.Config("h2", List.of(d.endpoint()), job, HEARTBEAT,
+                    LIVENESS, System.getenv(), tmp, agentKey)).start();
+            d.awaitHosts(Duration.ofSeconds(30));
+            d.release("h1", "host left the job");
+            assertEquals("driver: host left the job", h1.awaitStop());
+            h2.close(); // h2 vanishes: lost
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!lostHosts.contains("h2") && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(List.of("h2"), lostHosts, "only the vanished host is lost, once");
+            assertEquals(List.of("h2"), d.expectedHosts());
+            assertFalse(d.registered("h2"));
+            d.expect(List.of("h2"));
+            try (TaskService again = new TaskService(new TaskService.Config("h2", List.of(d.endpoint()), job,
+                    HEARTBEAT, LIVENESS, System.getenv(), tmp, agentKey)).start()) {
+                d.awaitHosts(List.of("h2"), Duration.ofSeconds(30));
+                assertTrue(d.registered("h2"));
+            }
+        }
+    }
 }

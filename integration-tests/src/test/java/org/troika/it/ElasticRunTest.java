@@ -51,7 +51,8 @@ class ElasticRunTest {
             List<String> h = addresses(c);
             Path hosts = hostsFile(h.get(0) + ":1", h.get(1) + ":1");
             int steps = 90;
-            try (RunSupport run = start(mpi, c, hosts, steps, "--min-np", "2")) {
+            Path timeline = tmp.resolve("timeline.json");
+            try (RunSupport run = start(mpi, c, hosts, steps, "--min-np", "2", "--timeline", timeline.toString())) {
                 awaitCommitAtSize(run, 2);
                 write(hosts, h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
                 awaitCommitAtSize(run, 3);
@@ -73,6 +74,10 @@ class ElasticRunTest {
                 assertTrue(r.err().contains("generation 3 (hosts_updated): 2 ranks on " + h.get(0) + ":1," + h.get(2)
                         + ":1"), r.toString());
                 assertTrue(r.out().contains("done steps=" + steps + " model-checksum="), r.toString());
+                // warm generations (issue 14): one task service per host for the whole job, not one per generation
+                // (2 + 3 + 2 = 7 before)
+                String json = Files.readString(timeline);
+                assertEquals(3, count(json, "\"name\":\"task service\""), json);
             }
         }
     }

@@ -123,6 +123,7 @@ public final class ElasticDriver {
         while (true) {
             Generation gen = new Generation(generations + 1, reason, waitForPlan(holders));
             generations++;
+            launcher.hostsChanged(usableNames()); // blacklisting since the last discovery changed them too
             listener.generationStarted(gen);
             GenerationResult result = watch(gen, launcher.launch(gen));
             listener.generationEnded(gen, result);
@@ -236,8 +237,13 @@ public final class ElasticDriver {
     private HostUpdate changed(HostUpdate update) {
         if (update != HostUpdate.NONE) {
             listener.hostsChanged(update, hosts.current());
+            launcher.hostsChanged(usableNames());
         }
         return update;
+    }
+
+    private List<String> usableNames() {
+        return hosts.current().stream().map(HostSlots::name).toList();
     }
 
     private static String hostList(List<HostSlots> hs) {

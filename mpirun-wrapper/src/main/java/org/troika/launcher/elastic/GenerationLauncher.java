@@ -1,6 +1,7 @@
 package org.troika.launcher.elastic;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -11,6 +12,14 @@ import java.util.Optional;
 public interface GenerationLauncher {
     /** Starts all ranks of {@code generation} and returns at once. */
     RunningGeneration launch(Generation generation);
+
+    /**
+     * The usable hosts (discovered, not blacklisted) changed, or a generation is about to be planned over them: a
+     * launcher may ready them now (start their services while the current generation runs) and release hosts that
+     * left. Called on the driver's thread; the default does nothing.
+     */
+    default void hostsChanged(List<String> usable) {
+    }
 
     /** A started generation, driven by the driver's single loop thread. */
     interface RunningGeneration {

@@ -34,6 +34,7 @@ import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.timeline.Timeline;
 import org.troika.launcher.watchdog.HangReport;
 import org.troika.launcher.watchdog.HangWatch;
+import org.troika.rsh.driver.HostsNotReadyException;
 import org.troika.wire.Secret;
 
 /**
@@ -102,6 +103,10 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     /** The allocation's remote shell ({@code srun}, {@code blaunch}) or {@code null}. */
     private final String allocationShell;
     private final List<Running> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The job's one relay session (warm: its services outlive generations), opened by the first generation. */
+    private RelaySession relay;
+    /** The usable hosts the driver last reported (services run on them and on the running generation's hosts). */
+    private volatile List<String> usable = List.of();
 
     /**
      * @param base the elastic run settings (hosts, np and elastic fields are replaced per generation)
@@ -257,6 +262,52 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         return exits;
     }
 
+    /**
+     * The usable hosts changed: services start on added ones now, while the current generation runs, so that the next
+     * generation waits for none of them; those of hosts that left (and run no rank of the current generation) stop.
+     */
+    @Override
+    public void hostsChanged(List<String> hosts) {
+        usable = List.copyOf(hosts);
+        RelaySession r;
+        synchronized (this) {
+            r = relay;
+        }
+        if (r != null) {
+            Running now = current;
+            try {
+                r.retain(servedHosts(hosts, now == null || now.result.isDone() ? List.of() : now.gen.hostNames()));
+            } catch (IOException | RuntimeException e) {
+                err.println("troika elastic: cannot start task services for the new hosts: " + e.getMessage());
+            }
+        }
+    }
+
+    /** The hosts that keep (or get) a task service: the usable ones and the running generation's (pure). */
+    static List<String> servedHosts(List<String> usable, List<String> running) {
+        java.util.LinkedHashSet<String> all = new java.util.LinkedHashSet<>(running);
+        all.addAll(usable);
+        return List.copyOf(all);
+    }
+
+    /**
+     * The job's relay session, opened on the first call with that generation's settings: it gets the worker key and
+     * the node-store announcement once, and hands both to every host at its first launch.
+     */
+    private synchronized RelaySession relay(RunSettings s, MpiInstall mpi, Map<String, String> e)
+            throws IOException, InterruptedException {
+        if (relay == null) {
+            RelaySession r = RelaySession.open(s, allocationShell, RelaySession.remoteHosts(usable), mpi, e, troikaHome,
+                    err, (host, why) -> { }, timeline, true);
+            // the worker key reaches every remote host over the authenticated channel, never as a path
+            r.provideFile(TroikaEnv.WORKER_SECRET_FILE,
+                    workerKey.encode().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            r.announceNodeStore(jobId); // removed by the host itself if this launcher dies
+            relay = r;
+        }
+        return relay;
+    }
+
     @Override
     public RunningGeneration launch(Generation gen) {
         Running running = new Running(gen);
@@ -276,6 +327,31 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     @Override
     public void close() {
         Running r = current;
+        try {
+            closeGeneration(r);
+        } finally {
+            RelaySession session;
+            synchronized (this) {
+                session = relay;
+                relay = null;
+            }
+            if (session != null) {
+                session.close(); // Shutdown to every task service; their remote shells end
+            }
+            try {
+                Files.deleteIfExists(workerKeyFile);
+                Files.deleteIfExists(workerKeyFile.getParent());
+            } catch (IOException ignored) {
+                // best effort: the directory is private
+            }
+            org.troika.common.PrivateFiles.deleteTreeQuietly(org.troika.common.NodeStorePaths.directory(
+                    org.troika.common.NodeStorePaths.DEFAULT_BASE, jobId));
+            cleanRemoteHosts();
+        }
+    }
+
+    /** Tears a still running generation down and waits for every generation's thread to finish. */
+    private void closeGeneration(Running r) {
         if (r != null && !r.result.isDone()) {
             ProcessSupervisor p = r.sup;
             try {
@@ -291,21 +367,12 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         }
         for (Running g : started) {
             try {
-                g.finished.await(30, TimeUnit.SECONDS); // its task services stopped
+                g.finished.await(30, TimeUnit.SECONDS); // its notifier and watchdog closed
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
             }
         }
-        try {
-            Files.deleteIfExists(workerKeyFile);
-            Files.deleteIfExists(workerKeyFile.getParent());
-        } catch (IOException ignored) {
-            // best effort: the directory is private
-        }
-        org.troika.common.PrivateFiles.deleteTreeQuietly(org.troika.common.NodeStorePaths.directory(
-                org.troika.common.NodeStorePaths.DEFAULT_BASE, jobId));
-        cleanRemoteHosts();
     }
 
     /** How long the end-of-job cleanup may take per host. */
@@ -405,17 +472,28 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 RunSettings s = withRelayForKeys(given, mpi);
                 // planned before any service starts, so bad input launches nothing; the relay may change the inputs
                 BackendPlan checked = planner.plan(s, gen.plan(), mpi, e, null);
-                try (RelaySession relay = RelaySession.start(s, allocationShell, gen.plan(), mpi, e, troikaHome, err,
-                        (host, why) -> {
-                            lost.add(host);
-                            tearDown();
-                        }, timeline)) {
-                    // the worker key reaches every remote host over the authenticated channel, never as a path
-                    relay.provideFile(TroikaEnv.WORKER_SECRET_FILE,
-                            workerKey.encode().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                    relay.announceNodeStore(jobId); // removed by the host itself if this launcher dies
+                RelaySession relay = relay(s, mpi, e);
+                relay.onHostLost((host, why) -> {
+                    if (gen.hostNames().contains(host)) {
+                        lost.add(host);
+                        tearDown();
+                    } // a spare's service is started again when a generation needs it
+                });
+                try {
+                    relay.retain(servedHosts(usable, gen.hostNames()));
+                    relay.launch(gen.plan());
+                } catch (HostsNotReadyException x) {
+                    // not the end of the job: those hosts are blacklisted and the next generation runs without them
+                    err.println("troika elastic: generation " + gen.id() + ": " + x.getMessage());
+                    Set<String> failed = Set.copyOf(x.missing());
+                    GenerationResult r = new GenerationResult(exits(gen.plan(), HOST_LOST_EXIT, null, failed), false);
+                    result.complete(r);
+                    return r;
+                }
+                {
                     BackendPlan plan = withLocalWorkerKey(relay.active()
-                            ? planner.plan(relay.settings(), gen.plan(), mpi, e, relay.agent()) : checked, workerKeyFile);
+                            ? planner.plan(relay.adjusted(s), gen.plan(), mpi, e, relay.agent()) : checked,
+                            workerKeyFile);
                     MpiFailureParser failures = new MpiFailureParser(gen.plan());
                     ShrinkTracker shrink = new ShrinkTracker(gen.size());
                     try (PlanFiles files = PlanFiles.write(plan.files());
@@ -459,7 +537,6 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                                 ? hangExits(gen.plan(), watch.hang().get())
                                 : shrink.shrunk() && lostNow.isEmpty() ? shrink.exits(gen.plan(), code)
                                 : exits(gen.plan(), code, failures.first().orElse(null), lostNow), n.registered());
-                        // the driver may plan the next generation while this one's task services shut down
                         result.complete(r);
                         return r;
                     }

@@ -75,6 +75,10 @@ public final class JsrunBackend implements LaunchBackend {
         if (s.sshPort() != null || s.sshIdentityFile() != null) {
             w.add("jsrun starts ranks through LSF/JSM, not ssh; --ssh-port/--ssh-identity-file are ignored");
         }
+        if (Boolean.TRUE.equals(s.javaCds())) {
+            w.add("jsrun starts the ranks without troika's rank wrapper (bin/troika-rankenv), which gives java ranks"
+                    + " their class-data-sharing archive; --java-cds is ignored (use --launcher mpirun for it)");
+        }
         return w;
     }
 }

@@ -77,6 +77,18 @@ class JsrunBackendTest {
     }
 
     @Test
+    void javaCdsNeedsTheRankWrapperThatJsrunRanksDoNotRunThrough() {
+        RunSettings s = settings("java", "-cp", "app.jar", "Train").javaCds(true).build();
+        BackendPlan p = jsrun.plan(ctx(s, 2, LSF, Map.of(), SCRATCH));
+        assertEquals(List.of("jsrun starts the ranks without troika's rank wrapper (bin/troika-rankenv), which gives"
+                + " java ranks their class-data-sharing archive; --java-cds is ignored (use --launcher mpirun for it)"),
+                p.warnings());
+        assertEquals(List.of("java", "-cp", "app.jar", "Train"), p.launch().argv().subList(3, 7));
+        assertTrue(jsrun.plan(ctx(settings("java", "Train").javaCds(false).build(), 2, LSF, Map.of(), SCRATCH))
+                .warnings().isEmpty(), "--no-java-cds asks for nothing jsrun cannot do");
+    }
+
+    @Test
     void openMpiTcpAddsNoSmpiFlag() {
         LaunchContext c = new LaunchContext(settings("a").tcp(true).build(),
                 HostPlan.assign("t", JsrunFixtures.HOSTS, 1), new MpiInstall(MpiFlavor.OPEN_MPI, 4, ""), Map.of(), LSF,

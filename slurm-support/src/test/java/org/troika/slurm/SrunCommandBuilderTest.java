@@ -132,6 +132,18 @@ class SrunCommandBuilderTest {
     }
 
     @Test
+    void javaCdsReachesTheRanksBehindTheRankWrapper() {
+        BackendPlan on = plan(settings().javaCds(true).build(), OMPI4);
+        assertEquals("1", on.launch().env().get("TROIKA_JAVA_CDS"), "srun forwards its environment to the ranks");
+        assertEquals(TAIL, on.launch().argv().subList(on.launch().argv().size() - 3, on.launch().argv().size()));
+        assertEquals(List.of(), on.warnings());
+        assertEquals("0", SrunCommandBuilder.build(ctx(settings().javaCds(false).build(), MPICH,
+                Map.of("SLURM_JOB_ID", "42", "TROIKA_JAVA_CDS", "1"), N3X2)).launch().env().get("TROIKA_JAVA_CDS"),
+                "--no-java-cds wins over the caller's variable");
+        assertFalse(plan(settings().build(), OMPI4).launch().env().containsKey("TROIKA_JAVA_CDS"));
+    }
+
+    @Test
     void warningsForWhatSrunCannotDo() {
         RunSettings s = settings().prefixTimestamp(true).sshPort(2222).outputFilename(Path.of("/out"))
                 .networkInterfaces(List.of("eth0")).build();

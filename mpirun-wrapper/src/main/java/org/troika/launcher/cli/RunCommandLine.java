@@ -65,6 +65,11 @@ public final class RunCommandLine {
         o.addOption(flag(null, "mpi", "same as --launcher mpirun"));
         o.addOption(flag(null, "jsrun", "same as --launcher jsrun"));
         o.addOption(opt(null, "mpi-flavor", "NAME", "override MPI detection: openmpi, openmpi5, spectrum, mpich or intel"));
+        // ranks
+        o.addOption(flag(null, "java-cds", "java ranks map a class-data-sharing archive of the classes they load, "
+                + "recorded on each host by the first run (TROIKA_JAVA_CDS=1; the default for elastic jobs)"));
+        o.addOption(flag(null, "no-java-cds", "no class-data sharing for java ranks, elastic jobs included "
+                + "(TROIKA_JAVA_CDS=0)"));
         // output and timing
         o.addOption(opt(null, "output-filename", "DIR", "also write each rank's output to files under DIR"));
         o.addOption(flag("prefix-timestamp", "prefix-output-with-timestamp", "prefix output lines with a timestamp"));
@@ -158,6 +163,7 @@ public final class RunCommandLine {
 
         exclusive(cl, "hosts", "hostfile", "host-discovery-script");
         exclusive(cl, "launcher", "mpi", "jsrun");
+        exclusive(cl, "java-cds", "no-java-cds");
         b.np(ranks(cl, "num-proc", "-np"));
         if (cl.hasOption("hosts")) {
             b.hosts(HostListParser.parse(cl.getOptionValue("hosts")), "-H");
@@ -236,6 +242,7 @@ public final class RunCommandLine {
             b.outputFilename(Path.of(dir));
         }
         b.prefixTimestamp(cl.hasOption("prefix-output-with-timestamp"));
+        b.javaCds(cl.hasOption("java-cds") ? Boolean.TRUE : cl.hasOption("no-java-cds") ? Boolean.FALSE : null);
         Integer startTimeout = positive(cl, "start-timeout", "--start-timeout");
         if (startTimeout != null) {
             b.startTimeout(Duration.ofSeconds(startTimeout));

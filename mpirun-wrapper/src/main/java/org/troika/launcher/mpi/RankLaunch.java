@@ -26,9 +26,10 @@ public final class RankLaunch {
     private RankLaunch() {}
 
     /**
-     * The caller's environment without troika's secret, plus the rank variables troika exports and
-     * {@code NCCL_IB_DISABLE=1} for --tcp. The secret goes even from the launcher's own environment because ranks on
-     * its host inherit it (the launch agent reads {@link TroikaEnv#SECRET_FILE} instead).
+     * The caller's environment without troika's secret, plus the rank variables troika exports,
+     * {@code NCCL_IB_DISABLE=1} for --tcp and {@link TroikaEnv#JAVA_CDS} for {@code --java-cds} ({@code 1}) or
+     * {@code --no-java-cds} ({@code 0}), which win over the caller's value. The secret goes even from the launcher's own
+     * environment because ranks on its host inherit it (the launch agent reads {@link TroikaEnv#SECRET_FILE} instead).
      */
     public static Map<String, String> rankEnv(LaunchContext ctx, List<String> warnings) {
         Map<String, String> env = new TreeMap<>(ctx.env());
@@ -46,6 +47,13 @@ public final class RankLaunch {
         env.put(TroikaEnv.SIZE, Integer.toString(ctx.hostPlan().size()));
         if (ctx.settings().tcp()) {
             env.put("NCCL_IB_DISABLE", "1");
+        }
+        if (ctx.settings().javaCds() != null) {
+            env.put(TroikaEnv.JAVA_CDS, ctx.settings().javaCds() ? "1" : "0");
+            if (ctx.settings().javaCds() && ctx.troikaHome() == null) {
+                warnings.add("--java-cds works through troika's rank wrapper " + RANKENV + ", which this troika (not"
+                        + " run from its distribution) does not have; the ranks run without class-data sharing");
+            }
         }
         return env;
     }

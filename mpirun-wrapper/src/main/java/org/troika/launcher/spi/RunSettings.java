@@ -47,6 +47,9 @@ import java.util.Objects;
  * @param timeline where to write the job's timeline (Chrome trace JSON, and an HTML page beside it), or {@code null}
  * @param faultTolerance what a dead rank does to an elastic generation ({@link FaultTolerance#AUTO} = shrink where
  *     the MPI supports it)
+ * @param javaCds class-data sharing for {@code java} ranks ({@code --java-cds} / {@code --no-java-cds}: the ranks get
+ *     {@code TROIKA_JAVA_CDS=1} / {@code 0}), or {@code null} = not given: {@code TROIKA_JAVA_CDS} as the caller's
+ *     environment has it, which elastic jobs default to {@code 1}
  * @param command the user's command, untouched
  */
 public record RunSettings(
@@ -81,6 +84,7 @@ public record RunSettings(
         Duration hangWarning,
         Path timeline,
         FaultTolerance faultTolerance,
+        Boolean javaCds,
         List<String> command) {
 
     /** Default start timeout (services and ranks). */
@@ -174,6 +178,7 @@ public record RunSettings(
         b.hangWarning = hangWarning;
         b.timeline = timeline;
         b.faultTolerance = faultTolerance;
+        b.javaCds = javaCds;
         b.command = new ArrayList<>(command);
         return b;
     }
@@ -211,6 +216,7 @@ public record RunSettings(
         private Duration hangWarning;
         private Path timeline;
         private FaultTolerance faultTolerance = FaultTolerance.AUTO;
+        private Boolean javaCds;
         private List<String> command = new ArrayList<>();
 
         private Builder() {}
@@ -244,6 +250,7 @@ public record RunSettings(
         public Builder hangWarning(Duration v) { hangWarning = v; return this; }
         public Builder timeline(Path v) { timeline = v; return this; }
         public Builder faultTolerance(FaultTolerance v) { faultTolerance = v; return this; }
+        public Builder javaCds(Boolean v) { javaCds = v; return this; }
         public Builder command(List<String> v) { command = new ArrayList<>(v); return this; }
 
         public RunSettings build() {
@@ -251,7 +258,7 @@ public record RunSettings(
                     bindingArgs, tcp, outputFilename, prefixTimestamp, startTimeout, verbose, backend, mpiFlavor,
                     dryRun, remoteShell, launchAgent, hostDiscoveryScript, minNp, maxNp, slotsPerHost,
                     elasticTimeout, resetLimit, cooldownMin, cooldownMax, discoveryInterval, hangTimeout, hangWarning,
-                    timeline, faultTolerance, command);
+                    timeline, faultTolerance, javaCds, command);
         }
     }
 }

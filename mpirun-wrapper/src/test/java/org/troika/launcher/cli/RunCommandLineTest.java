@@ -114,6 +114,14 @@ class RunCommandLineTest {
     }
 
     @Test
+    void javaCdsIsOnOffOrNotGiven() {
+        assertEquals(Boolean.TRUE, parse("--java-cds -np 2 java -cp a.jar M").javaCds());
+        assertEquals(Boolean.FALSE, parse("--no-java-cds --min-np 2 java -cp a.jar M").javaCds());
+        assertNull(parse("-np 2 java -cp a.jar M").javaCds(), "not given: TROIKA_JAVA_CDS and the elastic default decide");
+        assertEquals(List.of("java", "--java-cds"), parse("-np 2 java --java-cds").command(), "the command's own words");
+    }
+
+    @Test
     void elasticFlags() {
         RunSettings s = parse("--min-np 2 --max-np 8 --slots-per-host 2 --elastic-timeout 60 --reset-limit 3 "
                 + "--blacklist-cooldown-range 10 100 --discovery-interval 2 -H a:2,b:2 train");
@@ -136,7 +144,8 @@ class RunCommandLineTest {
         for (String flag : List.of("-np", "--hosts", "-hostfile", "--network-interfaces", "--ssh-port", "--ssh-identity-file",
                 "--mpi-args", "--binding-args", "--tcp", "--output-filename", "-prefix-timestamp", "--start-timeout",
                 "--verbose", "--mpi", "--jsrun", "--mpi-flavor", "--dry-run", "--remote-shell", "--launch-agent",
-                "--host-discovery-script", "--blacklist-cooldown-range", "--fault-tolerance")) {
+                "--host-discovery-script", "--blacklist-cooldown-range", "--fault-tolerance", "--java-cds", "--no-java-cds",
+                "--discovery-interval")) {
             assertTrue(help.contains(flag), "help mentions " + flag);
         }
     }
@@ -161,6 +170,7 @@ class RunCommandLineTest {
         "-np 0 hostname|at least 1",
         "-H a:1 --hostfile hf hostname|cannot be combined",
         "--mpi --jsrun hostname|cannot be combined",
+        "--java-cds --no-java-cds java M|--java-cds and --no-java-cds cannot be combined; choose one",
         "-np 2|no command given",
         "--mpi-flavor lam hostname|not known",
         "-p 70000 hostname|not a TCP port",

@@ -2,6 +2,7 @@ package org.troika.launcher.cli;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,6 +21,7 @@ import org.apache.commons.cli.Options;
 import org.apache.commons.cli.ParseException;
 import org.troika.common.ShellQuote;
 import org.troika.common.UsageException;
+import org.troika.launcher.elastic.DiscoveryInterval;
 import org.troika.launcher.spi.FaultTolerance;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.hosts.HostListParser;
@@ -83,7 +85,8 @@ public final class RunCommandLine {
         o.addOption(opt(null, "reset-limit", "N", "elastic: stop after N resets (default unlimited)"));
         o.addOption(Option.builder().longOpt("blacklist-cooldown-range").numberOfArgs(2).argName("MIN MAX")
                 .desc("elastic: a failed host is retried after a cooldown between MIN and MAX seconds (default: never)").build());
-        o.addOption(opt(null, "discovery-interval", "SECONDS", "elastic: how often the discovery script runs (default 1)"));
+        o.addOption(opt(null, "discovery-interval", "SECONDS", "elastic: pause between two discovery runs, e.g. 0.25 "
+                + "(at least 0.05; default: 20 x the script's last run time, from 0.25 to 1 s; 1 s with -H)"));
         o.addOption(opt(null, "fault-tolerance", "MODE", "elastic: relaunch (a dead rank ends the generation), shrink "
                 + "(the survivors go on: Open MPI 5, --with-ft ulfm) or auto (shrink where the MPI supports it; default)"));
         // operability (docs/operability.md)
@@ -298,9 +301,8 @@ public final class RunCommandLine {
             }
             b.cooldown(Duration.ofSeconds(lo), Duration.ofSeconds(hi));
         }
-        Integer di = positive(cl, "discovery-interval", "--discovery-interval");
-        if (di != null) {
-            b.discoveryInterval(Duration.ofSeconds(di));
+        if (cl.hasOption("discovery-interval")) {
+            b.discoveryInterval(discoveryInterval(cl.getOptionValue("discovery-interval")));
         }
         if (cl.hasOption("fault-tolerance")) {
             b.faultTolerance(FaultTolerance.parse(cl.getOptionValue("fault-tolerance")));
@@ -386,6 +388,21 @@ public final class RunCommandLine {
             throw new UsageException(shown + " needs a whole number (at most 9 digits), got " + UserText.quote(raw));
         }
         return Integer.parseInt(v);
+    }
+
+    /** {@code --discovery-interval}: decimal seconds, to the millisecond, at least {@link DiscoveryInterval#MINIMUM}. */
+    private static Duration discoveryInterval(String raw) {
+        String v = raw.trim();
+        if (!v.matches("[0-9]{1,6}(\\.[0-9]{1,3})?")) {
+            throw new UsageException("--discovery-interval needs seconds such as 2 or 0.25 (at most 3 decimals), got "
+                    + UserText.quote(raw));
+        }
+        Duration d = Duration.ofMillis(new BigDecimal(v).movePointRight(3).longValueExact());
+        if (d.compareTo(DiscoveryInterval.MINIMUM) < 0) {
+            throw new UsageException("--discovery-interval " + v + " is too short; give at least "
+                    + DiscoveryInterval.MINIMUM.toMillis() / 1000.0 + " seconds");
+        }
+        return d;
     }
 
     private static List<String> splitList(String v, String shown) {

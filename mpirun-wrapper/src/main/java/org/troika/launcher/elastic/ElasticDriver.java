@@ -50,6 +50,8 @@ public final class ElasticDriver {
 
     private int generations;
     private int resets;
+    /** How long the last discovery run took: the adaptive interval follows it. */
+    private Duration lastDiscovery = Duration.ZERO;
 
     public ElasticDriver(ElasticLimits limits, HostDiscovery discovery, HostManager hosts,
             GenerationLauncher launcher, Clock clock, ElasticListener listener) {
@@ -114,7 +116,7 @@ public final class ElasticDriver {
 
     private void loop() throws InterruptedException, Stop {
         try {
-            changed(hosts.update(discovery.discover()));
+            changed(hosts.update(discover()));
         } catch (HostDiscoveryException e) {
             throw new Stop(EXIT_DRIVER_FAILURE, e.getMessage());
         }
@@ -182,7 +184,7 @@ public final class ElasticDriver {
                         + "]; add hosts or raise --elastic-timeout");
             }
             listener.waitingForSlots(available, limits.minNp(), usable.size(), waited, limits.elasticTimeout());
-            clock.sleep(limits.discoveryInterval());
+            clock.sleep(nextPoll());
             poll();
         }
     }
@@ -207,7 +209,7 @@ public final class ElasticDriver {
     private GenerationResult watch(Generation gen, RunningGeneration running) throws InterruptedException {
         List<HostSlots> announced = gen.plan().hosts();
         while (true) {
-            var result = running.awaitEnd(limits.discoveryInterval());
+            var result = running.awaitEnd(nextPoll());
             if (result.isPresent()) {
                 return result.get();
             }
@@ -227,11 +229,26 @@ public final class ElasticDriver {
     /** One discovery after the first: failures are reported and leave the hosts as they were. */
     private HostUpdate poll() {
         try {
-            return changed(hosts.update(discovery.discover()));
+            return changed(hosts.update(discover()));
         } catch (HostDiscoveryException e) {
             listener.discoveryFailed(e.getMessage());
             return HostUpdate.NONE;
         }
+    }
+
+    /** Runs discovery once and times it. */
+    private List<HostSlots> discover() throws HostDiscoveryException {
+        long start = clock.millis();
+        try {
+            return discovery.discover();
+        } finally {
+            lastDiscovery = Duration.ofMillis(clock.millis() - start);
+        }
+    }
+
+    /** The pause until the next discovery run, counted from the end of the last one. */
+    private Duration nextPoll() {
+        return limits.discoveryInterval().after(lastDiscovery);
     }
 
     private HostUpdate changed(HostUpdate update) {

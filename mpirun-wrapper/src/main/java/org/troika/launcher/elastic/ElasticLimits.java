@@ -12,11 +12,11 @@ import org.troika.launcher.spi.RunSettings;
  * @param maxNp most ranks a generation may have, or {@code null} = every usable slot
  * @param elasticTimeout how long to wait for {@code minNp} slots before failing
  * @param resetLimit how many generations may follow the first, or {@code null} = unlimited
- * @param discoveryInterval how often discovery runs
+ * @param discoveryInterval the pause between two discovery runs
  * @param cooldown blacklist cooldown range, or {@code null} = permanent blacklist
  */
 public record ElasticLimits(int minNp, Integer maxNp, Duration elasticTimeout, Integer resetLimit,
-        Duration discoveryInterval, HostManager.Cooldown cooldown) {
+        DiscoveryInterval discoveryInterval, HostManager.Cooldown cooldown) {
 
     public ElasticLimits {
         Objects.requireNonNull(elasticTimeout, "elasticTimeout");
@@ -33,14 +33,12 @@ public record ElasticLimits(int minNp, Integer maxNp, Duration elasticTimeout, I
         if (elasticTimeout.isNegative()) {
             throw new UsageException("--elastic-timeout must not be negative");
         }
-        if (discoveryInterval.isNegative() || discoveryInterval.isZero()) {
-            throw new UsageException("the discovery interval must be positive");
-        }
     }
 
     /**
      * The limits of {@code settings}: {@code --min-np} defaults to {@code -np}, else 1; a cooldown needs both
-     * bounds.
+     * bounds; the discovery interval is {@code --discovery-interval}, else adaptive for a discovery script and
+     * {@link DiscoveryInterval#FIXED_LIST} for a fixed host list.
      */
     public static ElasticLimits from(RunSettings s) {
         int min = s.minNp() != null ? s.minNp() : s.np() != null ? s.np() : 1;
@@ -49,8 +47,10 @@ public record ElasticLimits(int minNp, Integer maxNp, Duration elasticTimeout, I
         }
         HostManager.Cooldown cooldown = s.cooldownMin() == null ? null
                 : new HostManager.Cooldown(s.cooldownMin(), s.cooldownMax());
-        return new ElasticLimits(min, s.maxNp(), s.elasticTimeout(), s.resetLimit(), s.discoveryInterval(),
-                cooldown);
+        DiscoveryInterval interval = s.discoveryInterval() != null ? DiscoveryInterval.fixed(s.discoveryInterval())
+                : s.hostDiscoveryScript() != null ? DiscoveryInterval.adaptive()
+                : DiscoveryInterval.fixed(DiscoveryInterval.FIXED_LIST);
+        return new ElasticLimits(min, s.maxNp(), s.elasticTimeout(), s.resetLimit(), interval, cooldown);
     }
 
     /** World size for {@code availableSlots}: all of them up to {@code maxNp}; 0 if fewer than {@code minNp}. */

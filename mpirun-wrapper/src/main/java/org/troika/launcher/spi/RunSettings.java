@@ -39,7 +39,9 @@ import java.util.Objects;
  * @param resetLimit elastic: maximum resets, or {@code null} = unlimited
  * @param cooldownMin elastic: blacklist cooldown lower bound, or {@code null} = permanent blacklist
  * @param cooldownMax elastic: blacklist cooldown upper bound, or {@code null}
- * @param discoveryInterval elastic: how often discovery runs
+ * @param discoveryInterval elastic: the pause between two discovery runs, or {@code null} = the default (a
+ *     discovery script: adaptive, 250 ms to 1 s from how long the script takes; a fixed host list: 1 s), see
+ *     {@code org.troika.launcher.elastic.DiscoveryInterval}
  * @param hangTimeout no progress of a rank for this long is a hang (torn down, a failure); {@code null} = default
  *     (off for static jobs, on for elastic ones), {@link Duration#ZERO} = off
  * @param hangWarning no progress for this long prints a warning; {@code null} = default (60 s when the timeout is
@@ -91,8 +93,6 @@ public record RunSettings(
     public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(30);
     /** Default elastic timeout. */
     public static final Duration DEFAULT_ELASTIC_TIMEOUT = Duration.ofSeconds(600);
-    /** Default discovery interval. */
-    public static final Duration DEFAULT_DISCOVERY_INTERVAL = Duration.ofSeconds(1);
 
     /** Launcher backend choice ({@code --launcher}); {@link #launcherName()} is the backend's name. */
     public enum Backend {
@@ -124,7 +124,6 @@ public record RunSettings(
         Objects.requireNonNull(backend, "backend");
         Objects.requireNonNull(launchAgent, "launchAgent");
         Objects.requireNonNull(elasticTimeout, "elasticTimeout");
-        Objects.requireNonNull(discoveryInterval, "discoveryInterval");
         Objects.requireNonNull(faultTolerance, "faultTolerance");
     }
 
@@ -211,7 +210,7 @@ public record RunSettings(
         private Integer resetLimit;
         private Duration cooldownMin;
         private Duration cooldownMax;
-        private Duration discoveryInterval = DEFAULT_DISCOVERY_INTERVAL;
+        private Duration discoveryInterval;
         private Duration hangTimeout;
         private Duration hangWarning;
         private Path timeline;

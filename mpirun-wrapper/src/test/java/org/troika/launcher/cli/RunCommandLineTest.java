@@ -133,6 +133,11 @@ class RunCommandLineTest {
         assertEquals(3, s.resetLimit());
         assertEquals(List.of("train"), s.command());
         assertEquals(FaultTolerance.AUTO, s.faultTolerance());
+        assertEquals(Duration.ofSeconds(2), s.discoveryInterval());
+        assertEquals(Duration.ofMillis(250), parse("--min-np 2 --discovery-interval 0.25 train").discoveryInterval());
+        assertEquals(Duration.ofMillis(50), parse("--min-np 2 --discovery-interval 0.050 train").discoveryInterval());
+        assertEquals(Duration.ofMillis(1500), parse("--min-np 2 --discovery-interval 1.5 train").discoveryInterval());
+        assertNull(parse("--min-np 2 train").discoveryInterval(), "not given: adaptive for a script, 1 s for -H");
         assertEquals(FaultTolerance.SHRINK, parse("--min-np 2 --fault-tolerance shrink train").faultTolerance());
         assertEquals(FaultTolerance.RELAUNCH, parse("--min-np 2 --fault-tolerance RELAUNCH train").faultTolerance());
     }
@@ -183,6 +188,14 @@ class RunCommandLineTest {
         "--min-np 2 --fault-tolerance shrink --fault-tolerance auto hostname|--fault-tolerance is given twice",
         "--min-np 4 --max-np 2 hostname|above --max-np",
         "--min-np 1 --blacklist-cooldown-range 0 10 hostname|invalid",
+        "--min-np 1 --discovery-interval 0.01 hostname|--discovery-interval 0.01 is too short; give at least 0.05 seconds",
+        "--min-np 1 --discovery-interval 0 hostname|is too short",
+        "--min-np 1 --discovery-interval 0.0001 hostname|--discovery-interval needs seconds such as 2 or 0.25 (at most 3 decimals), got '0.0001'",
+        "--min-np 1 --discovery-interval -1 hostname|needs seconds such as 2 or 0.25",
+        "--min-np 1 --discovery-interval .5 hostname|needs seconds such as 2 or 0.25",
+        "--min-np 1 --discovery-interval 1e3 hostname|needs seconds such as 2 or 0.25",
+        "--min-np 1 --discovery-interval 2s hostname|needs seconds such as 2 or 0.25",
+        "--discovery-interval 0.5 hostname|need an elastic job",
         "--network-interfaces eth0,,ib0 hostname|malformed",
         "--network-interfaces eth0 --network-interface eth0 hostname|named twice",
         "--mpi-args 'a hostname|balance the quotes"})

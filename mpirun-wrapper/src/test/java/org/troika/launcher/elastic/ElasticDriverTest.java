@@ -17,7 +17,7 @@ import org.troika.launcher.spi.HostSlots;
 
 /** Scenario tests of the elastic driver: fake discovery, fake launcher, fake clock; no processes. */
 class ElasticDriverTest {
-    private static final Duration SECOND = Duration.ofSeconds(1);
+    private static final DiscoveryInterval SECOND = DiscoveryInterval.fixed(Duration.ofSeconds(1));
 
     private final FakeClock clock = new FakeClock();
     private final FakeLauncher launcher = new FakeLauncher(clock);

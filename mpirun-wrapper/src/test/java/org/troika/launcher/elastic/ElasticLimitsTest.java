@@ -32,8 +32,24 @@ class ElasticLimitsTest {
     }
 
     @Test
+    void discoveryIntervalIsTheGivenOneElseAdaptiveForAScriptAndOneSecondForAFixedList() {
+        List<HostSlots> fixed = List.of(new HostSlots("a", 1), new HostSlots("b", 2));
+        assertAll(
+                () -> assertEquals(DiscoveryInterval.fixed(Duration.ofMillis(250)), ElasticLimits.from(settings()
+                        .hostDiscoveryScript(Path.of("/d.sh")).discoveryInterval(Duration.ofMillis(250)).build())
+                        .discoveryInterval()),
+                () -> assertEquals(DiscoveryInterval.adaptive(), ElasticLimits.from(settings()
+                        .hostDiscoveryScript(Path.of("/d.sh")).build()).discoveryInterval()),
+                () -> assertEquals(DiscoveryInterval.fixed(Duration.ofSeconds(1)), ElasticLimits.from(settings()
+                        .hosts(fixed, "-H").minNp(2).build()).discoveryInterval(), "a fixed list runs nothing"),
+                () -> assertEquals(DiscoveryInterval.fixed(Duration.ofSeconds(3)), ElasticLimits.from(settings()
+                        .hosts(fixed, "-H").minNp(2).discoveryInterval(Duration.ofSeconds(3)).build())
+                        .discoveryInterval()));
+    }
+
+    @Test
     void worldSizeUsesEverySlotUpToMaxNpAndNothingBelowMinNp() {
-        ElasticLimits l = new ElasticLimits(2, 5, Duration.ofSeconds(1), null, Duration.ofSeconds(1), null);
+        ElasticLimits l = new ElasticLimits(2, 5, Duration.ofSeconds(1), null, DiscoveryInterval.adaptive(), null);
         assertAll(
                 () -> assertEquals(0, l.worldSize(1)),
                 () -> assertEquals(2, l.worldSize(2)),
@@ -48,8 +64,11 @@ class ElasticLimitsTest {
                         () -> ElasticLimits.from(settings().minNp(3).maxNp(2).build())).getMessage()),
                 () -> assertThrows(UsageException.class, () -> ElasticLimits.from(settings().minNp(0).build())),
                 () -> assertThrows(UsageException.class, () -> ElasticLimits.from(settings().resetLimit(-1).build())),
+                () -> assertEquals("the discovery interval must be at least 0.05 s, got 0.0 s; give --discovery-interval"
+                        + " 0.05 or more", assertThrows(UsageException.class,
+                        () -> ElasticLimits.from(settings().discoveryInterval(Duration.ZERO).build())).getMessage()),
                 () -> assertThrows(UsageException.class,
-                        () -> ElasticLimits.from(settings().discoveryInterval(Duration.ZERO).build())),
+                        () -> ElasticLimits.from(settings().discoveryInterval(Duration.ofMillis(49)).build())),
                 () -> assertThrows(UsageException.class,
                         () -> ElasticLimits.from(settings().cooldown(Duration.ofSeconds(2), null).build())));
     }

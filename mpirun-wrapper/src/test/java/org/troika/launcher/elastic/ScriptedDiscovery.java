@@ -1,20 +1,25 @@
 package org.troika.launcher.elastic;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.IntFunction;
 import org.troika.launcher.spi.HostSlots;
 
 /**
  * Discovery whose answer is a step function of the fake clock: {@code from(5_000, "a:2,b:2")} makes every call
- * from 5 s after the start on return those hosts; {@code failFrom(...)} makes calls fail.
+ * from 5 s after the start on return those hosts; {@code failFrom(...)} makes calls fail. {@code takes(...)} makes
+ * every call advance the clock as a script of that duration would; {@link #callMillis} records when each call began.
  */
 final class ScriptedDiscovery implements HostDiscovery {
     private final FakeClock clock;
     private final long start;
     private final TreeMap<Long, Object> steps = new TreeMap<>();
     int calls;
+    final List<Long> callMillis = new ArrayList<>();
+    private IntFunction<Duration> takes = call -> Duration.ZERO;
 
     ScriptedDiscovery(FakeClock clock, String initialHosts) {
         this.clock = clock;
@@ -27,6 +32,12 @@ final class ScriptedDiscovery implements HostDiscovery {
         return this;
     }
 
+    /** Call {@code n} (1 for the first) takes {@code duration.apply(n)}. */
+    ScriptedDiscovery takes(IntFunction<Duration> duration) {
+        takes = duration;
+        return this;
+    }
+
     ScriptedDiscovery failFrom(long offsetMillis, String message) {
         steps.put(offsetMillis, new HostDiscoveryException(message));
         return this;
@@ -35,7 +46,9 @@ final class ScriptedDiscovery implements HostDiscovery {
     @Override
     public List<HostSlots> discover() throws HostDiscoveryException {
         calls++;
+        callMillis.add(clock.millis());
         Map.Entry<Long, Object> step = steps.floorEntry(clock.millis() - start);
+        clock.advance(takes.apply(calls)); // the answer is that of the moment the script started
         if (step.getValue() instanceof HostDiscoveryException e) {
             throw new HostDiscoveryException(e.getMessage());
         }

@@ -1,0 +1,108 @@
+package org.troika.launcher.elastic;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.troika.launcher.elastic.FakeLauncher.succeedAfter;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.troika.common.UsageException;
+
+/**
+ * The pause between discovery runs: the policy as a table, then the driver's polls on the fake clock (a discovery
+ * that takes a set time per call, call start times recorded).
+ */
+class DiscoveryIntervalTest {
+    private final FakeClock clock = new FakeClock();
+    private final FakeLauncher launcher = new FakeLauncher(clock);
+
+    @ParameterizedTest(name = "last run {0} ms -> pause {1} ms")
+    @CsvSource({"0, 250", "1, 250", "5, 250", "12, 250", "13, 260", "25, 500", "49, 980", "50, 1000", "80, 1000",
+        "10000, 1000", "9223372036854775807, 1000"})
+    void adaptiveIsTwentyTimesTheLastRunBetweenAQuarterAndOneSecond(long lastRunMillis, long pauseMillis) {
+        assertEquals(Duration.ofMillis(pauseMillis), DiscoveryInterval.adaptive().after(Duration.ofMillis(lastRunMillis)));
+    }
+
+    @Test
+    void adaptiveDiscoveryOfAScriptFasterThanFiftyMillisecondsTakesUnderFivePercentOfTheTime() {
+        for (long run = 1; run < 50; run++) {
+            long pause = DiscoveryInterval.adaptive().after(Duration.ofMillis(run)).toMillis();
+            double share = (double) run / (run + pause);
+            assertTrue(share < 0.05, run + " ms run, " + pause + " ms pause: " + share);
+        }
+    }
+
+    @Test
+    void aFixedIntervalIgnoresTheRunTimeAndHasAFloor() {
+        DiscoveryInterval quarter = DiscoveryInterval.fixed(Duration.ofMillis(250));
+        assertAll(
+                () -> assertEquals(Duration.ofMillis(250), quarter.after(Duration.ZERO)),
+                () -> assertEquals(Duration.ofMillis(250), quarter.after(Duration.ofSeconds(3))),
+                () -> assertEquals(Duration.ofMillis(50), DiscoveryInterval.fixed(DiscoveryInterval.MINIMUM)
+                        .after(Duration.ZERO)),
+                () -> assertEquals("the discovery interval must be at least 0.05 s, got 0.049 s; give"
+                        + " --discovery-interval 0.05 or more", assertThrows(UsageException.class,
+                        () -> DiscoveryInterval.fixed(Duration.ofMillis(49))).getMessage()));
+    }
+
+    // ---- the driver's polls -----------------------------------------------------------------------------------
+
+    private ScriptedDiscovery runJob(ScriptedDiscovery d, int minNp, DiscoveryInterval interval) throws Exception {
+        ElasticLimits limits = new ElasticLimits(minNp, null, Duration.ofSeconds(30), null, interval, null);
+        ElasticResult r = new ElasticDriver(limits, d, new HostManager(clock, null, () -> 0.0), launcher, clock,
+                new ElasticDriverTest.Recorder()).run();
+        assertTrue(r.ok(), r.message());
+        return d;
+    }
+
+    /** Milliseconds between the starts of successive discovery calls. */
+    private static List<Long> gaps(ScriptedDiscovery d) {
+        List<Long> gaps = new ArrayList<>();
+        for (int i = 1; i < d.callMillis.size(); i++) {
+            gaps.add(d.callMillis.get(i) - d.callMillis.get(i - 1));
+        }
+        return gaps;
+    }
+
+    @Test
+    void aCheapScriptIsPolledEveryQuarterSecondWhileAGenerationRuns() throws Exception {
+        launcher.on(1, succeedAfter(2_000));
+        ScriptedDiscovery d = runJob(new ScriptedDiscovery(clock, "a:2").takes(call -> Duration.ofMillis(5)), 2,
+                DiscoveryInterval.adaptive());
+        // each gap: the 5 ms run, then 20 x 5 ms = 100 ms raised to the 250 ms floor
+        assertEquals(List.of(255L, 255L, 255L, 255L, 255L, 255L, 255L), gaps(d));
+    }
+
+    @Test
+    void aSlowScriptKeepsTheOneSecondIntervalAndTheIntervalFollowsTheLastRun() throws Exception {
+        launcher.on(1, succeedAfter(4_000));
+        // 80 ms (1 s pause), 80 ms, then 30 ms runs (600 ms pause), then 5 ms (250 ms)
+        ScriptedDiscovery d = runJob(new ScriptedDiscovery(clock, "a:2").takes(call -> Duration.ofMillis(
+                call <= 2 ? 80 : call <= 4 ? 30 : 5)), 2, DiscoveryInterval.adaptive());
+        assertEquals(List.of(1_080L, 1_080L, 630L, 630L, 255L, 255L), gaps(d));
+    }
+
+    @Test
+    void aGivenIntervalIsKeptWhateverTheScriptTakes() throws Exception {
+        launcher.on(1, succeedAfter(500));
+        ScriptedDiscovery d = runJob(new ScriptedDiscovery(clock, "a:2").takes(call -> Duration.ofMillis(5)), 2,
+                DiscoveryInterval.fixed(Duration.ofMillis(100)));
+        assertEquals(List.of(105L, 105L, 105L, 105L), gaps(d));
+    }
+
+    @Test
+    void whileWaitingForSlotsACheapScriptSeesTheNewHostWithinAQuarterSecond() throws Exception {
+        long t0 = clock.millis();
+        launcher.on(1, succeedAfter(1_000));
+        runJob(new ScriptedDiscovery(clock, "a:2").from(1_100, "a:2,b:2").takes(call -> Duration.ofMillis(5)), 4,
+                DiscoveryInterval.adaptive());
+        // polls at 0, 255, 510, 765, 1020, 1275: the 1275 ms one (5 ms) finds b, and the generation starts
+        assertEquals(1_280, launcher.runs.get(0).startMillis - t0);
+    }
+}

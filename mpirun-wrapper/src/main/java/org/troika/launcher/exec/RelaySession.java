@@ -204,7 +204,7 @@ public final class RelaySession implements AutoCloseable {
             throws IOException, InterruptedException {
         RelaySession session = open(s, allocationShell, remoteHosts(plan), mpi, env, troikaHome, err, onHostLost,
                 timeline);
-        if (!session.active()) {
+        if (!session.wanted) {
             return session;
         }
         boolean ok = false;

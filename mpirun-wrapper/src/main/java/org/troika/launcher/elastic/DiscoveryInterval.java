@@ -51,7 +51,10 @@ public record DiscoveryInterval(Duration fixed) {
         return new DiscoveryInterval(null);
     }
 
-    /** The pause after a discovery run that took {@code lastRun} (zero before any run was timed). */
+    /**
+     * The pause after a discovery run, for a script whose runs take {@code lastRun} (the driver passes the shortest of
+     * the last few runs; zero before any run was timed).
+     */
     public Duration after(Duration lastRun) {
         if (fixed != null) {
             return fixed;

@@ -50,8 +50,13 @@ public final class ElasticDriver {
 
     private int generations;
     private int resets;
-    /** How long the last discovery run took: the adaptive interval follows it. */
-    private Duration lastDiscovery = Duration.ZERO;
+    /**
+     * How long the last {@value #RECENT_RUNS} discovery runs took. The adaptive interval follows the shortest: that is
+     * the script's own cost, while a slower run mostly waited for a busy CPU (ranks computing on the launcher's cores),
+     * which polling less often would not relieve.
+     */
+    private final java.util.ArrayDeque<Duration> recentDiscoveries = new java.util.ArrayDeque<>();
+    static final int RECENT_RUNS = 8;
 
     public ElasticDriver(ElasticLimits limits, HostDiscovery discovery, HostManager hosts,
             GenerationLauncher launcher, Clock clock, ElasticListener listener) {
@@ -242,13 +247,17 @@ public final class ElasticDriver {
         try {
             return discovery.discover();
         } finally {
-            lastDiscovery = Duration.ofMillis(clock.millis() - start);
+            if (recentDiscoveries.size() == RECENT_RUNS) {
+                recentDiscoveries.removeFirst();
+            }
+            recentDiscoveries.addLast(Duration.ofMillis(clock.millis() - start));
         }
     }
 
     /** The pause until the next discovery run, counted from the end of the last one. */
     private Duration nextPoll() {
-        return limits.discoveryInterval().after(lastDiscovery);
+        return limits.discoveryInterval().after(recentDiscoveries.stream().min(Duration::compareTo)
+                .orElse(Duration.ZERO));
     }
 
     private HostUpdate changed(HostUpdate update) {

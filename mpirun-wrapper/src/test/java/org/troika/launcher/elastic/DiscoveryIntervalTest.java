@@ -88,6 +88,21 @@ class DiscoveryIntervalTest {
         assertEquals(List.of(1_080L, 1_080L, 630L, 630L, 255L, 255L), gaps(d));
     }
 
+    /**
+     * A cheap script that is slow for a while because ranks keep the launcher's cores busy: the pause follows the
+     * shortest of the last 8 runs (the script's own cost), so the busy spell does not stretch it to 1 s; once 8 slow
+     * runs in a row leave no fast one in the window, the script really got slower and the pause grows.
+     */
+    @Test
+    void slowRunsOnABusyMachineDoNotStretchTheIntervalOfACheapScript() throws Exception {
+        launcher.on(1, succeedAfter(3_900));
+        ScriptedDiscovery d = runJob(new ScriptedDiscovery(clock, "a:2").takes(call -> Duration.ofMillis(
+                call <= 2 ? 5 : 60)), 2, DiscoveryInterval.adaptive());
+        // calls 1-2 take 5 ms, then 60 ms each: the first gaps are 5 + 250 and 60 + 250 while a 5 ms run is among the
+        // last 8; from call 10 on (runs 3-10 all 60 ms) the pause is 1 s
+        assertEquals(List.of(255L, 255L, 310L, 310L, 310L, 310L, 310L, 310L, 310L, 1_060L), gaps(d));
+    }
+
     @Test
     void aGivenIntervalIsKeptWhateverTheScriptTakes() throws Exception {
         launcher.on(1, succeedAfter(500));

@@ -211,16 +211,26 @@ class RelayRunTest {
     }
 
     @Test
-    void aHostWhoseServiceNeverStartsIsNamedAfterTheStartTimeout() throws Exception {
+    void aHostWhoseServiceNeverStartsIsNamedAtOnceOrAfterTheStartTimeout() throws Exception {
         Requires.root();
         try (NetnsCluster c = NetnsCluster.create("rrn", 222, 2)) {
             List<String> hosts = new ArrayList<>(c.hosts().stream().map(NetnsCluster.Host::address).toList());
             hosts.add("10.222.0.99");
-            RunSupport.Result r = RunSupport.run(tmp, "--start-timeout", "10", "-np", "3", "-H", hostList(hosts),
+            // no such host: its remote shell fails at once, and so does the job, naming the host and the shell's exit
+            // (before issue 14 it waited the whole start timeout)
+            long t0 = System.nanoTime();
+            RunSupport.Result r = RunSupport.run(tmp, "--start-timeout", "60", "-np", "3", "-H", hostList(hosts),
                     "--remote-shell", c.remoteShell(), "hostname");
+            long tookS = java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
             assertTrue(r.exitCode() != 0, r.toString());
-            assertTrue(r.err().contains("did not come up") && r.err().contains("10.222.0.99"), r.toString());
+            assertTrue(r.err().contains("did not come up on: 10.222.0.99 (exit "), r.toString());
             assertFalse(r.err().contains("10.222.0.2,"), r.toString());
+            assertTrue(tookS < 50, "waited " + tookS + " s for a remote shell that had ended\n" + r);
+            // a remote shell that hangs without starting the service: named after the start timeout
+            RunSupport.Result hung = RunSupport.run(tmp, "--start-timeout", "2", "-np", "1", "-H", "10.222.0.2:1",
+                    "--remote-shell", "sh -c 'sleep 60' {host}", "hostname");
+            assertTrue(hung.exitCode() != 0, hung.toString());
+            assertTrue(hung.err().contains("did not come up within 2 s on: 10.222.0.2"), hung.toString());
         }
     }
 

@@ -356,15 +356,30 @@ public final class RelaySession implements AutoCloseable {
         return failed;
     }
 
-    /** Stops {@code host}'s service (Shutdown; its remote shell is waited for at close). */
+    /**
+     * Stops {@code host}'s service: Shutdown when it registered (its remote shell ends with it and is waited for at
+     * close), else its remote shell is ended now (nothing would tell a service that never registered to stop).
+     */
     private void stop(String host, String why) {
         Service sv = services.remove(host);
+        boolean registered = driver != null && driver.registered(host);
         if (driver != null) {
             driver.release(host, why);
         }
         if (sv != null) {
             Secret.deleteFile(sv.stdinFile);
             stoppedShells.add(sv.shell);
+            if (!registered && sv.shell.isAlive()) {
+                Thread t = new Thread(() -> {
+                    try {
+                        sv.shell.terminate(Duration.ofSeconds(2));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "troika-relay-stop-" + host);
+                t.setDaemon(true);
+                t.start();
+            }
         }
     }
 
@@ -469,9 +484,9 @@ public final class RelaySession implements AutoCloseable {
                 if (ended.isEmpty()) {
                     throw new HostsNotReadyException(failed, timeout);
                 }
-                throw new HostsNotReadyException(failed, "the remote shell ended before its task service registered on: "
-                        + String.join(", ", ended) + " (check that troika is installed there and the remote shell works"
-                        + "; --verbose shows the command)");
+                throw new HostsNotReadyException(failed, "task services did not come up on: " + String.join(", ", ended)
+                        + ": the remote shell ended before the service registered (check that troika is installed there"
+                        + " and the remote shell works; --verbose shows the command)");
             }
             Thread.sleep(START_POLL.toMillis());
         }

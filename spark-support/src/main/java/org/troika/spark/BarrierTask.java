@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.BarrierTaskContext;
 import org.troika.common.TroikaEnv;
+import org.troika.rsh.agent.AgentKey;
 import org.troika.rsh.task.TaskService;
 import org.troika.wire.Endpoint;
 import org.troika.wire.Protocol;
@@ -18,7 +19,8 @@ import org.troika.wire.WireChannel;
 
 /**
  * The body of each barrier task: register with the driver's {@link JobService}, run the task service of its host when
- * told to (the lowest-index task of each host hash), then wait for the job's end. Returns the task index, or fails
+ * told to (the lowest-index task of each host hash; none when mpirun starts the ranks on the driver's machine itself),
+ * then wait for the job's end. Returns the task index, or fails
  * with the driver's message when the MPI job failed.
  *
  * <p>Cancellation: a watcher polls {@link BarrierTaskContext#isInterrupted()} (Spark kills tasks of a cancelled or
@@ -36,11 +38,17 @@ final class BarrierTask implements BarrierStage.PartitionFn<Integer, Integer> {
     private final String jobService;
     private final String secret;
     private final boolean hostPerExecutor;
+    private final String agentLabel;
 
-    BarrierTask(Endpoint jobService, Secret secret, boolean hostPerExecutor) {
+    /**
+     * @param agentLabel the label of this job's launch agent key ({@link AgentKey}; not a secret): the task service
+     *     hands orted and tree-spawned agents that key, never the job secret
+     */
+    BarrierTask(Endpoint jobService, Secret secret, boolean hostPerExecutor, String agentLabel) {
         this.jobService = jobService.toString();
         this.secret = secret.encode();
         this.hostPerExecutor = hostPerExecutor;
+        this.agentLabel = AgentKey.checkLabel(agentLabel);
     }
 
     @Override
@@ -70,7 +78,8 @@ final class BarrierTask implements BarrierStage.PartitionFn<Integer, Integer> {
                 }
                 if (!a.serviceHost().isEmpty()) {
                     service.start(new TaskService.Config(a.serviceHost(), a.driver(), key, HEARTBEAT, LIVENESS,
-                            System.getenv(), Path.of(System.getProperty("java.io.tmpdir"))));
+                            System.getenv(), Path.of(System.getProperty("java.io.tmpdir")),
+                            AgentKey.derive(key, agentLabel)));
                 }
                 SparkMessage end = c.receive();
                 if (end instanceof SparkMessage.Failure f) {

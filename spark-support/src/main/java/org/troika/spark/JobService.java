@@ -16,8 +16,8 @@ import org.troika.wire.WireChannel;
 import org.troika.wire.WireServer;
 
 /**
- * The Spark side of the driver: one authenticated service (the troika wire's Spark protocol, the job's secret) in the
- * Spark driver that the barrier tasks and the ranks talk to, on a {@link WireServer} (hello deadline, bounds on
+ * The Spark side of the driver: one authenticated service (the troika wire's Spark protocol) in the Spark driver that
+ * the barrier tasks (with the job's secret) and the ranks (with the {@linkplain #rankKey rank key}) talk to, on a {@link WireServer} (hello deadline, bounds on
  * connections that have not proven the key, bounded threads; this runs inside the Spark driver's JVM, so it bounds
  * its own resources rather than the heap). The host registry for the launch agent is the separate
  * {@link org.troika.rsh.driver.DriverService}, created once the host hashes are known.
@@ -31,7 +31,8 @@ import org.troika.wire.WireServer;
  * </pre>
  *
  * Frames that fail the MAC, replays and unexpected messages close the connection without any effect; a rank number
- * outside {@code 0..np-1} or a second result for a rank is refused.
+ * outside {@code 0..np-1} or a second result for a rank is refused. Each key opens one door: the job secret registers
+ * tasks and nothing else, the rank key fetches the function and reports results and nothing else.
  */
 final class JobService implements AutoCloseable {
     /** One registered task. */
@@ -44,7 +45,11 @@ final class JobService implements AutoCloseable {
         }
     }
 
+    /** Derivation label of the rank key; bump the version on any change of what the key may do. */
+    static final String RANK_KEY_LABEL = "troika-spark-rank-v1";
+
     private final int np;
+    private final Secret rankKey;
     private final byte[] function;
     private final String filter;
     private final WireServer<SparkMessage> server;
@@ -57,12 +62,23 @@ final class JobService implements AutoCloseable {
 
     JobService(Secret secret, InetAddress bind, int np, byte[] function, String filter) throws IOException {
         this.np = np;
+        this.rankKey = rankKey(secret);
         this.function = function.clone();
         this.filter = filter;
         // np tasks stay connected; np ranks connect twice each, briefly
         this.server = WireServer.start("troika-spark-job-service", Protocol.SPARK, secret, List.of(bind),
                 WireServer.Limits.DEFAULT.withMaxConnections(WireServer.Limits.DEFAULT.maxConnections() + 2 * np),
                 this::serve);
+        server.acceptAlso(rankKey);
+    }
+
+    /**
+     * The key the ranks get instead of the job secret: HMAC-SHA256(job secret, {@value #RANK_KEY_LABEL}). It fetches
+     * the function and reports a result at this service and opens nothing else: no task registration here, and no door
+     * of the relay (driver and task services take the job secret or the launch agent key, never this one).
+     */
+    static Secret rankKey(Secret job) {
+        return job.derive(RANK_KEY_LABEL);
     }
 
     Endpoint endpoint() {
@@ -120,6 +136,13 @@ final class JobService implements AutoCloseable {
         return true;
     }
 
+    /** Tells every task to start no task service: the ranks run on this machine, started by mpirun itself. */
+    void assignNoServices() throws IOException {
+        for (WireChannel<SparkMessage> c : taskChannels.values()) {
+            c.send(new SparkMessage.Assign("", List.of()));
+        }
+    }
+
     /** Tells every task which task service to start (per {@code layout}) and where the host registry is. */
     void assign(HostLayout layout, Endpoint driver) throws IOException {
         for (Map.Entry<Integer, WireChannel<SparkMessage>> e : taskChannels.entrySet()) {
@@ -141,7 +164,11 @@ final class JobService implements AutoCloseable {
 
     /** One authenticated connection; {@link WireServer} closes it when this returns. */
     private void serve(WireChannel<SparkMessage> c, SparkMessage first) throws IOException {
-        if (first instanceof SparkMessage.Task t) {
+        boolean rank = c.keyedWith(rankKey);
+        if (rank != (first instanceof SparkMessage.FetchFunction || first instanceof SparkMessage.RankResult)) {
+            c.send(new SparkMessage.Failure(first.getClass().getSimpleName() + " is not accepted with "
+                    + (rank ? "the rank key" : "the job secret") + " at the Spark job service"));
+        } else if (first instanceof SparkMessage.Task t) {
             if (registerTask(c, t)) {
                 watchTask(t.index(), c);
             }

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import org.troika.common.TroikaEnv;
 import org.troika.wire.Endpoint;
 import org.troika.wire.Protocol;
 import org.troika.wire.SparkMessage;
@@ -25,8 +24,10 @@ import org.troika.worker.RankEnv;
  * this rank's {@link RankEnv}, and reports the serialized result (or the error) back. Exit code 0 on success, 1 when
  * the function failed, 2 when the job service could not be reached.
  *
- * <p>Reads {@value #SERVICE_ENV} (exported by mpirun) and the job secret from {@link TroikaEnv#SECRET_FILE} (set by
- * the task service for orted, inherited by ranks).
+ * <p>Reads {@value #SERVICE_ENV} (exported by mpirun) and the rank key ({@link JobService#rankKey}, never the job
+ * secret) from the file named by {@value #KEY_FILE_ENV}: written by the driver when mpirun starts the ranks on its own
+ * machine, else by each host's task service (sent by the driver over the relay) and named to orted, whose ranks
+ * inherit it.
  */
 public final class RankMain {
     /** The job service's endpoint, {@code ADDRESS:PORT}. */
@@ -38,6 +39,8 @@ public final class RankMain {
      * hundreds of jars made that cost ~0.5 s per rank on a loaded machine (measured, bench/spark-latency.sh).
      */
     public static final String CLASSPATH_ENV = "TROIKA_SPARK_CLASSPATH";
+    /** The file (0600) holding the rank key. */
+    public static final String KEY_FILE_ENV = "TROIKA_SPARK_KEY_FILE";
     static final int TIMEOUT_MS = 60_000;
 
     private RankMain() {}
@@ -48,7 +51,15 @@ public final class RankMain {
 
     static int run(Map<String, String> env) {
         RankEnv rank = RankEnv.current();
-        Secret secret = Secret.fromEnv(env);
+        Secret secret;
+        try {
+            secret = Secret.readFile(java.nio.file.Path.of(env.getOrDefault(KEY_FILE_ENV, "")));
+        } catch (IOException | RuntimeException e) {
+            System.err.println("troika-spark rank " + rank.rank() + ": cannot read the rank key from " + KEY_FILE_ENV
+                    + "=" + env.getOrDefault(KEY_FILE_ENV, "(unset)") + ": " + e.getMessage()
+                    + "; ranks are started by TroikaSpark.run, which sets it");
+            return 2;
+        }
         List<Endpoint> service = Endpoint.parseList(env.getOrDefault(SERVICE_ENV, ""), SERVICE_ENV);
         SparkMessage.FunctionBytes fn;
         try (WireChannel<SparkMessage> c = WireChannel.connectAny(service, Protocol.SPARK, secret, TIMEOUT_MS)) {

@@ -38,6 +38,8 @@ import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.mpi.FlavorDetector;
 import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.mpi.VersionProbeCache;
+import org.troika.rsh.agent.AgentKey;
 import org.troika.rsh.driver.DriverService;
 import org.troika.rsh.driver.HostsNotReadyException;
 import org.troika.wire.Secret;
@@ -55,8 +57,13 @@ import org.troika.wire.Secret;
  *   JobService (wire, job secret) ◄── SparkTask ──── barrier task 0..np-1 (one per rank)
  *   DriverService (host registry) ◄── Register ───── TaskService in the lowest-index task of each host hash
  *   mpirun -H hash:slots,...  ── troika-rsh agent ─► TaskService ─► orted ─► java RankMain (one per rank)
- *   JobService ◄── FetchFunction / RankResult ─────────────────────────────── ranks
+ *   JobService (rank key) ◄── FetchFunction / RankResult ──────────────────── ranks
  * </pre>
+ *
+ * In Spark local mode every task runs in the driver's JVM, which is then the executor: mpirun starts the ranks itself
+ * ({@code -H localhost:np}) as its children, with no DriverService, task service, launch agent or orted, and the
+ * ranks map a class-data-sharing archive of this machine ({@link RankCds}). The job secret stays in the driver and the
+ * tasks; agents get the launch agent key ({@link AgentKey}), ranks the rank key ({@link JobService#rankKey}).
  *
  * Failure handling: a failing rank fails the Spark job and this call with the rank, host and exit code; tasks that do
  * not register within the start timeout are named by count; cancelling the Spark job (or a lost task) stops mpirun, and
@@ -159,18 +166,21 @@ public final class TroikaSpark {
 
         List<R> run() throws IOException, InterruptedException {
             checkSlots(sc, np, options.startTimeout());
-            MpiInstall mpi = FlavorDetector.detect(new SystemCommandRunner(System.getenv()),
-                    FlavorDetector.mpirunCommand(System.getenv()));
+            Map<String, String> env = System.getenv();
+            // the probe's output is cached per mpirun binary (as troika run does): no process start per job
+            MpiInstall mpi = FlavorDetector.detect(new VersionProbeCache(new SystemCommandRunner(env),
+                    VersionProbeCache.defaultDir(env), env), FlavorDetector.mpirunCommand(env));
+            SparkLaunchPlanner.requireOpenMpi(mpi);
             Secret secret = Secret.generate();
+            String agentLabel = AgentKey.newLabel();
             InetAddress bind = InetAddress.getByName(sc.getConf().get("spark.driver.host", "127.0.0.1"));
             String filter = Closures.filterFor(fn, options.allowedClasses());
             Path work = PrivateFiles.createTempDirectory("troika-spark-");
-            Path secretFile = null;
             byte[] id = new byte[6];
             new SecureRandom().nextBytes(id);
             String group = "troika-spark-" + HexFormat.of().formatHex(id);
             try (JobService jobs = new JobService(secret, bind, np, Closures.serialize(fn), filter)) {
-                JavaFutureAction<List<Integer>> tasks = submit(jobs, secret, group);
+                JavaFutureAction<List<Integer>> tasks = submit(jobs, secret, group, agentLabel);
                 try {
                     if (!jobs.awaitTasks(left(), tasks::isDone)) {
                         if (tasks.isDone()) {
@@ -181,8 +191,9 @@ public final class TroikaSpark {
                     }
                     HostLayout layout = HostLayout.of(jobs.tasks().entrySet().stream()
                             .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().hostHash())));
-                    secretFile = secret.writeToPrivateFile(work);
-                    List<R> results = runMpi(jobs, layout, secret, secretFile, bind, mpi, work, tasks, filter);
+                    // local mode: every task runs in this JVM, so mpirun starts the ranks here itself
+                    List<R> results = sc.isLocal() ? runHere(jobs, layout, secret, mpi, work, tasks, filter)
+                            : runRelayed(jobs, layout, secret, agentLabel, bind, mpi, work, tasks, filter);
                     jobs.finish(null);
                     await(tasks);
                     return results;
@@ -197,7 +208,8 @@ public final class TroikaSpark {
             }
         }
 
-        private JavaFutureAction<List<Integer>> submit(JobService jobs, Secret secret, String group) {
+        private JavaFutureAction<List<Integer>> submit(JobService jobs, Secret secret, String group,
+                String agentLabel) {
             JavaSparkContext jsc = JavaSparkContext.fromSparkContext(sc);
             String[] keys = {"spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel"};
             Map<String, String> saved = new LinkedHashMap<>();
@@ -207,50 +219,129 @@ public final class TroikaSpark {
             sc.setJobGroup(group, "troika MPI job of " + np + " processes", true);
             try {
                 JavaRDD<Integer> seeds = jsc.parallelize(IntStream.range(0, np).boxed().toList(), np);
-                BarrierTask task = new BarrierTask(jobs.endpoint(), secret, options.hostPerExecutor());
+                BarrierTask task = new BarrierTask(jobs.endpoint(), secret, options.hostPerExecutor(), agentLabel);
                 return BarrierStage.map(seeds, task, Integer.class).collectAsync();
             } finally {
                 saved.forEach(sc::setLocalProperty);
             }
         }
 
-        private List<R> runMpi(JobService jobs, HostLayout layout, Secret secret, Path secretFile, InetAddress bind,
-                MpiInstall mpi, Path work, JavaFutureAction<List<Integer>> tasks, String filter) throws IOException,
-                InterruptedException {
+        /**
+         * Spark local mode: the ranks are mpirun's children on this machine ({@code -H localhost:np}), like the
+         * executor (this JVM) that runs every task; no task service, launch agent or orted. The rank key goes into a
+         * 0600 file in the job's private folder; ranks map this machine's class-data-sharing archive ({@link RankCds}).
+         */
+        private List<R> runHere(JobService jobs, HostLayout layout, Secret secret, MpiInstall mpi, Path work,
+                JavaFutureAction<List<Integer>> tasks, String filter) throws IOException, InterruptedException {
+            jobs.assignNoServices();
+            Path keyFile = JobService.rankKey(secret).writeToPrivateFile(work);
+            Map<String, String> env = rankEnvironment(jobs);
+            env.put(RankMain.KEY_FILE_ENV, keyFile.toString());
+            Map<String, String> cdsEnv = new LinkedHashMap<>(System.getenv());
+            cdsEnv.putAll(options.env());
+            String java = javaCommand();
+            String cp = rankClasspathOption();
+            RankCds.Plan cds = RankCds.plan(cdsEnv, layout.hostNames().get(0), java, options.jvmOptions(), cp);
+            if (options.verbose()) {
+                err.println("troika-spark: " + cds.describe());
+            }
+            try {
+                BackendPlan plan = SparkLaunchPlanner.localPlan(SparkLaunchPlanner.localSettings(options, np,
+                        SparkLaunchPlanner.rankCommand(java, options.jvmOptions(), cp, cds)), mpi, asRoot(), env, layout);
+                List<R> results = launch(plan, layout, jobs, tasks, filter);
+                RankCds.keep(cds);
+                return results;
+            } finally {
+                RankCds.discard(cds);
+            }
+        }
+
+        /**
+         * Executors in their own JVMs: a task service in one task per host hash, mpirun's daemons started through the
+         * launch agent with this job's agent key ({@link AgentKey}), the rank key sent to every host over the relay.
+         */
+        private List<R> runRelayed(JobService jobs, HostLayout layout, Secret secret, String agentLabel,
+                InetAddress bind, MpiInstall mpi, Path work, JavaFutureAction<List<Integer>> tasks, String filter)
+                throws IOException, InterruptedException {
             try (DriverService driver = new DriverService(secret, bind, layout.hostNames(), HEARTBEAT, LIVENESS,
                     (host, why) -> err.println("troika-spark: host " + host + " lost: " + why))) {
+                Secret agentKey = AgentKey.derive(secret, agentLabel);
+                Path agentKeyFile = agentKey.writeToPrivateFile(work);
+                driver.openAgentKey(agentKey, () -> Secret.deleteFile(agentKeyFile));
                 jobs.assign(layout, driver.endpoint());
                 try {
                     driver.awaitHosts(left());
                 } catch (HostsNotReadyException e) {
                     throw new TroikaSparkException("troika-spark: start timeout: " + e.getMessage(), e);
                 }
-                if ("root".equals(System.getProperty("user.name"))) {
+                if (asRoot()) {
                     driver.separateSharedHostnames(); // fake hosts on one kernel: own UTS namespace (needs root)
                 }
-                BackendPlan plan = plan(layout, secretFile, driver, jobs, mpi, work);
-                HostPlan hosts = HostPlan.assign("spark", layout.hosts(), np);
-                MpiFailureParser parser = new MpiFailureParser(hosts);
-                if (options.verbose()) {
-                    err.println("troika-spark: hosts " + hosts.hostList() + "; running " + plan.launch().render());
-                }
-                int code = supervise(plan, parser, jobs, tasks);
-                Map<Integer, JobService.Outcome> outcomes = jobs.outcomes();
-                boolean rankFailed = outcomes.values().stream().anyMatch(o -> !o.ok());
-                if (code != 0 && !rankFailed) {
-                    sparkSideFirst(jobs, tasks);
-                }
-                if (code != 0 || rankFailed) {
-                    Map<String, String> executors = new LinkedHashMap<>();
-                    layout.serviceTask().forEach((h, t) -> executors.put(h, jobs.tasks().get(t).executor()));
-                    throw new TroikaSparkException(failureMessage(code, outcomes, parser.first(), hosts, executors));
-                }
-                if (!jobs.awaitOutcomes(Duration.ofSeconds(10))) {
-                    throw new TroikaSparkException("troika-spark: mpirun ended but only " + jobs.outcomes().size() + " of "
-                            + np + " ranks reported a result");
-                }
-                return decode(jobs.outcomes(), filter);
+                // each task service writes it 0600 on its host and names it to orted, whose ranks inherit it
+                driver.sendPrivateFile(RankMain.KEY_FILE_ENV, JobService.rankKey(secret).encode()
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII), left());
+                return launch(plan(layout, agentKeyFile, driver, jobs, mpi, work), layout, jobs, tasks, filter);
             }
+        }
+
+        /** Runs the planned mpirun and turns its end into the results by rank, or the failure of the first rank. */
+        private List<R> launch(BackendPlan plan, HostLayout layout, JobService jobs,
+                JavaFutureAction<List<Integer>> tasks, String filter) throws IOException, InterruptedException {
+            HostPlan hosts = HostPlan.assign("spark", layout.hosts(), np);
+            MpiFailureParser parser = new MpiFailureParser(hosts);
+            if (options.verbose()) {
+                err.println("troika-spark: hosts " + hosts.hostList() + "; running " + plan.launch().render());
+            }
+            plan.warnings().forEach(w -> err.println("troika-spark: warning: " + w));
+            int code = supervise(plan, parser, jobs, tasks);
+            Map<Integer, JobService.Outcome> outcomes = jobs.outcomes();
+            boolean rankFailed = outcomes.values().stream().anyMatch(o -> !o.ok());
+            if (code != 0 && !rankFailed) {
+                sparkSideFirst(jobs, tasks);
+            }
+            if (code != 0 || rankFailed) {
+                Map<String, String> executors = new LinkedHashMap<>();
+                layout.serviceTask().forEach((h, t) -> executors.put(h, jobs.tasks().get(t).executor()));
+                throw new TroikaSparkException(failureMessage(code, outcomes, parser.first(), hosts, executors));
+            }
+            if (!jobs.awaitOutcomes(Duration.ofSeconds(10))) {
+                throw new TroikaSparkException("troika-spark: mpirun ended but only " + jobs.outcomes().size() + " of "
+                        + np + " ranks reported a result");
+            }
+            return decode(jobs.outcomes(), filter);
+        }
+
+        private static boolean asRoot() {
+            return "root".equals(System.getProperty("user.name"));
+        }
+
+        private String javaCommand() {
+            return options.javaCommand() != null ? options.javaCommand()
+                    : Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        }
+
+        /**
+         * The rank JVM's {@code -cp}: a given rank class path is its whole class path; by default troika's jars from
+         * the driver's, and the function's classes are loaded from the rest ({@link RankMain#CLASSPATH_ENV}).
+         */
+        private String rankClasspathOption() {
+            return options.rankClasspath() != null ? options.rankClasspath() : rankClasspath();
+        }
+
+        /** mpirun's environment, exported to the ranks by name: the driver's, without troika's keys, plus the job's. */
+        private Map<String, String> rankEnvironment(JobService jobs) {
+            Map<String, String> env = new LinkedHashMap<>(System.getenv());
+            TroikaEnv.stripJobSecret(env);
+            env.remove(TroikaEnv.SECRET_FILE);
+            env.remove(TroikaEnv.DRIVER_ADDR);
+            env.remove(RankMain.KEY_FILE_ENV);
+            env.putAll(options.env());
+            env.put(RankMain.SERVICE_ENV, jobs.endpoint().toString());
+            env.remove(RankMain.CLASSPATH_ENV);
+            if (options.rankClasspath() == null) {
+                env.put(RankMain.CLASSPATH_ENV, System.getProperty("java.class.path"));
+            }
+            return env;
         }
 
         /**
@@ -279,34 +370,19 @@ public final class TroikaSpark {
             }
         }
 
-        private BackendPlan plan(HostLayout layout, Path secretFile, DriverService driver, JobService jobs,
+        private BackendPlan plan(HostLayout layout, Path agentKeyFile, DriverService driver, JobService jobs,
                 MpiInstall mpi, Path work) throws IOException {
-            String java = options.javaCommand() != null ? options.javaCommand()
-                    : Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            // the driver's class path: the rank JVM starts on troika's jars from it and loads the function's classes
-            // from the rest (RankMain.CLASSPATH_ENV); a given rank class path is the rank JVM's whole class path
-            String cp = options.rankClasspath() != null ? options.rankClasspath() : rankClasspath();
+            String java = javaCommand();
             Path agent = work.resolve("troika-rsh");
             Files.writeString(agent, SparkLaunchPlanner.agentScript(java, agentClasspath()));
             Files.setPosixFilePermissions(agent, PosixFilePermissions.fromString("rwx------"));
-            Map<String, String> env = new LinkedHashMap<>(System.getenv());
-            env.remove(TroikaEnv.SECRET_FILE);
-            env.remove(TroikaEnv.DRIVER_ADDR);
-            env.putAll(options.env());
-            env.put(RankMain.SERVICE_ENV, jobs.endpoint().toString());
-            env.remove(RankMain.CLASSPATH_ENV);
-            if (options.rankClasspath() == null) {
-                env.put(RankMain.CLASSPATH_ENV, System.getProperty("java.class.path"));
-            }
             Map<String, String> agentEnv = Map.of(TroikaEnv.DRIVER_ADDR, driver.endpoint().toString(),
-                    TroikaEnv.SECRET_FILE, secretFile.toString(), TroikaEnv.LIVENESS_TIMEOUT_MS,
+                    TroikaEnv.SECRET_FILE, agentKeyFile.toString(), TroikaEnv.LIVENESS_TIMEOUT_MS,
                     Long.toString(LIVENESS.toMillis()));
-            RunSettings s = SparkLaunchPlanner.settings(options, layout, np,
-                    SparkLaunchPlanner.rankCommand(java, options.jvmOptions(), cp));
-            BackendPlan plan = SparkLaunchPlanner.plan(s, mpi, "root".equals(System.getProperty("user.name")), env,
-                    agent, agentEnv);
-            plan.warnings().forEach(w -> err.println("troika-spark: warning: " + w));
-            return plan;
+            // ranks on executors get no class-data-sharing archive: it would have to be recorded on their hosts
+            RunSettings s = SparkLaunchPlanner.settings(options, layout, np, SparkLaunchPlanner.rankCommand(java,
+                    options.jvmOptions(), rankClasspathOption(), RankCds.Plan.off("ranks run in executors")));
+            return SparkLaunchPlanner.plan(s, mpi, asRoot(), rankEnvironment(jobs), agent, agentEnv);
         }
 
         /** Runs mpirun; stops it when the Spark job ends first (cancelled, a task failed) or a task is lost. */

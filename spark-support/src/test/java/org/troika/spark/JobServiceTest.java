@@ -30,6 +30,8 @@ import org.troika.wire.WireChannel;
 @Timeout(60)
 class JobServiceTest {
     private static final Secret SECRET = Secret.generate();
+    /** What ranks hold instead of the job secret. */
+    private static final Secret RANK = JobService.rankKey(SECRET);
     private static final byte[] FUNCTION = {(byte) 0xac, (byte) 0xed, 0, 5, 1, 2, 3};
     private final JobService service;
 
@@ -51,10 +53,28 @@ class JobServiceTest {
     }
 
     @Test
-    void aRankWithTheSecretGetsTheFunctionAndItsFilter() throws IOException {
-        SparkMessage.FunctionBytes f = assertInstanceOf(SparkMessage.FunctionBytes.class, ask(SECRET, new SparkMessage.FetchFunction(2)));
+    void aRankWithTheRankKeyGetsTheFunctionAndItsFilter() throws IOException {
+        SparkMessage.FunctionBytes f = assertInstanceOf(SparkMessage.FunctionBytes.class, ask(RANK, new SparkMessage.FetchFunction(2)));
         assertArrayEquals(FUNCTION, f.data());
         assertEquals("java.lang.*;!*", f.classFilter());
+    }
+
+    @Test
+    void eachKeyOpensOneDoorTheJobSecretRegistersTasksTheRankKeyFetchesAndReports() throws IOException {
+        assertTrue(!RANK.equals(SECRET));
+        assertInstanceOf(SparkMessage.Failure.class, ask(SECRET, new SparkMessage.FetchFunction(0)));
+        assertInstanceOf(SparkMessage.Failure.class, ask(SECRET, new SparkMessage.RankResult(0, true, new byte[] {1})));
+        assertInstanceOf(SparkMessage.Failure.class, ask(RANK, new SparkMessage.Task(0, "spark-x", "e")));
+        assertEquals(Map.of(), service.outcomes());
+        assertEquals(Map.of(), service.tasks());
+        // and a relay client with the rank key is refused at its hello (another protocol)
+        assertThrows(IOException.class, () -> {
+            try (WireChannel<RelayMessage> c = WireChannel.connectAny(List.of(service.endpoint()), Protocol.RELAY, RANK,
+                    10_000)) {
+                c.send(new RelayMessage.Lookup("spark-x"));
+                c.receive();
+            }
+        });
     }
 
     @Test
@@ -68,9 +88,9 @@ class JobServiceTest {
 
     @Test
     void ranksAndTasksOutsideTheJobAreRefused() throws IOException {
-        assertInstanceOf(SparkMessage.Failure.class, ask(SECRET, new SparkMessage.FetchFunction(4)));
-        assertInstanceOf(SparkMessage.Failure.class, ask(SECRET, new SparkMessage.FetchFunction(-1)));
-        assertInstanceOf(SparkMessage.Failure.class, ask(SECRET, new SparkMessage.RankResult(9, true, new byte[0])));
+        assertInstanceOf(SparkMessage.Failure.class, ask(RANK, new SparkMessage.FetchFunction(4)));
+        assertInstanceOf(SparkMessage.Failure.class, ask(RANK, new SparkMessage.FetchFunction(-1)));
+        assertInstanceOf(SparkMessage.Failure.class, ask(RANK, new SparkMessage.RankResult(9, true, new byte[0])));
         assertInstanceOf(SparkMessage.Failure.class, ask(SECRET, new SparkMessage.Task(4, "spark-x", "e")));
         // a relay client (same secret, another protocol) is refused at its hello, before any message
         assertThrows(IOException.class, () -> {
@@ -85,8 +105,8 @@ class JobServiceTest {
 
     @Test
     void aRankReportsOnceOnly() throws IOException {
-        assertInstanceOf(SparkMessage.Stored.class, ask(SECRET, new SparkMessage.RankResult(1, true, new byte[] {7})));
-        assertInstanceOf(SparkMessage.Failure.class, ask(SECRET, new SparkMessage.RankResult(1, true, new byte[] {8})));
+        assertInstanceOf(SparkMessage.Stored.class, ask(RANK, new SparkMessage.RankResult(1, true, new byte[] {7})));
+        assertInstanceOf(SparkMessage.Failure.class, ask(RANK, new SparkMessage.RankResult(1, true, new byte[] {8})));
         assertArrayEquals(new byte[] {7}, service.outcomes().get(1).data());
     }
 
@@ -125,7 +145,7 @@ class JobServiceTest {
         // a byte of the body (after the 52-byte client hello and the 16-byte header) is flipped on the way
         try (Proxy p = new Proxy(service.endpoint(), 52 + 16 + 5)) {
             assertThrows(IOException.class, () -> {
-                try (WireChannel<SparkMessage> c = WireChannel.connectAny(List.of(p.endpoint()), Protocol.SPARK, SECRET,
+                try (WireChannel<SparkMessage> c = WireChannel.connectAny(List.of(p.endpoint()), Protocol.SPARK, RANK,
                         10_000)) {
                     c.send(new SparkMessage.RankResult(0, true, new byte[] {1, 2, 3}));
                     c.receive();
@@ -140,7 +160,7 @@ class JobServiceTest {
         byte[] recorded;
         try (JobService other = new JobService(SECRET, InetAddress.getLoopbackAddress(), 4, FUNCTION, "!*");
                 Proxy p = new Proxy(other.endpoint(), -1)) {
-            try (WireChannel<SparkMessage> c = WireChannel.connectAny(List.of(p.endpoint()), Protocol.SPARK, SECRET,
+            try (WireChannel<SparkMessage> c = WireChannel.connectAny(List.of(p.endpoint()), Protocol.SPARK, RANK,
                     10_000)) {
                 c.send(new SparkMessage.RankResult(3, true, new byte[] {4}));
                 assertInstanceOf(SparkMessage.Stored.class, c.receive());
@@ -165,7 +185,7 @@ class JobServiceTest {
         assertEquals(30, r.opened(), r.line());
         assertEquals(0, r.open(), r.line());
         assertTrue(r.maxCloseMillis() < 10_000, r.line());
-        assertInstanceOf(SparkMessage.FunctionBytes.class, ask(SECRET, new SparkMessage.FetchFunction(0)));
+        assertInstanceOf(SparkMessage.FunctionBytes.class, ask(RANK, new SparkMessage.FetchFunction(0)));
     }
 
     /** A one-connection TCP relay that records what the client sends and can flip one byte of it. */

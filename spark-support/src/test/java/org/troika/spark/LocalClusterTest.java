@@ -109,12 +109,25 @@ class LocalClusterTest {
         return -1L;
     }
 
+    /**
+     * Also the keys a rank holds: the rank key in a 0600 file of its task service, and no launch agent key (the file
+     * its daemon inherited is deleted once every daemon was looked up, before any rank starts) or job secret.
+     */
     @Test
     void ranksRunUnderExecutorJvmsNotUnderTheDriver() {
         long driver = ProcessHandle.current().pid();
-        List<Long> executors = TroikaSpark.run(spark, env -> executorPid(),
-                RunOptions.builder().np(4).startTimeout(Duration.ofSeconds(300)).build());
-        assertEquals(4, executors.size());
+        List<String> seen = TroikaSpark.run(spark, env -> {
+            String agentFile = System.getenv("TROIKA_SECRET_FILE");
+            Path keyFile = Path.of(System.getenv(RankMain.KEY_FILE_ENV));
+            return executorPid() + " " + (agentFile == null || !Files.exists(Path.of(agentFile))) + " "
+                    + java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(keyFile))
+                    + " " + (System.getenv("TROIKA_SECRET_KEY") == null);
+        }, RunOptions.builder().np(4).startTimeout(Duration.ofSeconds(300)).build());
+        assertEquals(4, seen.size());
+        for (String s : seen) {
+            assertTrue(s.endsWith(" true rw------- true"), "no agent key or secret, a 0600 rank key: " + seen);
+        }
+        List<Long> executors = seen.stream().map(s -> Long.parseLong(s.split(" ")[0])).toList();
         for (long e : executors) {
             assertTrue(e > 0, "a rank is not below an executor JVM: " + executors);
             assertNotEquals(driver, e);

@@ -23,7 +23,10 @@ class SparkLaunchPlannerTest {
     private static final Path AGENT = Path.of("/tmp/troika-spark-1/troika-rsh");
     private static final Map<String, String> AGENT_ENV = Map.of(TroikaEnv.DRIVER_ADDR, "127.0.0.1:4000",
             TroikaEnv.SECRET_FILE, "/tmp/troika-spark-1/troika-2/secret", TroikaEnv.LIVENESS_TIMEOUT_MS, "30000");
-    private static final List<String> RANK = SparkLaunchPlanner.rankCommand("/jdk/bin/java", List.of("-Xmx1g"), "/app.jar");
+    private static final List<String> RANK = SparkLaunchPlanner.rankCommand("/jdk/bin/java", List.of("-Xmx1g"), "/app.jar",
+            RankCds.Plan.off("test"));
+    private static final List<String> RANK_TAIL = List.of("/bin/sh", "-c", "exec \"$@\"", "troika-spark-rank",
+            "/jdk/bin/java", "-Xmx1g", "-cp", "/app.jar", "org.troika.spark.RankMain");
 
     private static BackendPlan plan(MpiInstall mpi, RunOptions o) {
         RunSettings s = SparkLaunchPlanner.settings(o, LAYOUT, 4, RANK);
@@ -39,14 +42,53 @@ class SparkLaunchPlannerTest {
         assertAll(
                 () -> assertEquals(List.of("mpirun", "--mca", "plm_rsh_agent", AGENT.toString(), "--tag-output", "-np", "4",
                         "-H", "spark-a:2,spark-b:2", "--bind-to", "none", "--map-by", "slot"), argv.subList(0, 13)),
-                () -> assertEquals(List.of("--mca", "pml", "ob1", "/jdk/bin/java", "-Xmx1g", "-cp", "/app.jar",
-                        "org.troika.spark.RankMain"), argv.subList(argv.size() - 8, argv.size())),
+                () -> assertEquals(RANK_TAIL, argv.subList(argv.size() - RANK_TAIL.size(), argv.size())),
+                () -> assertEquals(List.of("--mca", "pml", "ob1"), argv.subList(argv.size() - RANK_TAIL.size() - 3,
+                        argv.size() - RANK_TAIL.size())),
                 () -> assertTrue(Collections.indexOfSubList(argv, List.of("-x", RankMain.SERVICE_ENV)) > 0, argv::toString),
                 () -> assertEquals(-1, Collections.indexOfSubList(argv, List.of("-x", TroikaEnv.SECRET_FILE))),
                 () -> assertEquals(-1, Collections.indexOfSubList(argv, List.of("-x", TroikaEnv.DRIVER_ADDR))),
                 () -> assertEquals("127.0.0.1:4000", p.launch().env().get(TroikaEnv.DRIVER_ADDR)),
                 () -> assertFalse(p.launch().env().containsKey(TroikaEnv.SECRET_KEY)),
                 () -> assertFalse(String.join(" ", argv).contains("c2VjcmV0")));
+    }
+
+    @Test
+    void inLocalModeMpirunStartsTheRanksItselfWithoutAgentButTheRanksSeeTheHostHash() {
+        HostLayout one = HostLayout.of(Map.of(0, "spark-a", 1, "spark-a", 2, "spark-a", 3, "spark-a"));
+        RunSettings s = SparkLaunchPlanner.localSettings(RunOptions.builder().np(4).build(), 4, RANK);
+        BackendPlan p = SparkLaunchPlanner.localPlan(s, new MpiInstall(MpiFlavor.OPEN_MPI, 4, ""), false,
+                Map.of("PATH", "/bin", RankMain.SERVICE_ENV, "127.0.0.1:4001", RankMain.KEY_FILE_ENV, "/tmp/k/secret",
+                        TroikaEnv.SECRET_KEY, "c2VjcmV0c2VjcmV0c2VjcmV0"), one);
+        List<String> argv = p.launch().argv();
+        assertAll(
+                () -> assertEquals(List.of("mpirun", "--tag-output", "-np", "4", "-H", "localhost:4", "--bind-to", "none",
+                        "--map-by", "slot"), argv.subList(0, 10)),
+                () -> assertFalse(String.join(" ", argv).contains("plm_rsh_agent"), argv::toString),
+                () -> assertEquals(RANK_TAIL, argv.subList(argv.size() - RANK_TAIL.size(), argv.size())),
+                () -> assertEquals("spark-a:4", p.launch().env().get(TroikaEnv.HOSTS)),
+                () -> assertEquals("/tmp/k/secret", p.launch().env().get(RankMain.KEY_FILE_ENV)),
+                () -> assertFalse(p.launch().env().containsKey(TroikaEnv.SECRET_KEY)),
+                () -> assertFalse(String.join(" ", argv).contains("c2VjcmV0")));
+        UsageException e = assertThrows(UsageException.class, () -> SparkLaunchPlanner.localPlan(s,
+                new MpiInstall(MpiFlavor.MPICH, 4, ""), false, Map.of(), one));
+        assertTrue(e.getMessage().contains("MPICH has none"), e.getMessage());
+    }
+
+    @Test
+    void theRankJvmMapsTheArchiveOrRank0RecordsIt() {
+        Path jsa = Path.of("/c/spark-1.jsa");
+        List<String> mapping = SparkLaunchPlanner.rankCommand("/jdk/bin/java", List.of("-Xmx1g"), "/a.jar",
+                new RankCds.Plan(jsa, null, ""));
+        assertEquals(List.of("/bin/sh", "-c", "exec \"$@\"", "troika-spark-rank", "/jdk/bin/java",
+                "-XX:SharedArchiveFile=/c/spark-1.jsa", "-Xshare:auto", "-Xlog:cds=off", "-Xlog:cds+dynamic=off",
+                "-Xmx1g", "-cp", "/a.jar", "org.troika.spark.RankMain"), mapping);
+        List<String> recording = SparkLaunchPlanner.rankCommand("/jdk/bin/java", List.of(), "/a.jar",
+                new RankCds.Plan(jsa, Path.of("/c/spark-1.jsa.7.recording"), ""));
+        assertEquals(List.of("/bin/sh", "-c", "if [ \"${OMPI_COMM_WORLD_RANK:-}\" = 0 ]; then j=$1; shift; exec \"$j\" "
+                + "-XX:ArchiveClassesAtExit=/c/spark-1.jsa.7.recording \"$@\"; fi; exec \"$@\"", "troika-spark-rank",
+                "/jdk/bin/java", "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-cp", "/a.jar", "org.troika.spark.RankMain"),
+                recording);
     }
 
     @Test

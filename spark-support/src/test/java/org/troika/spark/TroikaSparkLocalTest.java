@@ -22,7 +22,10 @@ import org.troika.mpi.Mpi;
 import org.troika.mpi.Op;
 import org.troika.testkit.Requires;
 
-/** End to end on Spark local[4]: barrier tasks, task services, relayed mpirun, ranks in this JVM's descendants. */
+/**
+ * End to end on Spark local[4]: barrier tasks in this JVM, mpirun starting the ranks itself (no task service or launch
+ * agent: the relayed path is LocalClusterTest's), ranks in this JVM's descendants.
+ */
 @Tag("integration")
 @Timeout(300)
 class TroikaSparkLocalTest {
@@ -135,6 +138,54 @@ class TroikaSparkLocalTest {
         try (var s = Files.list(dir)) {
             return s.filter(p -> p.getFileName().toString().startsWith("rank-")).count();
         }
+    }
+
+    /**
+     * Rank 0 of the first job records a class-data-sharing archive into the cache; every rank of the next job maps it.
+     * The rank class path is made of jars (a folder on it rules the archive out), the function's class among them.
+     */
+    @Test
+    void ranksOnThisMachineMapAnArchiveRecordedByTheFirstJob(@TempDir Path dir) throws Exception {
+        List<String> jars = new java.util.ArrayList<>();
+        for (String entry : TroikaSpark.rankClasspath().split(":")) {
+            Path p = Path.of(entry);
+            jars.add((Files.isDirectory(p) ? jar(p, dir.resolve("cp-" + jars.size() + ".jar"), null) : p).toString());
+        }
+        Path tests = Path.of(CdsProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        jars.add(jar(tests, dir.resolve("probe.jar"), "org/troika/spark/CdsProbe").toString());
+        Path cache = dir.resolve("cds");
+        RunOptions o = RunOptions.builder().np(4).startTimeout(Duration.ofSeconds(120))
+                .rankClasspath(String.join(":", jars)).env(java.util.Map.of("TROIKA_CDS_DIR", cache.toString())).build();
+        List<String> first = TroikaSpark.run(spark, CdsProbe.archivesAndClassPath(), o);
+        assertEquals(4, first.size());
+        List<Path> archives;
+        try (var s = Files.list(cache)) {
+            archives = s.toList();
+        }
+        assertEquals(1, archives.size(), archives::toString);
+        assertTrue(archives.get(0).toString().endsWith(".jsa") && RankCds.finished(archives.get(0)), archives::toString);
+        List<String> second = TroikaSpark.run(spark, CdsProbe.archivesAndClassPath(), o);
+        for (String r : second) {
+            String[] mapsAndCp = r.split("\n", 2);
+            assertTrue(List.of(mapsAndCp[0].split(",")).contains(archives.get(0).toString()), r);
+            // Open MPI did not rewrite the java command (it would put the working directory first)
+            assertEquals(String.join(":", jars), mapsAndCp[1]);
+        }
+    }
+
+    /** A jar of the classes under {@code root} (those whose path starts with {@code prefix}, or all). */
+    private static Path jar(Path root, Path jar, String prefix) throws java.io.IOException {
+        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar)); var files = Files.walk(root)) {
+            for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
+                String name = root.relativize(f).toString();
+                if (prefix == null || name.startsWith(prefix)) {
+                    out.putNextEntry(new java.util.jar.JarEntry(name));
+                    Files.copy(f, out);
+                    out.closeEntry();
+                }
+            }
+        }
+        return jar;
     }
 
     @Test

@@ -71,7 +71,7 @@ public final class Secret {
         String file = env.get(TroikaEnv.SECRET_FILE);
         if (file != null && !file.isBlank()) {
             try {
-                return decode(java.nio.file.Files.readString(java.nio.file.Path.of(file)));
+                return readFile(java.nio.file.Path.of(file));
             } catch (java.io.IOException e) {
                 throw new UsageException(TroikaEnv.SECRET_FILE + " " + file + " cannot be read (" + e.getMessage()
                         + "); troika rsh runs under troika run, which creates it");
@@ -79,6 +79,11 @@ public final class Secret {
         }
         throw new UsageException("neither " + TroikaEnv.SECRET_KEY + " nor " + TroikaEnv.SECRET_FILE
                 + " is set; troika rsh and task services run under troika run, which sets them");
+    }
+
+    /** The key in a file written by {@link #writeToPrivateFile} (or any file holding its base64 form). */
+    public static Secret readFile(java.nio.file.Path file) throws java.io.IOException {
+        return decode(java.nio.file.Files.readString(file, java.nio.charset.StandardCharsets.US_ASCII).strip());
     }
 
     /**

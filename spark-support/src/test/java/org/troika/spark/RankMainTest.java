@@ -3,6 +3,7 @@ package org.troika.spark;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -57,6 +58,32 @@ class RankMainTest {
         Path jar = jarWith(tmp.resolve("copy.jar"), RankFunction.class);
         ClassLoader app = RankMain.applicationLoader(jar.toString(), parent);
         assertSame(RankFunction.class, app.loadClass(RankFunction.class.getName()));
+    }
+
+    @Test
+    void entriesBecomeUrlsOnlyWhenALookupReachesThemAndTheFirstMatchWins() throws Exception {
+        List<String> cp = new java.util.ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            cp.add(Files.createDirectories(tmp.resolve("empty" + i)).toString());
+        }
+        cp.add(0, jarWith(tmp.resolve("first.jar"), RankFunction.class).toString());
+        cp.add(9, jarWith(tmp.resolve("late.jar"), Marker.class).toString());
+        cp.add(jarWith(tmp.resolve("shadowed.jar"), Marker.class).toString());
+        RankMain.ClassPathLoader app = (RankMain.ClassPathLoader) RankMain.applicationLoader(String.join(":", cp), JDK_ONLY);
+        assertEquals(0, app.entriesAdded());
+        assertSame(app, app.loadClass(RankFunction.class.getName()).getClassLoader());
+        assertEquals(1, app.entriesAdded(), "found in the first entry: no other became a URL");
+        Class<?> late = app.loadClass(Marker.class.getName());
+        assertEquals(tmp.resolve("late.jar").toUri().toURL(), late.getProtectionDomain().getCodeSource().getLocation());
+        assertTrue(app.entriesAdded() < cp.size(), "the last entries were never needed: " + app.entriesAdded());
+        assertThrows(ClassNotFoundException.class, () -> app.loadClass("org.troika.NoSuchClass"));
+        assertEquals(cp.size(), app.getURLs().length);
+        assertEquals(2, java.util.Collections.list(app.getResources(Marker.class.getName().replace('.', '/')
+                + ".class")).size());
+    }
+
+    /** A class that needs nothing but the JDK to load. */
+    static final class Marker {
     }
 
     @Test

@@ -30,13 +30,20 @@ final class SparkLaunchPlanner {
     private SparkLaunchPlanner() {}
 
     /**
-     * {@code /bin/sh -c SCRIPT troika-spark-rank java [CDS options] [options] -cp CP org.troika.spark.RankMain}. The
+     * {@code /bin/sh -c SCRIPT troika-spark-rank java [CDS options] [start-up options] [options] -cp CP
+     * org.troika.spark.RankMain}. The
      * shell {@code exec}s the JVM (same pid). It is there because Open MPI rewrites the command of an application named
      * {@code java}: it puts the working directory first on the class path (which a class-data-sharing archive refuses,
      * and which would let classes there shadow troika's) and adds its own {@code -Djava.library.path}. When {@code cds}
      * records an archive, the script adds {@code -XX:ArchiveClassesAtExit} for rank 0 ({@code OMPI_COMM_WORLD_RANK}).
      */
     static List<String> rankCommand(String java, List<String> jvmOptions, String classpath, RankCds.Plan cds) {
+        return rankCommand(java, jvmOptions, classpath, cds, List.of());
+    }
+
+    /** {@link #rankCommand(String, List, String, RankCds.Plan)} with troika's {@code startup} options before the user's. */
+    static List<String> rankCommand(String java, List<String> jvmOptions, String classpath, RankCds.Plan cds,
+            List<String> startup) {
         String script = "exec \"$@\"";
         if (cds.recording() != null) {
             script = "if [ \"${OMPI_COMM_WORLD_RANK:-}\" = 0 ]; then j=$1; shift; exec \"$j\" "
@@ -44,6 +51,7 @@ final class SparkLaunchPlanner {
         }
         List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", script, "troika-spark-rank", java));
         cmd.addAll(cds.jvmOptions());
+        cmd.addAll(startup);
         cmd.addAll(jvmOptions);
         cmd.addAll(List.of("-cp", classpath, RANK_MAIN));
         return cmd;

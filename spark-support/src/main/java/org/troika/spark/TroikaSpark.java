@@ -242,12 +242,16 @@ public final class TroikaSpark {
             String java = javaCommand();
             String cp = rankClasspathOption();
             RankCds.Plan cds = RankCds.plan(cdsEnv, layout.hostNames().get(0), java, options.jvmOptions(), cp);
+            // JNA's library path up front, as troika-rankenv gives it with TROIKA_JAVA_CDS=1: no ldconfig per rank
+            List<String> startup = "0".equals(cdsEnv.get(TroikaEnv.JAVA_CDS)) || JnaPath.setIn(options.jvmOptions())
+                    ? List.of() : JnaPath.jvmOptions(new SystemCommandRunner(System.getenv()));
             if (options.verbose()) {
                 err.println("troika-spark: " + cds.describe());
             }
             try {
                 BackendPlan plan = SparkLaunchPlanner.localPlan(SparkLaunchPlanner.localSettings(options, np,
-                        SparkLaunchPlanner.rankCommand(java, options.jvmOptions(), cp, cds)), mpi, asRoot(), env, layout);
+                        SparkLaunchPlanner.rankCommand(java, options.jvmOptions(), cp, cds, startup)), mpi, asRoot(),
+                        env, layout);
                 List<R> results = launch(plan, layout, jobs, tasks, filter);
                 RankCds.keep(cds);
                 return results;

@@ -83,6 +83,9 @@ class SparkLaunchPlannerTest {
         assertEquals(List.of("/bin/sh", "-c", "exec \"$@\"", "troika-spark-rank", "/jdk/bin/java",
                 "-XX:SharedArchiveFile=/c/spark-1.jsa", "-Xshare:auto", "-Xlog:cds=off", "-Xlog:cds+dynamic=off",
                 "-Xmx1g", "-cp", "/a.jar", "org.troika.spark.RankMain"), mapping);
+        assertEquals(List.of("-Xlog:cds+dynamic=off", "-Djna.platform.library.path=/lib", "-Xmx1g"),
+                SparkLaunchPlanner.rankCommand("/jdk/bin/java", List.of("-Xmx1g"), "/a.jar", new RankCds.Plan(jsa, null, ""),
+                        List.of("-Djna.platform.library.path=/lib")).subList(8, 11), "troika's start-up options, then the user's");
         List<String> recording = SparkLaunchPlanner.rankCommand("/jdk/bin/java", List.of(), "/a.jar",
                 new RankCds.Plan(jsa, Path.of("/c/spark-1.jsa.7.recording"), ""));
         assertEquals(List.of("/bin/sh", "-c", "if [ \"${OMPI_COMM_WORLD_RANK:-}\" = 0 ]; then j=$1; shift; exec \"$j\" "

@@ -75,7 +75,8 @@ public final class TroikaEnv {
 
     /**
      * {@code 1}: {@code bin/troika-rankenv} gives {@code java} ranks a class-data-sharing archive recorded on their own
-     * host (per-user cache); elastic jobs set it unless it is given. {@code 0} or unset: off.
+     * host (per-user cache); elastic jobs set it unless it is given. {@code 0} or unset: off. troika-spark gives ranks
+     * on the driver's machine such an archive unless this is {@code 0} (in the driver's environment or the job's).
      */
     public static final String JAVA_CDS = "TROIKA_JAVA_CDS";
 

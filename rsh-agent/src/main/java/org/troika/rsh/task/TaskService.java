@@ -70,7 +70,7 @@ public final class TaskService implements AutoCloseable {
      * Settings of one service.
      *
      * @param agentKey the launch agent key of this launch ({@code AgentKey}), or {@code null}: then tree-spawned
-     *     agents get the job secret's file, as Spark's services do
+     *     agents get the job secret's file (a service started by hand or by a test)
      */
     public record Config(String host, List<Endpoint> driver, Secret secret, Duration heartbeat, Duration livenessTimeout,
             Map<String, String> baseEnv, Path stateParent, Secret agentKey) {
@@ -251,7 +251,7 @@ public final class TaskService implements AutoCloseable {
     /**
      * A warm relay session's next launch: the key of {@code label} replaces the previous launch's (whose file is
      * deleted) and opens one Exec again. Returns the problem, or "" when in effect. Only a service started with an agent
-     * key takes one: a service without (Spark's) would otherwise go on handing out the job secret.
+     * key takes one: a service without one would otherwise go on handing out the job secret.
      */
     synchronized String openAgentKey(String label) {
         if (config.agentKey() == null) {

@@ -195,7 +195,7 @@ class AgentKeyComponentTest {
         }
     }
 
-    /** A service started without an agent key (Spark's) refuses to take one: it would hand out the job secret. */
+    /** A service started without an agent key refuses to take one: it would hand out the job secret. */
     @Test
     void aServiceWithoutAgentKeysRefusesAnAgentKeyLabel() throws Exception {
         driver.expect(List.of("hostC"));

@@ -114,6 +114,35 @@ class ElasticRunTest {
         }
     }
 
+    /**
+     * Issue 14: a discovered host whose task service cannot start (here: no such host behind the remote shell, which
+     * fails at once) is blacklisted like a failed rank's host, and the job goes on without it instead of ending.
+     */
+    @Test
+    void aHostWhoseServiceCannotStartIsBlacklistedAndTheJobGoesOn() throws Exception {
+        Requires.root();
+        Requires.command("mpirun");
+        try (NetnsCluster c = NetnsCluster.create("elas", 232, 2)) {
+            List<String> h = addresses(c);
+            String ghost = c.subnet().replace("0/24", "99");
+            Path hosts = hostsFile(h.get(0) + ":1", ghost + ":1", h.get(1) + ":1");
+            int steps = 20;
+            try (RunSupport run = start(c, hosts, steps, "--min-np", "2", "--max-np", "2")) {
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertNothingLeftOnAnyHost(c, r);
+                assertEquals(0, r.exitCode(), r.toString());
+                assertTrue(r.err().contains("generation 1 (start): 2 ranks on " + h.get(0) + ":1," + ghost + ":1"),
+                        r.toString());
+                assertTrue(r.err().contains("task services did not come up on: " + ghost + " (exit "), r.toString());
+                assertTrue(r.err().contains("blacklisted host " + ghost), r.toString());
+                assertTrue(r.err().contains("generation 2 (failure): 2 ranks on " + h.get(0) + ":1," + h.get(1) + ":1"),
+                        r.toString());
+                assertContiguous(commits(r.out()), steps, r);
+            }
+        }
+    }
+
     @Test
     void aPartitionedHostIsDroppedWithinSecondsAndTrainingGoesOnFromTheLastCommit() throws Exception {
         Requires.root();

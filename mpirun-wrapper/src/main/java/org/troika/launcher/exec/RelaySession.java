@@ -91,6 +91,12 @@ public final class RelaySession implements AutoCloseable {
             this.startedMicros = startedMicros;
             this.label = label;
         }
+
+        /** Empties and deletes the stdin file with the job secret (idempotent). */
+        void deleteStdinFile() {
+            Secret.deleteFile(stdinFile);
+            stdinFile = null;
+        }
     }
 
     private final RunSettings base;
@@ -203,7 +209,7 @@ public final class RelaySession implements AutoCloseable {
             Timeline timeline)
             throws IOException, InterruptedException {
         RelaySession session = open(s, allocationShell, remoteHosts(plan), mpi, env, troikaHome, err, onHostLost,
-                timeline);
+                timeline, false);
         if (!session.wanted) {
             return session;
         }
@@ -256,12 +262,6 @@ public final class RelaySession implements AutoCloseable {
         return new RelaySession(s, true, allocationShell, env, troikaRsh, err, timeline, onHostLost);
     }
 
-    private static RelaySession open(RunSettings s, String allocationShell, List<String> remote, MpiInstall mpi,
-            Map<String, String> env, Path troikaHome, PrintStream err, BiConsumer<String, String> onHostLost,
-            Timeline timeline) {
-        return open(s, allocationShell, remote, mpi, env, troikaHome, err, onHostLost, timeline, false);
-    }
-
     /** Where lost hosts are reported from now on (a warm session's current generation). */
     public void onHostLost(BiConsumer<String, String> listener) {
         this.onHostLost = listener;
@@ -288,8 +288,7 @@ public final class RelaySession implements AutoCloseable {
     private void registered(String host) {
         Service sv = services.get(host);
         if (sv != null) {
-            Secret.deleteFile(sv.stdinFile);
-            sv.stdinFile = null;
+            sv.deleteStdinFile();
             timeline.span(Timeline.Kind.SERVICE, "task service", host, sv.startedMicros, timeline.nowMicros(), Map.of());
         }
     }
@@ -367,7 +366,7 @@ public final class RelaySession implements AutoCloseable {
             driver.release(host, why);
         }
         if (sv != null) {
-            Secret.deleteFile(sv.stdinFile);
+            sv.deleteStdinFile();
             stoppedShells.add(sv.shell);
             if (!registered && sv.shell.isAlive()) {
                 Thread t = new Thread(() -> {
@@ -452,10 +451,7 @@ public final class RelaySession implements AutoCloseable {
             for (String h : remote) {
                 Service sv = services.get(h);
                 if (d.registered(h)) {
-                    if (sv.stdinFile != null) { // registered before its entry existed: the callback found none
-                        Secret.deleteFile(sv.stdinFile);
-                        sv.stdinFile = null;
-                    }
+                    sv.deleteStdinFile(); // registered before its entry existed, the callback found none
                     continue;
                 }
                 missing.add(h);
@@ -673,7 +669,7 @@ public final class RelaySession implements AutoCloseable {
             }
             synchronized (services) {
                 for (Service sv : services.values()) {
-                    Secret.deleteFile(sv.stdinFile);
+                    sv.deleteStdinFile();
                     shells.add(sv.shell);
                 }
                 services.clear();

@@ -298,12 +298,10 @@ public final class DriverService implements AutoCloseable {
      */
     public void sendAgentKeyLabel(Collection<String> to, String label, Duration timeout) throws IOException,
             InterruptedException {
-        sendAndAwaitStored(to, AGENT_KEY_ANSWER, new RelayMessage.AgentKeyOpen(label), timeout,
-                "open the next launch's agent key");
+        // a task service answers AgentKeyOpen as the file its agents read: FileStored(TROIKA_SECRET_FILE)
+        sendAndAwaitStored(to, org.troika.common.TroikaEnv.SECRET_FILE, new RelayMessage.AgentKeyOpen(label),
+                timeout, "open the next launch's agent key");
     }
-
-    /** The name under which a task service answers {@link RelayMessage.AgentKeyOpen} ({@code TROIKA_SECRET_FILE}). */
-    static final String AGENT_KEY_ANSWER = "TROIKA_SECRET_FILE";
 
     private void sendAndAwaitStored(Collection<String> to, String envName, RelayMessage m, Duration timeout,
             String what) throws IOException, InterruptedException {

@@ -1,7 +1,6 @@
 package org.troika.worker.elastic;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -78,7 +77,7 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
         }
         Secret key;
         try {
-            key = Secret.decode(Files.readString(Path.of(file)).trim());
+            key = Secret.readFile(Path.of(file));
         } catch (IOException | RuntimeException e) {
             return broken(where + " cannot read the worker key " + TroikaEnv.WORKER_SECRET_FILE + "=" + file + " ("
                     + e.getClass().getSimpleName() + ": " + e.getMessage() + "); the host's task service writes it");

@@ -274,6 +274,37 @@ public final class CollectiveProgress {
         }
 
         @Override public void cancel(long request) { d.cancel(request); }
+        @Override public long requestNull() { return d.requestNull(); }
+
+        @Override
+        public void waitAll(int count, long[] requests, long type, int[] statuses) {
+            d.waitAll(count, requests, type, statuses);
+        }
+
+        @Override
+        public boolean testAll(int count, long[] requests, long type, int[] statuses) {
+            return d.testAll(count, requests, type, statuses);
+        }
+
+        @Override
+        public int waitAny(int count, long[] requests, long type, int[] status) {
+            return d.waitAny(count, requests, type, status);
+        }
+
+        @Override
+        public int testAny(int count, long[] requests, long type, int[] status) {
+            return d.testAny(count, requests, type, status);
+        }
+
+        @Override
+        public int waitSome(int count, long[] requests, int[] indices, long type, int[] statuses) {
+            return d.waitSome(count, requests, indices, type, statuses);
+        }
+
+        @Override
+        public int testSome(int count, long[] requests, int[] indices, long type, int[] statuses) {
+            return d.testSome(count, requests, indices, type, statuses);
+        }
         @Override public long ibarrier(long comm) { return d.ibarrier(comm); }
 
         @Override

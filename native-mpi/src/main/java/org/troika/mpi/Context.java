@@ -15,9 +15,12 @@ final class Context {
     final int anySource;
     final int procNull;
     final int tagUpperBound;
+    final long requestNull;
+    final int undefined;
     /** Heap arrays are passed to blocking collectives as they are (FFM critical downcalls) instead of copied. */
     final boolean pinArrays;
     final ThreadLocal<Staging> staging;
+    private final ThreadLocal<Request.Scratch> requestScratch = ThreadLocal.withInitial(Request.Scratch::new);
 
     Context(NativeMpi mpi, boolean pinArrays, int tagUpperBound) {
         this.mpi = mpi;
@@ -31,7 +34,14 @@ final class Context {
         this.anySource = mpi.anySource();
         this.procNull = mpi.procNull();
         this.tagUpperBound = tagUpperBound;
+        this.requestNull = mpi.requestNull();
+        this.undefined = mpi.undefined();
         this.pinArrays = pinArrays && mpi.heapAccess();
         this.staging = ThreadLocal.withInitial(() -> new Staging(mpi));
+    }
+
+    /** This thread's arrays for completing many requests at once. */
+    Request.Scratch requestScratch() {
+        return requestScratch.get();
     }
 }

@@ -10,6 +10,8 @@ import org.troika.mpi.spi.NativeMpi;
 final class FakeNativeMpi implements NativeMpi {
     static final long IN_PLACE = 1;
     int collectives;
+    /** Native calls that completed many requests at once (waitAll and friends). */
+    int batches;
 
     @Override public String libraryName() { return "fake"; }
     @Override public String abi() { return "fake"; }
@@ -129,6 +131,59 @@ final class FakeNativeMpi implements NativeMpi {
     @Override public void waitRequest(long request, long type, int[] status) {}
     @Override public boolean test(long request, long type, int[] status) { return true; }
     @Override public void cancel(long request) {}
+    @Override public long requestNull() { return 0; }
+
+    /** Completes the active requests (all, or the first {@code limit}); a receive's status says tag 7, 3 elements. */
+    private int complete(int count, long[] requests, int[] indices, int[] statuses, int limit) {
+        batches++;
+        int n = 0;
+        for (int i = 0; i < count && n < limit; i++) {
+            if (requests[i] != requestNull()) {
+                if (statuses != null) {
+                    System.arraycopy(new int[] {0, 7, 0, 3}, 0, statuses, STATUS_INTS * (indices == null ? i : n), 4);
+                }
+                requests[i] = requestNull();
+                if (indices != null) {
+                    indices[n] = i;
+                }
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public void waitAll(int count, long[] requests, long type, int[] statuses) {
+        complete(count, requests, null, statuses, count);
+    }
+
+    @Override
+    public boolean testAll(int count, long[] requests, long type, int[] statuses) {
+        complete(count, requests, null, statuses, count);
+        return true;
+    }
+
+    @Override
+    public int waitAny(int count, long[] requests, long type, int[] status) {
+        int[] index = new int[1];
+        return complete(count, requests, index, status, 1) == 0 ? undefined() : index[0];
+    }
+
+    @Override
+    public int testAny(int count, long[] requests, long type, int[] status) {
+        return waitAny(count, requests, type, status);
+    }
+
+    @Override
+    public int waitSome(int count, long[] requests, int[] indices, long type, int[] statuses) {
+        int n = complete(count, requests, indices, statuses, count);
+        return n == 0 ? undefined() : n;
+    }
+
+    @Override
+    public int testSome(int count, long[] requests, int[] indices, long type, int[] statuses) {
+        return complete(count, requests, indices, statuses, count);
+    }
 
     @Override
     public void reduce(long send, long recv, int count, long type, long op, int root, long comm) {

@@ -27,9 +27,18 @@ public abstract class JnaMpi implements NativeMpi {
     private static final int MAX_LIBRARY_VERSION = 8192;
 
     private final String libraryName;
+    // the ABI's MPI_Status layout: its size and where source, tag and error are, in ints
+    private final int statusInts;
+    private final int sourceAt;
+    private final int tagAt;
+    private final int errorAt;
 
-    JnaMpi(String libraryName) {
+    JnaMpi(String libraryName, boolean openMpi) {
         this.libraryName = libraryName;
+        this.statusInts = (openMpi ? MpiAbi.OpenMpi.STATUS_SIZE : MpiAbi.Mpich.STATUS_SIZE) / 4;
+        this.sourceAt = (openMpi ? MpiAbi.OpenMpi.STATUS_SOURCE : MpiAbi.Mpich.STATUS_SOURCE) / 4;
+        this.tagAt = (openMpi ? MpiAbi.OpenMpi.STATUS_TAG : MpiAbi.Mpich.STATUS_TAG) / 4;
+        this.errorAt = (openMpi ? MpiAbi.OpenMpi.STATUS_ERROR : MpiAbi.Mpich.STATUS_ERROR) / 4;
     }
 
     /**
@@ -142,18 +151,115 @@ public abstract class JnaMpi implements NativeMpi {
         return out[0];
     }
 
-    /**
-     * Decodes a native {@code MPI_Status} held in {@code raw} (at least {@link MpiAbi#STATUS_BYTES} bytes) into
-     * {@code {source, tag, error, count}}; the ABI's field offsets are in bytes.
-     */
-    final void decodeStatus(int[] raw, int sourceAt, int tagAt, int errorAt, long type, int[] status) {
-        status[0] = raw[sourceAt / 4];
-        status[1] = raw[tagAt / 4];
-        status[2] = raw[errorAt / 4];
-        int[] count = new int[1];
-        check(getCount(raw, type, count), "MPI_Get_count");
-        status[3] = count[0];
+    /** A native {@code MPI_Status} array of {@code count} entries (at least one: MPICH has no NULL "ignore"). */
+    final int[] rawStatuses(int count) {
+        return new int[Math.max(1, count) * statusInts];
     }
+
+    /**
+     * Decodes the native {@code MPI_Status} number {@code from} of {@code raw} into {@code status} at
+     * {@code STATUS_INTS * to} as {@code {source, tag, error, count}}, the count in units of {@code type}; does
+     * nothing when {@code status} is null.
+     */
+    final void status(int[] raw, int from, long type, int[] status, int to) {
+        if (status == null) {
+            return;
+        }
+        int[] one = from == 0 ? raw : java.util.Arrays.copyOfRange(raw, from * statusInts, (from + 1) * statusInts);
+        int at = to * STATUS_INTS;
+        status[at] = one[sourceAt];
+        status[at + 1] = one[tagAt];
+        status[at + 2] = one[errorAt];
+        int[] count = new int[1];
+        check(getCount(one, type, count), "MPI_Get_count");
+        status[at + 3] = count[0];
+    }
+
+    final void status(int[] raw, long type, int[] status) {
+        status(raw, 0, type, status, 0);
+    }
+
+    // ---- many requests: one native call each (the natives take the ABI's handle array; see the subclasses) ----
+
+    @Override
+    public final void waitAll(int count, long[] requests, long type, int[] statuses) {
+        int[] raw = rawStatuses(count);
+        check(waitall(count, requests, raw), "MPI_Waitall");
+        for (int i = 0; statuses != null && i < count; i++) {
+            status(raw, i, type, statuses, i);
+        }
+    }
+
+    @Override
+    public final boolean testAll(int count, long[] requests, long type, int[] statuses) {
+        int[] raw = rawStatuses(count);
+        int[] flag = new int[1];
+        check(testall(count, requests, flag, raw), "MPI_Testall");
+        for (int i = 0; flag[0] != 0 && statuses != null && i < count; i++) {
+            status(raw, i, type, statuses, i);
+        }
+        return flag[0] != 0;
+    }
+
+    @Override
+    public final int waitAny(int count, long[] requests, long type, int[] status) {
+        int[] raw = rawStatuses(1);
+        int[] index = new int[1];
+        check(waitany(count, requests, index, raw), "MPI_Waitany");
+        if (index[0] != MpiAbi.UNDEFINED) {
+            status(raw, type, status);
+        }
+        return index[0];
+    }
+
+    @Override
+    public final int testAny(int count, long[] requests, long type, int[] status) {
+        int[] raw = rawStatuses(1);
+        int[] index = new int[1];
+        int[] flag = new int[1];
+        check(testany(count, requests, index, flag, raw), "MPI_Testany");
+        if (flag[0] == 0) {
+            return -1;
+        }
+        if (index[0] != MpiAbi.UNDEFINED) {
+            status(raw, type, status);
+        }
+        return index[0];
+    }
+
+    @Override
+    public final int waitSome(int count, long[] requests, int[] indices, long type, int[] statuses) {
+        return some(true, count, requests, indices, type, statuses);
+    }
+
+    @Override
+    public final int testSome(int count, long[] requests, int[] indices, long type, int[] statuses) {
+        return some(false, count, requests, indices, type, statuses);
+    }
+
+    private int some(boolean wait, int count, long[] requests, int[] indices, long type, int[] statuses) {
+        int[] raw = rawStatuses(count);
+        int[] out = new int[1];
+        check(wait ? waitsome(count, requests, out, indices, raw) : testsome(count, requests, out, indices, raw),
+                wait ? "MPI_Waitsome" : "MPI_Testsome");
+        for (int k = 0; out[0] != MpiAbi.UNDEFINED && statuses != null && k < out[0]; k++) {
+            status(raw, k, type, statuses, k);
+        }
+        return out[0];
+    }
+
+    // MPI_Waitall and friends on the ABI's MPI_Request array; requests is copied in and out
+    abstract int waitall(int count, long[] requests, int[] statuses);
+
+    abstract int testall(int count, long[] requests, int[] flag, int[] statuses);
+
+    abstract int waitany(int count, long[] requests, int[] index, int[] status);
+
+    abstract int testany(int count, long[] requests, int[] index, int[] flag, int[] status);
+
+    abstract int waitsome(int count, long[] requests, int[] outCount, int[] indices, int[] statuses);
+
+    abstract int testsome(int count, long[] requests, int[] outCount, int[] indices, int[] statuses);
 
     abstract int getCount(int[] status, long type, int[] count);
 

@@ -22,7 +22,7 @@ final class MpichAbi extends JnaMpi {
     private static final int ERRORS_RETURN = MpiAbi.Mpich.ERRORS_RETURN;
 
     private MpichAbi(String name) {
-        super(name);
+        super(name, false);
     }
 
     static MpichAbi bind(String name, NativeLibrary lib) {
@@ -252,13 +252,6 @@ final class MpichAbi extends JnaMpi {
         return flag[0] == 0 ? 32767 : new Pointer(value[0]).getInt(0);
     }
 
-    private void status(int[] raw, long type, int[] status) {
-        if (status != null) {
-            decodeStatus(raw, MpiAbi.Mpich.STATUS_SOURCE, MpiAbi.Mpich.STATUS_TAG, MpiAbi.Mpich.STATUS_ERROR, type,
-                    status);
-        }
-    }
-
     @Override
     public void send(long buf, int count, long type, int dest, int tag, long comm) {
         check(Fn.MPI_Send(buf, count, (int) type, dest, tag, (int) comm), "MPI_Send");
@@ -266,7 +259,7 @@ final class MpichAbi extends JnaMpi {
 
     @Override
     public void recv(long buf, int count, long type, int source, int tag, long comm, int[] status) {
-        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] raw = rawStatuses(1);
         check(Fn.MPI_Recv(buf, count, (int) type, source, tag, (int) comm, raw), "MPI_Recv");
         status(raw, type, status);
     }
@@ -274,7 +267,7 @@ final class MpichAbi extends JnaMpi {
     @Override
     public void sendrecv(long send, int sendCount, int dest, int sendTag, long recv, int recvCount, int source,
             int recvTag, long type, long comm, int[] status) {
-        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] raw = rawStatuses(1);
         check(Fn.MPI_Sendrecv(send, sendCount, (int) type, dest, sendTag, recv, recvCount, (int) type, source, recvTag, (int) comm, raw),
                 "MPI_Sendrecv");
         status(raw, type, status);
@@ -282,14 +275,14 @@ final class MpichAbi extends JnaMpi {
 
     @Override
     public void probe(int source, int tag, long comm, long type, int[] status) {
-        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] raw = rawStatuses(1);
         check(Fn.MPI_Probe(source, tag, (int) comm, raw), "MPI_Probe");
         status(raw, type, status);
     }
 
     @Override
     public boolean iprobe(int source, int tag, long comm, long type, int[] status) {
-        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] raw = rawStatuses(1);
         int[] flag = new int[1];
         check(Fn.MPI_Iprobe(source, tag, (int) comm, flag, raw), "MPI_Iprobe");
         if (flag[0] != 0) {
@@ -314,14 +307,14 @@ final class MpichAbi extends JnaMpi {
 
     @Override
     public void waitRequest(long request, long type, int[] status) {
-        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] raw = rawStatuses(1);
         check(Fn.MPI_Wait(new int[] {(int) request}, raw), "MPI_Wait");
         status(raw, type, status);
     }
 
     @Override
     public boolean test(long request, long type, int[] status) {
-        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] raw = rawStatuses(1);
         int[] flag = new int[1];
         check(Fn.MPI_Test(new int[] {(int) request}, flag, raw), "MPI_Test");
         if (flag[0] != 0) {
@@ -333,6 +326,63 @@ final class MpichAbi extends JnaMpi {
     @Override
     public void cancel(long request) {
         check(Fn.MPI_Cancel(new int[] {(int) request}), "MPI_Cancel");
+    }
+
+    @Override
+    public long requestNull() {
+        return MpiAbi.Mpich.REQUEST_NULL;
+    }
+
+    // MPI_Request is an int: the handles are narrowed into an int[] and the completed ones written back
+    private static int[] narrow(int count, long[] requests) {
+        int[] handles = new int[count];
+        for (int i = 0; i < count; i++) {
+            handles[i] = (int) requests[i];
+        }
+        return handles;
+    }
+
+    private static int widen(int rc, int[] handles, long[] requests) {
+        for (int i = 0; i < handles.length; i++) {
+            requests[i] = handles[i];
+        }
+        return rc;
+    }
+
+    @Override
+    int waitall(int count, long[] requests, int[] statuses) {
+        int[] h = narrow(count, requests);
+        return widen(Fn.MPI_Waitall(count, h, statuses), h, requests);
+    }
+
+    @Override
+    int testall(int count, long[] requests, int[] flag, int[] statuses) {
+        int[] h = narrow(count, requests);
+        return widen(Fn.MPI_Testall(count, h, flag, statuses), h, requests);
+    }
+
+    @Override
+    int waitany(int count, long[] requests, int[] index, int[] status) {
+        int[] h = narrow(count, requests);
+        return widen(Fn.MPI_Waitany(count, h, index, status), h, requests);
+    }
+
+    @Override
+    int testany(int count, long[] requests, int[] index, int[] flag, int[] status) {
+        int[] h = narrow(count, requests);
+        return widen(Fn.MPI_Testany(count, h, index, flag, status), h, requests);
+    }
+
+    @Override
+    int waitsome(int count, long[] requests, int[] outCount, int[] indices, int[] statuses) {
+        int[] h = narrow(count, requests);
+        return widen(Fn.MPI_Waitsome(count, h, outCount, indices, statuses), h, requests);
+    }
+
+    @Override
+    int testsome(int count, long[] requests, int[] outCount, int[] indices, int[] statuses) {
+        int[] h = narrow(count, requests);
+        return widen(Fn.MPI_Testsome(count, h, outCount, indices, statuses), h, requests);
     }
 
     // ---- more collectives ----
@@ -537,6 +587,18 @@ final class MpichAbi extends JnaMpi {
         static native int MPI_Test(int[] request, int[] flag, int[] status);
 
         static native int MPI_Cancel(int[] request);
+
+        static native int MPI_Waitall(int count, int[] requests, int[] statuses);
+
+        static native int MPI_Testall(int count, int[] requests, int[] flag, int[] statuses);
+
+        static native int MPI_Waitany(int count, int[] requests, int[] index, int[] status);
+
+        static native int MPI_Testany(int count, int[] requests, int[] index, int[] flag, int[] status);
+
+        static native int MPI_Waitsome(int count, int[] requests, int[] outCount, int[] indices, int[] statuses);
+
+        static native int MPI_Testsome(int count, int[] requests, int[] outCount, int[] indices, int[] statuses);
 
         static native int MPI_Get_count(int[] status, int type, int[] count);
 

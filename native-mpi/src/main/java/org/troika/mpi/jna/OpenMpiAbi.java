@@ -16,6 +16,7 @@ final class OpenMpiAbi extends JnaMpi {
     private static final long IN_PLACE = MpiAbi.OpenMpi.IN_PLACE;
     private static final int COMM_TYPE_SHARED = MpiAbi.OpenMpi.COMM_TYPE_SHARED;
 
+    private final long requestNull;
     private final long commWorld;
     private final long commNull;
     private final long infoNull;
@@ -24,7 +25,8 @@ final class OpenMpiAbi extends JnaMpi {
     private final long[] ops = new long[Op.values().length];
 
     private OpenMpiAbi(String name, NativeLibrary lib) {
-        super(name);
+        super(name, true);
+        requestNull = global(lib, MpiAbi.OpenMpi.REQUEST_NULL);
         commWorld = global(lib, MpiAbi.OpenMpi.COMM_WORLD);
         commNull = global(lib, MpiAbi.OpenMpi.COMM_NULL);
         infoNull = global(lib, MpiAbi.OpenMpi.INFO_NULL);
@@ -266,13 +268,6 @@ final class OpenMpiAbi extends JnaMpi {
         return flag[0] == 0 ? 32767 : new Pointer(value[0]).getInt(0);
     }
 
-    private void status(int[] raw, long type, int[] status) {
-        if (status != null) {
-            decodeStatus(raw, MpiAbi.OpenMpi.STATUS_SOURCE, MpiAbi.OpenMpi.STATUS_TAG, MpiAbi.OpenMpi.STATUS_ERROR, type,
-                    status);
-        }
-    }
-
     @Override
     public void send(long buf, int count, long type, int dest, int tag, long comm) {
         check(Fn.MPI_Send(buf, count, type, dest, tag, comm), "MPI_Send");
@@ -280,7 +275,7 @@ final class OpenMpiAbi extends JnaMpi {
 
     @Override
     public void recv(long buf, int count, long type, int source, int tag, long comm, int[] status) {
-        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] raw = rawStatuses(1);
         check(Fn.MPI_Recv(buf, count, type, source, tag, comm, raw), "MPI_Recv");
         status(raw, type, status);
     }
@@ -288,7 +283,7 @@ final class OpenMpiAbi extends JnaMpi {
     @Override
     public void sendrecv(long send, int sendCount, int dest, int sendTag, long recv, int recvCount, int source,
             int recvTag, long type, long comm, int[] status) {
-        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] raw = rawStatuses(1);
         check(Fn.MPI_Sendrecv(send, sendCount, type, dest, sendTag, recv, recvCount, type, source, recvTag, comm, raw),
                 "MPI_Sendrecv");
         status(raw, type, status);
@@ -296,14 +291,14 @@ final class OpenMpiAbi extends JnaMpi {
 
     @Override
     public void probe(int source, int tag, long comm, long type, int[] status) {
-        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] raw = rawStatuses(1);
         check(Fn.MPI_Probe(source, tag, comm, raw), "MPI_Probe");
         status(raw, type, status);
     }
 
     @Override
     public boolean iprobe(int source, int tag, long comm, long type, int[] status) {
-        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] raw = rawStatuses(1);
         int[] flag = new int[1];
         check(Fn.MPI_Iprobe(source, tag, comm, flag, raw), "MPI_Iprobe");
         if (flag[0] != 0) {
@@ -328,14 +323,14 @@ final class OpenMpiAbi extends JnaMpi {
 
     @Override
     public void waitRequest(long request, long type, int[] status) {
-        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] raw = rawStatuses(1);
         check(Fn.MPI_Wait(new long[] {request}, raw), "MPI_Wait");
         status(raw, type, status);
     }
 
     @Override
     public boolean test(long request, long type, int[] status) {
-        int[] raw = new int[MpiAbi.STATUS_BYTES / 4];
+        int[] raw = rawStatuses(1);
         int[] flag = new int[1];
         check(Fn.MPI_Test(new long[] {request}, flag, raw), "MPI_Test");
         if (flag[0] != 0) {
@@ -347,6 +342,42 @@ final class OpenMpiAbi extends JnaMpi {
     @Override
     public void cancel(long request) {
         check(Fn.MPI_Cancel(new long[] {request}), "MPI_Cancel");
+    }
+
+    @Override
+    public long requestNull() {
+        return requestNull;
+    }
+
+    // MPI_Request is a pointer: a long[] is the native request array as it is
+    @Override
+    int waitall(int count, long[] requests, int[] statuses) {
+        return Fn.MPI_Waitall(count, requests, statuses);
+    }
+
+    @Override
+    int testall(int count, long[] requests, int[] flag, int[] statuses) {
+        return Fn.MPI_Testall(count, requests, flag, statuses);
+    }
+
+    @Override
+    int waitany(int count, long[] requests, int[] index, int[] status) {
+        return Fn.MPI_Waitany(count, requests, index, status);
+    }
+
+    @Override
+    int testany(int count, long[] requests, int[] index, int[] flag, int[] status) {
+        return Fn.MPI_Testany(count, requests, index, flag, status);
+    }
+
+    @Override
+    int waitsome(int count, long[] requests, int[] outCount, int[] indices, int[] statuses) {
+        return Fn.MPI_Waitsome(count, requests, outCount, indices, statuses);
+    }
+
+    @Override
+    int testsome(int count, long[] requests, int[] outCount, int[] indices, int[] statuses) {
+        return Fn.MPI_Testsome(count, requests, outCount, indices, statuses);
     }
 
     // ---- more collectives ----
@@ -551,6 +582,18 @@ final class OpenMpiAbi extends JnaMpi {
         static native int MPI_Test(long[] request, int[] flag, int[] status);
 
         static native int MPI_Cancel(long[] request);
+
+        static native int MPI_Waitall(int count, long[] requests, int[] statuses);
+
+        static native int MPI_Testall(int count, long[] requests, int[] flag, int[] statuses);
+
+        static native int MPI_Waitany(int count, long[] requests, int[] index, int[] status);
+
+        static native int MPI_Testany(int count, long[] requests, int[] index, int[] flag, int[] status);
+
+        static native int MPI_Waitsome(int count, long[] requests, int[] outCount, int[] indices, int[] statuses);
+
+        static native int MPI_Testsome(int count, long[] requests, int[] outCount, int[] indices, int[] statuses);
 
         static native int MPI_Get_count(int[] status, long type, int[] count);
 

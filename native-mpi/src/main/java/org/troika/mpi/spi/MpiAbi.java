@@ -35,6 +35,9 @@ public final class MpiAbi {
         public static final int STATUS_SOURCE = 0;
         public static final int STATUS_TAG = 4;
         public static final int STATUS_ERROR = 8;
+        public static final int STATUS_SIZE = 24;
+        /** Bytes of an {@code MPI_Request} (a pointer). */
+        public static final int REQUEST_SIZE = 8;
         public static final String REQUEST_NULL = "ompi_request_null";
         public static final String COMM_WORLD = "ompi_mpi_comm_world";
         public static final String COMM_NULL = "ompi_mpi_comm_null";
@@ -75,6 +78,9 @@ public final class MpiAbi {
         public static final int STATUS_SOURCE = 8;
         public static final int STATUS_TAG = 12;
         public static final int STATUS_ERROR = 16;
+        public static final int STATUS_SIZE = 20;
+        /** Bytes of an {@code MPI_Request} (an {@code int}). */
+        public static final int REQUEST_SIZE = 4;
         public static final int REQUEST_NULL = 0x2c000000;
         public static final int COMM_WORLD = 0x44000000;
         public static final int COMM_NULL = 0x04000000;

@@ -147,6 +147,40 @@ public interface NativeMpi {
     /** {@code MPI_Cancel} then the caller waits. */
     void cancel(long request);
 
+    // ---- many requests at once: one native call, nothing allocated per request ----
+    //
+    // requests[0..count) hold request handles; MPI sets every request it completes (and frees) to requestNull(), and
+    // requestNull() entries are inactive (ignored). statuses: null (MPI_STATUSES_IGNORE) or room for STATUS_INTS ints
+    // per entry, counts in units of type.
+
+    /** {@code MPI_REQUEST_NULL}. */
+    long requestNull();
+
+    /** {@code MPI_Waitall}: statuses[STATUS_INTS * i ...] is request i's. */
+    void waitAll(int count, long[] requests, long type, int[] statuses);
+
+    /** {@code MPI_Testall}: true when all completed (then all are freed), false (then none is touched). */
+    boolean testAll(int count, long[] requests, long type, int[] statuses);
+
+    /**
+     * {@code MPI_Waitany}: the index of the request that completed ({@code status} may be null), or
+     * {@link #undefined()} when no request is active.
+     */
+    int waitAny(int count, long[] requests, long type, int[] status);
+
+    /** {@code MPI_Testany}: like {@link #waitAny}, or -1 when none has completed yet. */
+    int testAny(int count, long[] requests, long type, int[] status);
+
+    /**
+     * {@code MPI_Waitsome}: how many requests completed, their indices in {@code indices[0..n)} and their statuses at
+     * statuses[STATUS_INTS * k ...] for the k-th; {@link #undefined()} when no request is active. {@code indices}
+     * has room for {@code count}.
+     */
+    int waitSome(int count, long[] requests, int[] indices, long type, int[] statuses);
+
+    /** {@code MPI_Testsome}: like {@link #waitSome}, 0 when none has completed yet. */
+    int testSome(int count, long[] requests, int[] indices, long type, int[] statuses);
+
     // ---- more collectives ----
 
     void reduce(long send, long recv, int count, long type, long op, int root, long comm);

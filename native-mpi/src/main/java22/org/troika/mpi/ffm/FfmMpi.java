@@ -52,6 +52,9 @@ public final class FfmMpi implements NativeMpi {
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(64, 16));
     private static final long HANDLE_AT = 32;
     private static final long INT_AT = 40;
+    /** Per-thread native room for the request arrays of waitAll and friends (grown on demand), see {@link #batch}. */
+    private static final ThreadLocal<MemorySegment[]> BATCH =
+            ThreadLocal.withInitial(() -> new MemorySegment[] {MemorySegment.NULL});
 
     private final long[] datatypes = new long[Datatype.values().length];
     private final long[] ops = new long[Op.values().length];
@@ -153,6 +156,8 @@ public final class FfmMpi implements NativeMpi {
         static final long ERRORS_RETURN = OPEN_MPI ? global(MpiAbi.OpenMpi.ERRORS_RETURN)
                 : MpiAbi.Mpich.ERRORS_RETURN;
         static final long REQUEST_NULL = OPEN_MPI ? global(MpiAbi.OpenMpi.REQUEST_NULL) : MpiAbi.Mpich.REQUEST_NULL;
+        static final long STATUS_SIZE = OPEN_MPI ? MpiAbi.OpenMpi.STATUS_SIZE : MpiAbi.Mpich.STATUS_SIZE;
+        static final long REQUEST_SIZE = OPEN_MPI ? MpiAbi.OpenMpi.REQUEST_SIZE : MpiAbi.Mpich.REQUEST_SIZE;
 
         static final MethodHandle INITIALIZED = down("MPI_Initialized", "a");
         static final MethodHandle FINALIZED = down("MPI_Finalized", "a");
@@ -217,6 +222,12 @@ public final class FfmMpi implements NativeMpi {
         static final MethodHandle WAIT = down("MPI_Wait", "aa");
         static final MethodHandle TEST = down("MPI_Test", "aaa");
         static final MethodHandle CANCEL = down("MPI_Cancel", "a");
+        static final MethodHandle WAITALL = down("MPI_Waitall", "iaa");
+        static final MethodHandle TESTALL = down("MPI_Testall", "iaaa");
+        static final MethodHandle WAITANY = down("MPI_Waitany", "iaaa");
+        static final MethodHandle TESTANY = down("MPI_Testany", "iaaaa");
+        static final MethodHandle WAITSOME = down("MPI_Waitsome", "iaaaa");
+        static final MethodHandle TESTSOME = down("MPI_Testsome", "iaaaa");
         static final MethodHandle GET_COUNT = down("MPI_Get_count", "aha");
 
         static final MethodHandle WTIME = LINKER.downcallHandle(symbol("MPI_Wtime"),
@@ -308,11 +319,24 @@ public final class FfmMpi implements NativeMpi {
 
     /** Copies a native MPI_Status (at scratch offset 0) into {@code status}, with the count in {@code type} units. */
     private static void readStatus(MemorySegment s, long type, int[] status) throws Throwable {
-        status[0] = s.get(JAVA_INT, Fn.STATUS_SOURCE);
-        status[1] = s.get(JAVA_INT, Fn.STATUS_TAG);
-        status[2] = s.get(JAVA_INT, Fn.STATUS_ERROR);
-        check((int) Fn.GET_COUNT.invokeExact(s.address(), type, s.address() + INT_AT), "MPI_Get_count");
-        status[3] = s.get(JAVA_INT, INT_AT);
+        readStatus(s, 0, INT_AT, type, status, 0);
+    }
+
+    /**
+     * Copies the native MPI_Status at byte {@code at} of {@code s} into {@code status} at {@code STATUS_INTS * to}
+     * (nothing when it is null), with the count in {@code type} units; {@code countAt}: an int of room in {@code s}.
+     */
+    private static void readStatus(MemorySegment s, long at, long countAt, long type, int[] status, int to)
+            throws Throwable {
+        if (status == null) {
+            return;
+        }
+        int i = to * STATUS_INTS;
+        status[i] = s.get(JAVA_INT, at + Fn.STATUS_SOURCE);
+        status[i + 1] = s.get(JAVA_INT, at + Fn.STATUS_TAG);
+        status[i + 2] = s.get(JAVA_INT, at + Fn.STATUS_ERROR);
+        check((int) Fn.GET_COUNT.invokeExact(s.address() + at, type, s.address() + countAt), "MPI_Get_count");
+        status[i + 3] = s.get(JAVA_INT, countAt);
     }
 
     @Override
@@ -1044,6 +1068,161 @@ public final class FfmMpi implements NativeMpi {
         writeHandle(s, request);
         try {
             check((int) Fn.CANCEL.invokeExact(s.address() + HANDLE_AT), "MPI_Cancel");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ---- many requests: the handles are copied into per-thread native memory (GC-free), one call, copied back ----
+
+    @Override
+    public long requestNull() {
+        return Fn.REQUEST_NULL;
+    }
+
+    /**
+     * This thread's native room for {@code count} requests: {@code [requests | statuses | ints]}; offsets from
+     * {@link #statusesAt} and {@link #intsAt}. The ints are an out-flag/index/count, then {@code count} indices.
+     */
+    private static MemorySegment batch(int count) {
+        MemorySegment[] holder = BATCH.get();
+        long need = intsAt(count) + 4L * (count + 2);
+        if (holder[0].byteSize() < need) {
+            holder[0] = Arena.ofAuto().allocate(Math.max(need, 2 * holder[0].byteSize()), 16);
+        }
+        return holder[0];
+    }
+
+    private static long statusesAt(int count) {
+        return (count * Fn.REQUEST_SIZE + 7) & ~7L;
+    }
+
+    private static long intsAt(int count) {
+        return statusesAt(count) + count * Fn.STATUS_SIZE;
+    }
+
+    private static void putRequests(MemorySegment b, int count, long[] requests) {
+        if (Fn.OPEN_MPI) {
+            MemorySegment.copy(requests, 0, b, JAVA_LONG, 0, count);
+        } else {
+            for (int i = 0; i < count; i++) {
+                b.set(JAVA_INT, 4L * i, (int) requests[i]);
+            }
+        }
+    }
+
+    private static void getRequests(MemorySegment b, int count, long[] requests) {
+        if (Fn.OPEN_MPI) {
+            MemorySegment.copy(b, JAVA_LONG, 0, requests, 0, count);
+        } else {
+            for (int i = 0; i < count; i++) {
+                requests[i] = b.get(JAVA_INT, 4L * i);
+            }
+        }
+    }
+
+    @Override
+    public void waitAll(int count, long[] requests, long type, int[] statuses) {
+        MemorySegment b = batch(count);
+        putRequests(b, count, requests);
+        long at = statusesAt(count);
+        try {
+            int rc = (int) Fn.WAITALL.invokeExact(count, b.address(),
+                    statuses == null ? Fn.STATUS_IGNORE : b.address() + at);
+            getRequests(b, count, requests);
+            check(rc, "MPI_Waitall");
+            for (int i = 0; statuses != null && i < count; i++) {
+                readStatus(b, at + i * Fn.STATUS_SIZE, intsAt(count), type, statuses, i);
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    public boolean testAll(int count, long[] requests, long type, int[] statuses) {
+        MemorySegment b = batch(count);
+        putRequests(b, count, requests);
+        long at = statusesAt(count);
+        long flag = intsAt(count);
+        try {
+            int rc = (int) Fn.TESTALL.invokeExact(count, b.address(), b.address() + flag,
+                    statuses == null ? Fn.STATUS_IGNORE : b.address() + at);
+            getRequests(b, count, requests);
+            check(rc, "MPI_Testall");
+            if (b.get(JAVA_INT, flag) == 0) {
+                return false;
+            }
+            for (int i = 0; statuses != null && i < count; i++) {
+                readStatus(b, at + i * Fn.STATUS_SIZE, flag + 4, type, statuses, i);
+            }
+            return true;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    public int waitAny(int count, long[] requests, long type, int[] status) {
+        return any(true, count, requests, type, status);
+    }
+
+    @Override
+    public int testAny(int count, long[] requests, long type, int[] status) {
+        return any(false, count, requests, type, status);
+    }
+
+    private static int any(boolean wait, int count, long[] requests, long type, int[] status) {
+        MemorySegment b = batch(count);
+        putRequests(b, count, requests);
+        long at = statusesAt(count);
+        long index = intsAt(count);
+        long st = status == null ? Fn.STATUS_IGNORE : b.address() + at;
+        try {
+            int rc = wait ? (int) Fn.WAITANY.invokeExact(count, b.address(), b.address() + index, st)
+                    : (int) Fn.TESTANY.invokeExact(count, b.address(), b.address() + index, b.address() + index + 4, st);
+            getRequests(b, count, requests);
+            check(rc, wait ? "MPI_Waitany" : "MPI_Testany");
+            if (!wait && b.get(JAVA_INT, index + 4) == 0) {
+                return -1;
+            }
+            int i = b.get(JAVA_INT, index);
+            if (i != MpiAbi.UNDEFINED) {
+                readStatus(b, at, index + 4, type, status, 0);
+            }
+            return i;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    public int waitSome(int count, long[] requests, int[] indices, long type, int[] statuses) {
+        return some(true, count, requests, indices, type, statuses);
+    }
+
+    @Override
+    public int testSome(int count, long[] requests, int[] indices, long type, int[] statuses) {
+        return some(false, count, requests, indices, type, statuses);
+    }
+
+    private static int some(boolean wait, int count, long[] requests, int[] indices, long type, int[] statuses) {
+        MemorySegment b = batch(count);
+        putRequests(b, count, requests);
+        long at = statusesAt(count);
+        long out = intsAt(count);
+        long st = statuses == null ? Fn.STATUS_IGNORE : b.address() + at;
+        try {
+            int rc = wait ? (int) Fn.WAITSOME.invokeExact(count, b.address(), b.address() + out, b.address() + out + 8, st)
+                    : (int) Fn.TESTSOME.invokeExact(count, b.address(), b.address() + out, b.address() + out + 8, st);
+            getRequests(b, count, requests);
+            check(rc, wait ? "MPI_Waitsome" : "MPI_Testsome");
+            int n = b.get(JAVA_INT, out);
+            for (int k = 0; n != MpiAbi.UNDEFINED && k < n; k++) {
+                indices[k] = b.get(JAVA_INT, out + 8 + 4L * k);
+                readStatus(b, at + k * Fn.STATUS_SIZE, out + 4, type, statuses, k);
+            }
+            return n;
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -66,6 +66,7 @@ public final class ApiChecks extends RankChecks {
     private void runAll(boolean large) {
         blockingRing();
         nonBlockingRing();
+        completions();
         probesAndWildcards();
         procNull();
         truncation();
@@ -221,7 +222,7 @@ public final class ApiChecks extends RankChecks {
             requests.add(isend(t, mine, prev, 20 + t.ordinal()));
             java.lang.reflect.Array.set(mine, 0, java.lang.reflect.Array.get(values(t, 99, 1), 0)); // reuse at once
         }
-        Status[] statuses = Request.waitAll(requests);
+        Request.waitAll(requests);
         for (int k = 0; k < expect.size(); k++) {
             Datatype t = (Datatype) expect.get(k)[0];
             Object fromNext = expect.get(k)[2];
@@ -231,8 +232,9 @@ public final class ApiChecks extends RankChecks {
                 ok &= java.lang.reflect.Array.get(fromNext, i).equals(java.lang.reflect.Array.get(want, i));
             }
             check("non-blocking ring " + t, ok);
-            check("non-blocking status " + t, statuses[2 * k].source() == prev
-                    && statuses[2 * k + 1].count(t) == N && statuses[2 * k + 1].tag() == 20 + t.ordinal());
+            check("non-blocking status " + t, requests.get(2 * k).status().source() == prev
+                    && requests.get(2 * k + 1).status().count(t) == N
+                    && requests.get(2 * k + 1).status().tag() == 20 + t.ordinal());
         }
         // direct buffers, polled with test()
         DoubleBuffer out = (DoubleBuffer) direct(Datatype.DOUBLE, N);
@@ -251,6 +253,77 @@ public final class ApiChecks extends RankChecks {
             ok &= in.get(i) == v(prev, i) + 0.5;
         }
         check("buffer ring with test() after " + polls + " polls", ok);
+    }
+
+    /**
+     * waitAny, testAny, waitSome, testSome and testAll (one MPI call each over many requests): W messages from the
+     * previous rank with tags 0..W-1 and sizes 1..W, received into direct buffers and arrays; each completion is seen
+     * exactly once, with its own status, and finished requests passed again are skipped.
+     */
+    private void completions() {
+        int w = 12;
+        for (String how : new String[] {"waitAny", "testAny", "waitSome", "testSome"}) {
+            Request[] recvs = new Request[w];
+            IntBuffer[] bufs = new IntBuffer[w];
+            int[][] arrays = new int[w][];
+            for (int k = 0; k < w; k++) {
+                if (k % 2 == 0) {
+                    bufs[k] = (IntBuffer) direct(Datatype.INT, k + 1);
+                    recvs[k] = world.irecv(bufs[k], prev, k);
+                } else {
+                    arrays[k] = new int[k + 1];
+                    recvs[k] = world.irecv(arrays[k], prev, k);
+                }
+            }
+            Request[] sends = new Request[w];
+            for (int k = w - 1; k >= 0; k--) {
+                int[] data = new int[k + 1];
+                Arrays.fill(data, rank * 100 + k);
+                sends[k] = world.isend(data, next, k);
+            }
+            int[] seen = new int[w];
+            while (true) {
+                int[] got;
+                switch (how) {
+                    case "waitAny" -> {
+                        int i = Request.waitAny(recvs);
+                        got = i == Communicator.UNDEFINED ? null : new int[] {i};
+                    }
+                    case "testAny" -> {
+                        int i = Request.testAny(recvs);
+                        got = i == Communicator.UNDEFINED ? null : i < 0 ? new int[0] : new int[] {i};
+                    }
+                    case "waitSome" -> {
+                        got = Request.waitSome(recvs);
+                        got = got.length == 0 ? null : got;
+                    }
+                    default -> {
+                        got = Arrays.stream(recvs).allMatch(Request::isDone) ? null : Request.testSome(recvs);
+                    }
+                }
+                if (got == null) {
+                    break;
+                }
+                for (int i : got) {
+                    seen[i]++;
+                }
+            }
+            boolean ok = Arrays.stream(seen).allMatch(c -> c == 1);
+            for (int k = 0; k < w; k++) {
+                Status st = recvs[k].status();
+                ok &= st != null && st.source() == prev && st.tag() == k && st.count(Datatype.INT) == k + 1;
+                for (int i = 0; i <= k; i++) {
+                    ok &= (k % 2 == 0 ? bufs[k].get(i) : arrays[k][i]) == prev * 100 + k;
+                }
+            }
+            check(how + " completes each of " + w + " receives once " + Arrays.toString(seen), ok);
+            while (!Request.testAll(sends)) {
+                Thread.onSpinWait();
+            }
+            check(how + " sends done by testAll", Arrays.stream(sends).allMatch(Request::isDone)
+                    && sends[0].status() == Request.NO_MESSAGE && Request.testAll(sends)
+                    && Request.waitAny(sends) == Communicator.UNDEFINED && Request.waitSome(sends).length == 0);
+        }
     }
 
     private void probesAndWildcards() {

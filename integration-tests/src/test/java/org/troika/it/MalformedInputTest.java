@@ -387,7 +387,14 @@ class MalformedInputTest {
                 new Case("hostfile duplicate max_slots", List.of("hosts", "--hostfile",
                         write("a max_slots=4 max-slots=8\n")), Map.of()),
                 new Case("hostfile host twice", List.of("hosts", "--hostfile", write("a\nb\na slots=2\n")), Map.of()),
-                new Case("hostfile -np line", List.of("run", "--hostfile", write("-np slots=1\n"), "true"), Map.of()));
+                new Case("hostfile -np line", List.of("run", "--hostfile", write("-np slots=1\n"), "true"), Map.of()),
+                // issue 22: a file name whose bytes are not text in the locale (Latin-1 under UTF-8, anything under C)
+                new Case("--hostfile named in Latin-1", List.of("run", "--hostfile", dir + "/caf\udce9", "true"),
+                        Map.of()),
+                new Case("--timeline named in Latin-1", List.of("run", "--timeline", dir + "/t\udce9.json", "-np", "1",
+                        "true"), Map.of()),
+                new Case("--output-filename named in Latin-1", List.of("run", "--output-filename", dir + "/o\udce9",
+                        "-np", "1", "true"), Map.of()));
     }
 
     private static String write(String content) {

@@ -15,6 +15,9 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import org.troika.common.exec.ExactExec;
+import org.troika.common.exec.LaunchPlan;
+import org.troika.common.exec.NativeText;
 import org.troika.common.exec.ProcessTable;
 import org.troika.testkit.Dist;
 import org.troika.testkit.MpiJob.Launcher;
@@ -55,9 +58,7 @@ final class RunSupport implements AutoCloseable {
         argv.add(Dist.troika().toString());
         argv.add("run");
         argv.addAll(runArgs);
-        ProcessBuilder pb = new ProcessBuilder(mpi.wrap(argv))
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-        Map<String, String> env = new HashMap<>(System.getenv());
+        Map<String, String> env = new HashMap<>(NativeText.environment());
         mpi.applyEnvironment(env);
         if (mpi == Launcher.MPICH) {
             env.put("TROIKA_MPIRUN", mpi.command());
@@ -68,7 +69,12 @@ final class RunSupport implements AutoCloseable {
         }
         env.putAll(extraEnv);
         env.put(MARKER, marker);
-        pb.environment().putAll(env);
+        // arguments and variables are passed as the bytes they stand for (NativeText), as a shell would
+        LaunchPlan plan = ExactExec.SYSTEM.plan(new LaunchPlan(mpi.wrap(argv), env));
+        ProcessBuilder pb = new ProcessBuilder(plan.argv())
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        pb.environment().clear();
+        pb.environment().putAll(plan.env());
         if (workDir != null) {
             pb.directory(workDir.toFile());
         }

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.troika.common.exec.NativeText;
 import org.troika.common.exec.ProcessTable;
 import org.troika.testkit.Dist;
 import org.troika.testkit.MachineLock;
@@ -289,6 +290,19 @@ class SlurmClusterTest {
         }
     }
 
+    /** Issue 22: arguments and environment values reach srun's ranks byte for byte under {@code LC_ALL=C}. */
+    @Test
+    void srunPassesArgumentsAndEnvironmentByteForByte() throws Exception {
+        ExactBytesRunTest.latin1File(dir);
+        List<String> args = new ArrayList<>(List.of("--launcher", "srun", "-np", "2"));
+        args.addAll(ExactBytesRunTest.rankArgs(dir));
+        Job job = runBatchJob("exact-bytes", "-N2 --ntasks-per-node=1",
+                "LC_ALL=C; export LC_ALL; XV=$(printf 'x\\351\\377 \\ny'); export XV", args, Map.of());
+        assertEquals("COMPLETED", job.state, job::describe);
+        assertEquals(2, job.output.lines().filter(l -> l.endsWith(ExactBytesRunTest.expectedLine())).count(),
+                job::describe);
+    }
+
     @Test
     void srunUnevenNpKeepsTheRankTableAndRealMpiWiresUp() throws Exception {
         // an MPI program: PMIx wire-up through Slurm must give every rank the world size
@@ -420,7 +434,7 @@ class SlurmClusterTest {
     void scancelOfTheJobLeavesNothing() throws Exception {
         String marker = "scancel-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
         Path out = dir.resolve("scancel.out");
-        Path script = writeBatchScript("scancel", List.of("--launcher", "srun", "sh", "-c",
+        Path script = writeBatchScript("scancel", "", List.of("--launcher", "srun", "sh", "-c",
                 "echo \"ready $TROIKA_RANK\"; exec sleep 300"));
         Result sub = run(List.of("sbatch", "--parsable", "-N3", "--ntasks-per-node=2", "-o", out.toString(), "-D",
                 dir.toString(), script.toString()), Map.of(MARK, marker));
@@ -447,20 +461,29 @@ class SlurmClusterTest {
         }
     }
 
-    /** A batch script whose body runs the packaged troika with {@code troikaArgs}. */
-    private static Path writeBatchScript(String name, List<String> troikaArgs) throws IOException {
+    /**
+     * A batch script whose body runs {@code prelude}, then the packaged troika with {@code troikaArgs} (written as the
+     * bytes they stand for, {@link NativeText}).
+     */
+    private static Path writeBatchScript(String name, String prelude, List<String> troikaArgs) throws IOException {
         StringBuilder cmd = new StringBuilder("exec '" + troika + "' run");
         for (String a : troikaArgs) {
             cmd.append(" '").append(a.replace("'", "'\\''")).append('\'');
         }
-        return Files.writeString(dir.resolve(name + ".sh"), "#!/bin/sh\n" + cmd + "\n");
+        return Files.write(dir.resolve(name + ".sh"), NativeText.encode("#!/bin/sh\n" + prelude + "\n" + cmd + "\n"));
     }
 
     /** Submits {@code troika run <troikaArgs>} as a batch job with {@code sbatchArgs} and waits for its end. */
     private static Job runBatchJob(String name, String sbatchArgs, List<String> troikaArgs, Map<String, String> env)
             throws Exception {
+        return runBatchJob(name, sbatchArgs, "", troikaArgs, env);
+    }
+
+    /** {@link #runBatchJob(String, String, List, Map)} with shell commands run before troika in the script. */
+    private static Job runBatchJob(String name, String sbatchArgs, String prelude, List<String> troikaArgs,
+            Map<String, String> env) throws Exception {
         Path out = dir.resolve(name + ".out");
-        Path script = writeBatchScript(name, troikaArgs);
+        Path script = writeBatchScript(name, prelude, troikaArgs);
         List<String> argv = new ArrayList<>(List.of("sbatch", "--parsable"));
         argv.addAll(List.of(sbatchArgs.split(" ")));
         argv.addAll(List.of("-o", out.toString(), "-D", dir.toString(), script.toString()));

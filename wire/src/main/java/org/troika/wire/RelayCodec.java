@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.troika.common.exec.NativeText;
 
 /** Body encoding of {@link RelayMessage}s (see {@link BodyOut} for the primitives). */
 final class RelayCodec implements Codec<RelayMessage> {
@@ -84,7 +85,7 @@ final class RelayCodec implements Codec<RelayMessage> {
         } else if (m instanceof RelayMessage.LookupReply l) {
             o.str(l.host()).endpoints(l.endpoints());
         } else if (m instanceof RelayMessage.Exec e) {
-            o.i64(e.requestId()).str(e.commandLine());
+            o.i64(e.requestId()).bytes(NativeText.encode(e.commandLine())); // bytes, not UTF-8: see Exec
         } else if (m instanceof RelayMessage.Abort a) {
             o.i64(a.requestId());
         } else if (m instanceof RelayMessage.Output x) {
@@ -151,7 +152,7 @@ final class RelayCodec implements Codec<RelayMessage> {
             case SHUTDOWN -> new RelayMessage.Shutdown(in.str());
             case LOOKUP -> new RelayMessage.Lookup(in.str());
             case LOOKUP_REPLY -> new RelayMessage.LookupReply(in.str(), in.endpoints());
-            case EXEC -> new RelayMessage.Exec(in.i64(), in.str());
+            case EXEC -> new RelayMessage.Exec(in.i64(), NativeText.decode(in.bytes()));
             case ABORT -> new RelayMessage.Abort(in.i64());
             case OUTPUT -> new RelayMessage.Output(in.u8(), in.bytes());
             case EXITED -> new RelayMessage.Exited(in.u32());

@@ -126,7 +126,8 @@ public sealed interface RelayMessage {
 
     /**
      * agent → task: run {@code commandLine} with {@code /bin/sh -c} (the words Open MPI meant for a remote shell), at most
-     * once per {@code requestId}.
+     * once per {@code requestId}. The command line is bytes (the agent's argv as given): on the wire its exact bytes,
+     * in each JVM its {@link org.troika.common.exec.NativeText} form, so no byte is lost whatever the locales.
      */
     record Exec(long requestId, String commandLine) implements RelayMessage {}
 

@@ -82,6 +82,8 @@ final class WireTestSupport {
                 new RelayMessage.Lookup("node2"),
                 new RelayMessage.LookupReply("node2", List.of(new Endpoint("fd00::2", 4002))),
                 new RelayMessage.Exec(42L, " orted -mca ess \"env\""),
+                // bytes that are not text in any locale (a Latin-1 file name, 0xff): kept as they are
+                new RelayMessage.Exec(43L, "cat caf\udce9.txt \udcff"),
                 new RelayMessage.Abort(42L),
                 new RelayMessage.Output(2, "héllo\n".getBytes(StandardCharsets.UTF_8)),
                 new RelayMessage.Exited(143),

@@ -168,7 +168,8 @@ public final class ProcessSupervisor implements AutoCloseable {
 
     /**
      * Starts {@code plan} with the environment exactly {@code plan.env()} (the plan's {@code PATH} finds its
-     * program) in {@code plan.workDir()}.
+     * program) in {@code plan.workDir()}. Words and values reach the process as the bytes they stand for
+     * ({@link NativeText}, {@link ExactExec}), whatever the locale.
      *
      * @throws IOException if {@code setsid} or {@code /bin/sh} cannot be started (a missing plan program is exit 127)
      */
@@ -176,6 +177,7 @@ public final class ProcessSupervisor implements AutoCloseable {
         if (SETSID == null) {
             throw new IOException("setsid (util-linux) is not installed; troika needs it to supervise processes");
         }
+        plan = ExactExec.SYSTEM.plan(plan);
         String tag = newTag();
         List<String> cmd = new ArrayList<>(plan.argv().size() + 8);
         cmd.add(SETSID);
@@ -503,7 +505,7 @@ public final class ProcessSupervisor implements AutoCloseable {
         }
     }
 
-    private static String firstExecutable(String... candidates) {
+    static String firstExecutable(String... candidates) {
         for (String c : candidates) {
             if (Files.isExecutable(Path.of(c))) {
                 return c;

@@ -1,11 +1,11 @@
 package org.troika.launcher.cli;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.troika.common.UsageException;
+import org.troika.common.exec.NativeText;
 import org.troika.launcher.spi.Subcommand;
 import org.troika.launcher.spi.UserText;
 
@@ -21,8 +21,9 @@ public final class Main {
 
     private Main() {}
 
+    /** Arguments and environment are read as the bytes given ({@link NativeText}), not as the locale decodes them. */
     public static void main(String[] args) {
-        System.exit(run(Arrays.asList(args), Subcommand.Io.system()));
+        System.exit(run(NativeText.arguments(args), Subcommand.Io.system()));
     }
 
     /** Runs troika in-process and returns the exit code (used by tests). */
@@ -53,6 +54,17 @@ public final class Main {
                         + String.join(", ", commands.keySet()) + " (see troika --help)");
             }
             return cmd.run(new ArrayList<>(args.subList(1, args.size())), io);
+        } catch (java.nio.file.InvalidPathException e) {
+            // a file name whose bytes are not text in this locale: the JVM can name no such file
+            String why = e.getReason().startsWith("Malformed") ? "Java opens only names that are valid "
+                    + NativeText.CHARSET.name() + " text; rename it, or run troika under a locale where it is"
+                    : e.getReason();
+            io.err().println(errorLine("troika: error: ", "cannot use the file name " + UserText.quote(e.getInput())
+                    + ": " + why));
+            if (verbose) {
+                e.printStackTrace(io.err());
+            }
+            return UsageException.EXIT_CODE;
         } catch (UsageException e) {
             io.err().println(errorLine("troika: error: ", e.getMessage()));
             if (verbose) {

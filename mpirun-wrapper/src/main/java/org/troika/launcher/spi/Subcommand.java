@@ -25,10 +25,13 @@ public interface Subcommand {
      */
     int run(List<String> args, Io io) throws Exception;
 
-    /** Standard streams and the environment, injected so subcommands are testable in-process. */
+    /**
+     * Standard streams and the environment, injected so subcommands are testable in-process. The environment's values
+     * are the process's bytes in {@link org.troika.common.exec.NativeText} form.
+     */
     record Io(PrintStream out, PrintStream err, Map<String, String> env) {
         public static Io system() {
-            return new Io(System.out, System.err, System.getenv());
+            return new Io(System.out, System.err, org.troika.common.exec.NativeText.environment());
         }
     }
 }

@@ -1,12 +1,15 @@
 package org.troika.launcher.spi;
 
+import org.troika.common.exec.NativeText;
+
 /**
  * Makes text that came from the user (flags, files, environment variables, a discovery script's output) safe to
  * show in a one-line message. The one implementation: {@code troika: error:} lines (cli {@code Main}) and the values
  * quoted inside messages both go through it.
  *
  * <p>Escaped: C0 controls and DEL ({@code \n}, {@code \r}, {@code \t}, else {@code \xHH}), C1 controls, the Unicode
- * line and paragraph separators and the bidirectional overrides and isolates ({@code \\uHHHH}), so a message can
+ * line and paragraph separators and the bidirectional overrides and isolates ({@code \\uHHHH}), bytes that are not
+ * text in the locale ({@link NativeText} escapes, {@code \\xHH}), so a message can
  * neither break the line, move the cursor, recolour the terminal nor reorder what is shown. Backslashes are kept as
  * they are, so escaping is idempotent.
  */
@@ -78,6 +81,9 @@ public final class UserText {
         }
         if (c < 0x20 || c == 0x7f) {
             return String.format("\\x%02x", (int) c);
+        }
+        if (NativeText.isEscape(c)) { // a byte that is not text in this locale: shown as the byte
+            return String.format("\\x%02x", NativeText.escapedByte(c));
         }
         if (c >= 0x80 && c < 0xa0 || c == '\u2028' || c == '\u2029' || c >= '\u202a' && c <= '\u202e'
                 || c >= '\u2066' && c <= '\u2069' || c == '\u200e' || c == '\u200f' || c == '\u061c') {

@@ -16,7 +16,9 @@ class UserTextTest {
                 () -> assertEquals("\\u0085\\u009b", UserText.escape("\u0085\u009b")),
                 () -> assertEquals("\\u2028\\u2029", UserText.escape("\u2028\u2029")),
                 () -> assertEquals("a\\u202eb\\u2066", UserText.escape("a\u202eb\u2066")),
-                () -> assertEquals("caf\u00e9 \u20ac \\ back", UserText.escape("caf\u00e9 \u20ac \\ back")));
+                () -> assertEquals("caf\u00e9 \u20ac \\ back", UserText.escape("caf\u00e9 \u20ac \\ back")),
+                // bytes that are not text in the locale (NativeText's escapes) show as the bytes
+                () -> assertEquals("caf\\xe9 \\xff", UserText.escape("caf\udce9 \udcff")));
         String plain = "nothing to do";
         assertSame(plain, UserText.escape(plain));
         String once = UserText.escape("x\ny\u001b");

@@ -3,11 +3,11 @@ package org.troika.rsh.agent;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
+import org.troika.common.exec.NativeText;
 import org.troika.rsh.task.CleanupMain;
 import org.troika.rsh.task.TaskServiceMain;
 import org.troika.wire.Endpoint;
@@ -39,7 +39,8 @@ public final class RshMain {
     private RshMain() {}
 
     public static void main(String[] args) {
-        System.exit(run(Arrays.asList(args), System.getenv(), System.out, System.err));
+        // the bytes given: Open MPI's words reach the remote shell exactly, whatever the locale
+        System.exit(run(NativeText.arguments(args), NativeText.environment(), System.out, System.err));
     }
 
     /** Runs the agent (or {@code task-service ...}) in-process; returns the exit code. */

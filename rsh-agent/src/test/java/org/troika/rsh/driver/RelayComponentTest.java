@@ -158,6 +158,19 @@ class RelayComponentTest {
         assertEquals(List.of("x"), Files.readAllLines(count));
     }
 
+    /** Issue 22: the command line's bytes (not UTF-8, not text in any locale) reach the remote shell exactly. */
+    @Test
+    void theCommandLineReachesTheShellByteForByte() throws Exception {
+        Path out = tmp.resolve("bytes");
+        byte[] word = {'h', (byte) 0xc3, (byte) 0xa9, (byte) 0xe9, (byte) 0xff, '\\', 'c'};
+        String cmd = "printf %s '" + org.troika.common.exec.NativeText.decode(word) + "' > " + out;
+        try (WireChannel<RelayMessage> c = WireChannel.connectAny(a.endpoints(), Protocol.RELAY, secret, 10_000)) {
+            c.send(new RelayMessage.Exec(78, cmd));
+            assertEquals(new RelayMessage.Exited(0), receiveSkippingHeartbeats(c));
+        }
+        org.junit.jupiter.api.Assertions.assertArrayEquals(word, Files.readAllBytes(out));
+    }
+
     @Test
     void abortStopsTheCommand() throws Exception {
         try (WireChannel<RelayMessage> c = WireChannel.connectAny(b.endpoints(), Protocol.RELAY, secret, 30_000)) {

@@ -53,4 +53,29 @@ class RunOutputFilenameTest {
             assertTrue(r.err().contains("cannot timestamp"), r.toString());
         }
     }
+
+    /**
+     * Issue 21: an elastic job wrote no per-rank files (the generation's plan lost its rank output when the worker key
+     * was added to it). The first generation empties files that exist.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Launcher.class)
+    void anElasticJobWritesTheSameFiles(Launcher mpi) throws Exception {
+        Path dir = tmp.resolve("logs");
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("rank.0.stdout"), "from an earlier run\n");
+        Path discover = tmp.resolve("discover.sh");
+        Files.writeString(discover, "#!/bin/sh\necho localhost:2\n");
+        Files.setPosixFilePermissions(discover, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        RunSupport.Result r = RunSupport.run(mpi, tmp, "--host-discovery-script", discover.toString(), "--min-np", "2",
+                "--max-np", "2", "--output-filename", dir.toString(), "sh", "-c",
+                "echo \"out-$TROIKA_RANK\"; echo \"err-$TROIKA_RANK\" >&2");
+        assertEquals(0, r.exitCode(), r.toString());
+        for (int rank = 0; rank < 2; rank++) {
+            assertEquals("out-" + rank + "\n", Files.readString(dir.resolve("rank." + rank + ".stdout")),
+                    "rank " + rank + " stdout; " + r);
+            assertEquals("err-" + rank + "\n", Files.readString(dir.resolve("rank." + rank + ".stderr")),
+                    "rank " + rank + " stderr; " + r);
+        }
+    }
 }

@@ -60,7 +60,7 @@ public final class JsrunBackend implements LaunchBackend {
             files = Map.of(erf, ErfWriter.render(ctx.hostPlan(), names, gpus, cores, opts));
         }
         LaunchPlan launch = JsrunCommandBuilder.build(s, ctx.mpi(), erf, ctx.env());
-        return new BackendPlan(launch, files, warnings(s));
+        return new BackendPlan(launch, files, warnings(s), null); // jsrun writes its own output files
     }
 
     static List<String> warnings(RunSettings s) {

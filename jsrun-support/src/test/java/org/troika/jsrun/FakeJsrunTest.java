@@ -108,7 +108,7 @@ class FakeJsrunTest {
         Path erf = plan.files().keySet().iterator().next();
         Files.writeString(erf, plan.files().get(erf));
         Files.setPosixFilePermissions(erf, PosixFilePermissions.fromString("rw-r--r--"));
-        Result r = execute(new BackendPlan(plan.launch()));
+        Result r = execute(plan.withFiles(Map.of()));
         assertEquals(64, r.exitCode(), r.output());
         assertTrue(r.output().contains("expected 600"), r.output());
     }
@@ -117,8 +117,7 @@ class FakeJsrunTest {
     void fakeRejectsMalformedErfLines() throws Exception {
         BackendPlan plan = new JsrunBackend().plan(ctx(settings("true").build(), 1, LSF, Map.of(), scratch));
         Path erf = plan.files().keySet().iterator().next();
-        BackendPlan broken = new BackendPlan(plan.launch(),
-                Map.of(erf, plan.files().get(erf).replace("cpu: {0}", "cpu: 0")), List.of());
+        BackendPlan broken = plan.withFiles(Map.of(erf, plan.files().get(erf).replace("cpu: {0}", "cpu: 0")));
         Result r = execute(broken);
         assertEquals(64, r.exitCode(), r.output());
         assertTrue(r.output().contains("is not valid ERF syntax"), r.output());

@@ -100,7 +100,7 @@ final class SparkLaunchPlanner {
         BackendPlan p = new MpirunCommandBuilder(asRoot).build(ctx);
         Map<String, String> launchEnv = new java.util.HashMap<>(p.launch().env());
         launchEnv.put(TroikaEnv.HOSTS, HostPlan.assign("spark", layout.hosts(), s.np()).hostList());
-        return new BackendPlan(new LaunchPlan(p.launch().argv(), launchEnv), p.files(), p.warnings(), p.rankOutput());
+        return p.withLaunch(p.launch().withEnv(launchEnv));
     }
 
     /**

@@ -1,6 +1,5 @@
 package org.troika.spark;
 
-import org.troika.launcher.mpi.MpiFailureParser;
 import org.troika.launcher.mpi.FailedRank;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -30,14 +29,14 @@ import org.apache.spark.sql.SparkSession;
 import org.troika.common.PrivateFiles;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
-import org.troika.common.exec.LineSink;
-import org.troika.common.exec.ProcessSupervisor;
 import org.troika.common.exec.SystemCommandRunner;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.mpi.FlavorDetector;
 import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.exec.LaunchOutcome;
+import org.troika.launcher.exec.SupervisedLaunch;
 import org.troika.launcher.mpi.VersionProbeCache;
 import org.troika.rsh.agent.AgentKey;
 import org.troika.rsh.driver.DriverService;
@@ -73,6 +72,8 @@ public final class TroikaSpark {
     static final Duration HEARTBEAT = BarrierTask.HEARTBEAT;
     static final Duration LIVENESS = BarrierTask.LIVENESS;
     static final Duration TEARDOWN = Duration.ofSeconds(60);
+    /** Grace between SIGTERM and SIGKILL when the Spark side ends first and mpirun is torn down. */
+    static final Duration TEARDOWN_GRACE = Duration.ofSeconds(3);
 
     private TroikaSpark() {}
 
@@ -292,12 +293,12 @@ public final class TroikaSpark {
         private List<R> launch(BackendPlan plan, HostLayout layout, JobService jobs,
                 JavaFutureAction<List<Integer>> tasks, String filter) throws IOException, InterruptedException {
             HostPlan hosts = HostPlan.assign("spark", layout.hosts(), np);
-            MpiFailureParser parser = new MpiFailureParser(hosts);
             if (options.verbose()) {
                 err.println("troika-spark: hosts " + hosts.hostList() + "; running " + plan.launch().render());
             }
             plan.warnings().forEach(w -> err.println("troika-spark: warning: " + w));
-            int code = supervise(plan, parser, jobs, tasks);
+            LaunchOutcome outcome = supervise(SupervisedLaunch.Spec.of(plan, hosts, out, err), jobs, tasks);
+            int code = outcome.exitCode();
             Map<Integer, JobService.Outcome> outcomes = jobs.outcomes();
             boolean rankFailed = outcomes.values().stream().anyMatch(o -> !o.ok());
             if (code != 0 && !rankFailed) {
@@ -306,7 +307,8 @@ public final class TroikaSpark {
             if (code != 0 || rankFailed) {
                 Map<String, String> executors = new LinkedHashMap<>();
                 layout.serviceTask().forEach((h, t) -> executors.put(h, jobs.tasks().get(t).executor()));
-                throw new TroikaSparkException(failureMessage(code, outcomes, parser.first(), hosts, executors));
+                throw new TroikaSparkException(failureMessage(code, outcomes, Optional.ofNullable(outcome.first()),
+                        hosts, executors));
             }
             if (!jobs.awaitOutcomes(Duration.ofSeconds(10))) {
                 throw new TroikaSparkException("troika-spark: mpirun ended but only " + jobs.outcomes().size() + " of "
@@ -390,15 +392,13 @@ public final class TroikaSpark {
         }
 
         /** Runs mpirun; stops it when the Spark job ends first (cancelled, a task failed) or a task is lost. */
-        private int supervise(BackendPlan plan, MpiFailureParser parser, JobService jobs,
+        private LaunchOutcome supervise(SupervisedLaunch.Spec spec, JobService jobs,
                 JavaFutureAction<List<Integer>> tasks) throws IOException, InterruptedException {
-            try (ProcessSupervisor p = ProcessSupervisor.start(plan.launch(),
-                    ProcessSupervisor.Options.of(LineSink.copyTo(out, parser::accept),
-                            LineSink.copyTo(err, parser::accept)))) {
-                Integer code;
-                while ((code = p.waitFor(Duration.ofMillis(200))) == null) {
+            try (SupervisedLaunch launch = SupervisedLaunch.start(spec)) {
+                while (launch.waitFor(Duration.ofMillis(200)) == null) {
                     if (tasks.isDone() || !jobs.lostTasks().isEmpty()) {
-                        p.terminate(Duration.ofSeconds(3));
+                        launch.tearDown(TEARDOWN_GRACE);
+                        launch.await();
                         if (tasks.isDone()) {
                             throw sparkEnded(tasks, "while the MPI job ran; the MPI job was torn down");
                         }
@@ -406,7 +406,7 @@ public final class TroikaSpark {
                                 + "; the MPI job was torn down");
                     }
                 }
-                return code;
+                return launch.await();
             }
         }
 

@@ -32,6 +32,11 @@ public record LaunchPlan(List<String> argv, Map<String, String> env, Path workDi
         return ShellQuote.join(argv);
     }
 
+    /** The same command with {@code newEnv} as its complete environment. */
+    public LaunchPlan withEnv(Map<String, String> newEnv) {
+        return new LaunchPlan(argv, newEnv, workDir);
+    }
+
     public LaunchPlan withWorkDir(Path dir) {
         return new LaunchPlan(argv, env, Objects.requireNonNull(dir));
     }

@@ -69,23 +69,11 @@ public final class ElasticDriver {
     }
 
     /**
-     * The driver of an elastic {@code settings} with the real clock, discovery from the settings (script or fixed
-     * list), jittered cooldowns and progress lines on {@code out}.
+     * The driver of an elastic {@code settings} with the real clock, jittered cooldowns, {@code discovery} (see
+     * {@link HostDiscovery#forSettings}) and {@code listener} (e.g. {@link ElasticListener#printing}).
      *
-     * @throws org.troika.common.UsageException for impossible limits or host sources
+     * @throws org.troika.common.UsageException for impossible limits
      */
-    public static ElasticDriver forSettings(RunSettings settings, CommandRunner runner, GenerationLauncher launcher,
-            PrintStream out) {
-        return forSettings(settings, HostDiscovery.forSettings(settings, runner), launcher, out);
-    }
-
-    /** Like {@link #forSettings(RunSettings, CommandRunner, GenerationLauncher, PrintStream)} with a given discovery. */
-    public static ElasticDriver forSettings(RunSettings settings, HostDiscovery discovery, GenerationLauncher launcher,
-            PrintStream out) {
-        return forSettings(settings, discovery, launcher, ElasticListener.printing(out));
-    }
-
-    /** Like {@link #forSettings(RunSettings, HostDiscovery, GenerationLauncher, PrintStream)} with a given listener. */
     public static ElasticDriver forSettings(RunSettings settings, HostDiscovery discovery, GenerationLauncher launcher,
             ElasticListener listener) {
         ElasticLimits limits = ElasticLimits.from(settings);

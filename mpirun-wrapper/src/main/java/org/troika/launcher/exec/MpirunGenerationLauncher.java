@@ -1,7 +1,6 @@
 package org.troika.launcher.exec;
 
 import org.troika.launcher.mpi.MpiFailureParser;
-import org.troika.launcher.mpi.FailedRank;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -20,7 +19,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.troika.common.TroikaEnv;
-import org.troika.common.exec.LineSink;
 import org.troika.common.exec.ProcessSupervisor;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.elastic.Generation;
@@ -55,24 +53,19 @@ import org.troika.wire.Secret;
  * {@code troika-rsh cleanup --job ID} through the remote shell, which removes its node state store; this machine's
  * store and key file are removed directly.
  *
- * <p>Rank exits: Open MPI names only the first rank that failed; that rank is reported as it ended and every other
- * rank as a collateral exit with the same code (so a common exit 75 is a clean leave for everyone, any other code
- * blacklists only the first rank's host). A host the relay's liveness check declares lost (killed, partitioned) ends
- * the generation with that host's ranks as failures (exit 255): the driver blacklists it within seconds.
- * {@code rendezvousReached} is rank 0's registration with the notifier, which it sends at its first commit.
+ * <p>Each generation is one {@link SupervisedLaunch}; {@link GenerationExits} turns its outcome into the ranks' exits.
+ * A host the relay's liveness check declares lost (killed, partitioned) ends the generation with that host's ranks as
+ * failures (exit 255): the driver blacklists it within seconds. {@code rendezvousReached} is rank 0's registration
+ * with the notifier, which it sends at its first commit.
  *
  * <p>Not thread-safe: one driver thread launches and watches.
  */
 public final class MpirunGenerationLauncher implements GenerationLauncher, AutoCloseable {
-    /** Exit code reported for the ranks of a lost host (what the relay agents exit with). */
-    public static final int HOST_LOST_EXIT = 255;
     /**
      * With {@code --fault-tolerance shrink}: how long mpirun may stay up after every rank is dead or has left the
      * elastic run before it is ended (PRRTE 3.0.8 at times does not exit by itself after a rank died).
      */
     static final Duration SHRUNK_EXIT_GRACE = Duration.ofSeconds(10);
-    /** Grace between SIGTERM and SIGKILL when a lost host ends a generation. */
-    static final Duration LOST_HOST_GRACE = Duration.ofSeconds(2);
 
     /**
      * Plans one static launch with the same planner {@code troika run} uses, over the generation's own host plan (not
@@ -191,8 +184,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     public static BackendPlan withLocalWorkerKey(BackendPlan plan, Path workerKeyFile) {
         Map<String, String> env = new LinkedHashMap<>(plan.launch().env());
         env.put(TroikaEnv.WORKER_SECRET_FILE, workerKeyFile.toString());
-        return new BackendPlan(new org.troika.common.exec.LaunchPlan(plan.launch().argv(), env,
-                plan.launch().workDir()), plan.files(), plan.warnings());
+        return plan.withLaunch(plan.launch().withEnv(env));
     }
 
     /**
@@ -202,64 +194,6 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     static RunSettings withRelayForKeys(RunSettings s, MpiInstall mpi) {
         return s.launchAgent() == RunSettings.LaunchAgent.AUTO && mpi.flavor().isOpenMpiFamily()
                 ? s.toBuilder().launchAgent(RunSettings.LaunchAgent.RELAY).build() : s;
-    }
-
-    /**
-     * The exits of a generation from mpirun's exit code, the first failed rank it named (or {@code null}) and the
-     * hosts lost meanwhile (pure).
-     */
-    public static List<RankExit> exits(HostPlan plan, int mpirunCode, FailedRank first, Set<String> lost) {
-        List<RankExit> exits = new ArrayList<>();
-        int n = plan.size();
-        if (!lost.isEmpty()) {
-            for (int r = 0; r < n; r++) {
-                String h = plan.slots().get(r).host();
-                if (lost.contains(h)) {
-                    exits.add(new RankExit(r, h, HOST_LOST_EXIT, false));
-                }
-            }
-            for (int r = 0; r < n; r++) {
-                String h = plan.slots().get(r).host();
-                if (!lost.contains(h)) {
-                    exits.add(new RankExit(r, h, HOST_LOST_EXIT, true));
-                }
-            }
-            return exits;
-        }
-        boolean named = first != null && first.rank() >= 0 && first.rank() < n && mpirunCode != 0;
-        if (named) {
-            exits.add(new RankExit(first.rank(), plan.slots().get(first.rank()).host(), first.exitCode(), false));
-        }
-        for (int r = 0; r < n; r++) {
-            if (named && r == first.rank()) {
-                continue;
-            }
-            // unnamed ranks: a clean common exit (0 or 75) is theirs too; anything else makes them casualties
-            exits.add(new RankExit(r, plan.slots().get(r).host(), named ? first.exitCode() : mpirunCode,
-                    mpirunCode != 0));
-        }
-        return exits;
-    }
-
-    /**
-     * The exits of a generation the hang watchdog ended: the ranks it blames (stuck outside a collective, or behind
-     * the others) fail with {@link HangWatch#EXIT_HANG} and their hosts are blacklisted like those of failed ranks;
-     * every other rank is a casualty. When every rank was blocked in the same collective nobody is blamed: the next
-     * generation retries on the same hosts (pure).
-     */
-    public static List<RankExit> hangExits(HostPlan plan, HangReport hang) {
-        List<RankExit> exits = new ArrayList<>();
-        Set<Integer> blamed = new java.util.HashSet<>();
-        for (HangReport.RankState r : hang.stuck().isEmpty() ? hang.behind() : hang.stuck()) {
-            blamed.add(r.rank());
-            exits.add(new RankExit(r.rank(), r.host(), HangWatch.EXIT_HANG, false));
-        }
-        for (int r = 0; r < plan.size(); r++) {
-            if (!blamed.contains(r)) {
-                exits.add(new RankExit(r, plan.slots().get(r).host(), HangWatch.EXIT_HANG, true));
-            }
-        }
-        return exits;
     }
 
     /**
@@ -353,10 +287,10 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     /** Tears a still running generation down and waits for every generation's thread to finish. */
     private void closeGeneration(Running r) {
         if (r != null && !r.result.isDone()) {
-            ProcessSupervisor p = r.sup;
+            SupervisedLaunch l = r.launch;
             try {
-                if (p != null) {
-                    p.terminate(ProcessSupervisor.DEFAULT_GRACE);
+                if (l != null) {
+                    l.tearDown(ProcessSupervisor.DEFAULT_GRACE);
                 }
                 r.result.get(30, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -431,7 +365,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         private final java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
         private final Set<String> lost = ConcurrentHashMap.newKeySet();
         private volatile WorkerNotifier notifier;
-        private volatile ProcessSupervisor sup;
+        /** The generation's launch once it started. */
+        private volatile SupervisedLaunch launch;
         private int pendingBits;
 
         Running(Generation gen) {
@@ -475,8 +410,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 RelaySession relay = relay(s, mpi, e);
                 relay.onHostLost((host, why) -> {
                     if (gen.hostNames().contains(host)) {
-                        lost.add(host);
-                        tearDown();
+                        hostLost(host);
                     } // a spare's service is started again when a generation needs it
                 });
                 try {
@@ -485,72 +419,71 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 } catch (HostsNotReadyException x) {
                     // not the end of the job: those hosts are blacklisted and the next generation runs without them
                     err.println("troika elastic: generation " + gen.id() + ": " + x.getMessage());
-                    Set<String> failed = Set.copyOf(x.missing());
-                    GenerationResult r = new GenerationResult(exits(gen.plan(), HOST_LOST_EXIT, null, failed), false);
+                    GenerationResult r = new GenerationResult(GenerationExits.of(gen.plan(),
+                            LaunchOutcome.exited(GenerationExits.HOST_LOST_EXIT).withLost(Set.copyOf(x.missing()))),
+                            false);
                     result.complete(r);
                     return r;
                 }
-                {
-                    BackendPlan plan = withLocalWorkerKey(relay.active()
-                            ? planner.plan(relay.adjusted(s), gen.plan(), mpi, e, relay.agent()) : checked,
-                            workerKeyFile);
-                    MpiFailureParser failures = new MpiFailureParser(gen.plan());
-                    ShrinkTracker shrink = new ShrinkTracker(gen.size());
-                    try (PlanFiles files = PlanFiles.write(plan.files());
-                            RankFileWriter rankFiles = RankFileWriter.open(plan.rankOutput(), gen.id() == 1)) {
-                        if (s.verbose()) {
-                            err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
-                        }
-                        ProcessSupervisor p = ProcessSupervisor.start(plan.launch(), ProcessSupervisor.Options.of(
-                                watch.output(LineSink.copyTo(out, rankFiles.then(false, l -> follow(l, failures, shrink, watch)))),
-                                watch.output(LineSink.copyTo(err, rankFiles.then(true, l -> follow(l, failures, shrink, watch))))));
-                        sup = p;
-                        Timeline.Span span = timeline.begin(Timeline.Kind.MPIRUN, "mpirun (generation " + gen.id()
-                                + ")", null, Map.of("generation", gen.id(), "worldSize", gen.size()));
-                        watch.arm(h -> tearDown());
-                        if (!lost.isEmpty()) {
-                            tearDown(); // lost while starting
-                        }
-                        int code;
-                        try {
-                            code = p.waitFor();
-                        } finally {
-                            p.close();
-                        }
-                        if (code != 0) {
-                            failures.missingProgramHint().ifPresent(h -> err.println("troika elastic: " + h));
-                        }
-                        if (code != 0 && failures.first().isEmpty() && lost.isEmpty() && relay.active()
-                                && watch.hang().isEmpty()) {
-                            // The launch agents and the driver watch the same heartbeats. When an agent gives up on
-                            // a partitioned host first, mpirun ends before the driver reports that host lost and no
-                            // rank is named: give the driver its liveness window to name the host, or the next
-                            // generation would plan on it again.
-                            long deadline = System.nanoTime() + RelaySession.LIVENESS_TIMEOUT.plusSeconds(2).toNanos();
-                            while (lost.isEmpty() && System.nanoTime() < deadline) {
-                                Thread.sleep(100);
-                            }
-                        }
-                        span.end(Map.of("exitCode", code));
-                        Set<String> lostNow = Set.copyOf(lost);
-                        GenerationResult r = new GenerationResult(watch.hang().isPresent() && lostNow.isEmpty()
-                                ? hangExits(gen.plan(), watch.hang().get())
-                                : shrink.shrunk() && lostNow.isEmpty() ? shrink.exits(gen.plan(), code)
-                                : exits(gen.plan(), code, failures.first().orElse(null), lostNow), n.registered());
-                        result.complete(r);
-                        return r;
+                BackendPlan plan = withLocalWorkerKey(relay.active()
+                        ? planner.plan(relay.adjusted(s), gen.plan(), mpi, e, relay.agent()) : checked, workerKeyFile);
+                ShrinkTracker shrink = new ShrinkTracker(gen.plan());
+                if (s.verbose()) {
+                    err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
+                }
+                // The launch agents and the driver watch the same heartbeats. When an agent gives up on a
+                // partitioned host first, mpirun ends before the driver reports that host lost and no rank is
+                // named: the launch gives the driver its liveness window to name the host, or the next generation
+                // would plan on it again.
+                SupervisedLaunch.Spec spec = SupervisedLaunch.Spec.of(plan, gen.plan(), out, err).withWatch(watch)
+                        .withTimeline(timeline, "mpirun (generation " + gen.id() + ")", Map.of("generation",
+                                gen.id(), "worldSize", gen.size()))
+                        .withFreshRankFiles(gen.id() == 1)
+                        .withLostHostWindow(relay.active() ? RelaySession.LIVENESS_TIMEOUT.plusSeconds(2)
+                                : Duration.ZERO)
+                        .withLines(l -> follow(l, shrink, watch));
+                try (SupervisedLaunch l = SupervisedLaunch.start(spec)) {
+                    started(l);
+                    LaunchOutcome o = l.await();
+                    if (o.exitCode() != 0 && o.missingProgram()) {
+                        err.println("troika elastic: " + MpiFailureParser.MISSING_PROGRAM_HINT);
                     }
+                    GenerationResult r = new GenerationResult(GenerationExits.of(gen.plan(),
+                            o.withWorld(shrink.shrunk() ? shrink.exits(o.exitCode()) : null)), n.registered());
+                    result.complete(r);
+                    return r;
                 }
             }
         }
 
+        /** The launch runs: hosts lost while it started end it now. */
+        private void started(SupervisedLaunch l) {
+            synchronized (this) {
+                launch = l;
+            }
+            for (String h : lost) {
+                l.hostLost(h);
+            }
+        }
+
+        /** A host of this generation was declared lost (on the relay's liveness thread): the launch ends. */
+        private void hostLost(String host) {
+            SupervisedLaunch l;
+            synchronized (this) {
+                lost.add(host);
+                l = launch;
+            }
+            if (l != null) {
+                l.hostLost(host);
+            }
+        }
+
         /**
-         * One line of output: Open MPI's failure report, and with fault tolerance the survivors' reports of dead ranks
-         * (told at once; blacklisted at the generation's end) and of ranks leaving; once every rank is dead or has
-         * left, mpirun gets {@link #SHRUNK_EXIT_GRACE} to exit by itself.
+         * One line of output: with fault tolerance, the survivors' reports of dead ranks (told at once; blacklisted at
+         * the generation's end) and of ranks leaving; once every rank is dead or has left, mpirun gets
+         * {@link #SHRUNK_EXIT_GRACE} to exit by itself.
          */
-        private void follow(String line, MpiFailureParser failures, ShrinkTracker shrink, HangWatch watch) {
-            failures.accept(line);
+        private void follow(String line, ShrinkTracker shrink, HangWatch watch) {
             if (!line.contains("troika elastic: ")) {
                 return;
             }
@@ -563,9 +496,9 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
             if (!wasOver && shrink.over()) {
                 Thread t = new Thread(() -> {
                     try {
-                        ProcessSupervisor p = sup;
-                        if (p != null && p.waitFor(SHRUNK_EXIT_GRACE) == null) {
-                            tearDown();
+                        SupervisedLaunch l = launch;
+                        if (l != null && l.waitFor(SHRUNK_EXIT_GRACE) == null) {
+                            l.tearDown(SupervisedLaunch.LOST_HOST_GRACE);
                         }
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
@@ -574,27 +507,6 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 t.setDaemon(true);
                 t.start();
             }
-        }
-
-        /**
-         * Ends mpirun after a host was lost: an mpirun whose peer vanished can hang in its own teardown and ignore
-         * SIGTERM, so SIGTERM, then after {@link #LOST_HOST_GRACE} SIGKILL to its group and descendants. Runs on its
-         * own thread (the caller is the relay's liveness thread).
-         */
-        private void tearDown() {
-            ProcessSupervisor p = sup;
-            if (p == null) {
-                return;
-            }
-            Thread t = new Thread(() -> {
-                try {
-                    p.terminate(LOST_HOST_GRACE);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "troika-generation-teardown");
-            t.setDaemon(true);
-            t.start();
         }
 
         @Override

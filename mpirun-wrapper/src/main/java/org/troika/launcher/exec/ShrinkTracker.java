@@ -30,13 +30,15 @@ public final class ShrinkTracker {
     private static final Pattern FAILED = Pattern.compile("troika elastic: ranks ([0-9,]+) failed;");
     private static final Pattern LEAVES = Pattern.compile("troika elastic: rank (\\d+) leaves with code (-?\\d+)");
 
+    private final HostPlan plan;
     private final int size;
     private final Set<Integer> dead = new TreeSet<>();
     private final Map<Integer, Integer> left = new TreeMap<>();
 
-    /** @param size the generation's number of ranks */
-    public ShrinkTracker(int size) {
-        this.size = size;
+    /** @param plan the generation's ranks */
+    public ShrinkTracker(HostPlan plan) {
+        this.plan = plan;
+        this.size = plan.size();
     }
 
     /** Takes one line of output; returns the ranks this line reports dead for the first time (often none). */
@@ -85,9 +87,9 @@ public final class ShrinkTracker {
     /**
      * The exits of a generation that shrank: the dead ranks fail with {@link #DIED_EXIT} (their hosts are
      * blacklisted), the others with the code they left with; a rank that said nothing ended as mpirun did (a
-     * casualty when that is not 0), as in {@link MpirunGenerationLauncher#exits}.
+     * casualty when that is not 0), as {@link GenerationExits} has them.
      */
-    public synchronized List<RankExit> exits(HostPlan plan, int mpirunCode) {
+    public synchronized List<RankExit> exits(int mpirunCode) {
         List<RankExit> exits = new ArrayList<>();
         for (int r : dead) {
             exits.add(new RankExit(r, plan.slots().get(r).host(), DIED_EXIT, false));

@@ -127,7 +127,7 @@ public final class MpiFailureParser {
         return missingProgram ? Optional.of(MISSING_PROGRAM_HINT) : Optional.empty();
     }
 
-    static final String MISSING_PROGRAM_HINT = "the program and its class path must exist at the same path on every"
+    public static final String MISSING_PROGRAM_HINT = "the program and its class path must exist at the same path on every"
             + " host (troika copies neither: install them there or use a shared file system)";
 
     /** The first failed rank reported so far. */

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.troika.common.UsageException;
+import org.troika.launcher.spi.RunSettings;
 import org.troika.common.exec.CommandRunner;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.HostSlots;
@@ -49,19 +50,21 @@ class ElasticListenerTest {
 
     @Test
     void forSettingsValidatesTheElasticSettingsBeforeAnythingRuns() {
-        var one = org.troika.launcher.spi.RunSettings.builder().command(List.of("x"))
+        RunSettings one = RunSettings.builder().command(List.of("x"))
                 .hosts(List.of(new HostSlots("a", 1)), "-H").minNp(1).build();
-        var ok = one.toBuilder().hosts(List.of(new HostSlots("a", 1), new HostSlots("b", 1)), "-H").build();
+        RunSettings ok = one.toBuilder().hosts(List.of(new HostSlots("a", 1), new HostSlots("b", 1)), "-H").build();
         CommandRunner runsNothing = (argv, t) -> {
             throw new AssertionError("nothing may run");
         };
         GenerationLauncher launchesNothing = g -> {
             throw new AssertionError("nothing may launch");
         };
-        assertThrows(UsageException.class,
-                () -> ElasticDriver.forSettings(one, runsNothing, launchesNothing, System.out));
-        assertThrows(UsageException.class, () -> ElasticDriver.forSettings(ok.toBuilder().maxNp(0).build(),
-                runsNothing, launchesNothing, System.out));
-        ElasticDriver.forSettings(ok, runsNothing, launchesNothing, System.out);
+        assertThrows(UsageException.class, () -> ElasticDriver.forSettings(one,
+                HostDiscovery.forSettings(one, runsNothing), launchesNothing, ElasticListener.printing(System.out)));
+        RunSettings noMax = ok.toBuilder().maxNp(0).build();
+        assertThrows(UsageException.class, () -> ElasticDriver.forSettings(noMax,
+                HostDiscovery.forSettings(noMax, runsNothing), launchesNothing, ElasticListener.printing(System.out)));
+        ElasticDriver.forSettings(ok, HostDiscovery.forSettings(ok, runsNothing), launchesNothing,
+                ElasticListener.printing(System.out));
     }
 }

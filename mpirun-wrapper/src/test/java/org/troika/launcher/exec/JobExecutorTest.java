@@ -56,11 +56,12 @@ class JobExecutorTest {
 
     private BackendPlan plan(String script, Map<Path, String> files) {
         return new BackendPlan(new LaunchPlan(List.of("sh", "-c", script),
-                Map.of("PATH", "/usr/bin:/bin", MARKER, marker)), files, List.of());
+                Map.of("PATH", "/usr/bin:/bin", MARKER, marker)), files, List.of(), null);
     }
 
     private JobExecutor executor(BackendPlan plan) {
-        return new JobExecutor(plan, HOSTS, SETTINGS, out, err, Duration.ofMillis(500));
+        return new JobExecutor(SupervisedLaunch.Spec.of(plan, HOSTS, out, err).withGrace(Duration.ofMillis(500)),
+                SETTINGS);
     }
 
     private String out() {
@@ -110,7 +111,7 @@ class JobExecutorTest {
         Path f = tmp.resolve("job/hostfile");
         BackendPlan p = new BackendPlan(new LaunchPlan(
                 List.of("sh", "-c", "stat -c %a \"$1\" \"$(dirname \"$1\")\"; cat \"$1\"", "sh", f.toString()),
-                Map.of("PATH", "/usr/bin:/bin", MARKER, marker)), Map.of(f, "node1 slots=1\n"), List.of());
+                Map.of("PATH", "/usr/bin:/bin", MARKER, marker)), Map.of(f, "node1 slots=1\n"), List.of(), null);
         assertEquals(0, executor(p).run(), err());
         assertEquals("600\n700\nnode1 slots=1\n", out());
         assertFalse(Files.exists(f.getParent()));

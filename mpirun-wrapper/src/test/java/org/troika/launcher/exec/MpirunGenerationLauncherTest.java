@@ -1,6 +1,5 @@
 package org.troika.launcher.exec;
 
-import org.troika.launcher.mpi.FailedRank;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -24,72 +23,28 @@ class MpirunGenerationLauncherTest {
             List.of(new HostSlots("a", 2, 2), new HostSlots("b", 2, 2)), 4);
 
     @Test
-    void aHangBlamesTheStuckRankAndRetriesWhenEveryRankWasInsideTheSameCollective() {
-        org.troika.common.ProgressReport in = new org.troika.common.ProgressReport(0, 1, 0, 0, 7, 6, "allreduce", "");
-        var stuck = new org.troika.launcher.watchdog.HangReport.RankState(3, PLAN.slots().get(3).host(), 9000, null);
-        var waiting = new org.troika.launcher.watchdog.HangReport.RankState(0, PLAN.slots().get(0).host(), 9000, in);
-        GenerationResult blamed = new GenerationResult(MpirunGenerationLauncher.hangExits(PLAN,
-                new org.troika.launcher.watchdog.HangReport(java.time.Duration.ofSeconds(9), true, List.of(stuck),
-                        List.of(waiting), List.of())), true);
-        assertEquals(List.of(new RankExit(3, PLAN.slots().get(3).host(), 124, false)), blamed.failures());
-        assertEquals(PLAN.size(), blamed.exits().size());
-        GenerationResult nobody = new GenerationResult(MpirunGenerationLauncher.hangExits(PLAN,
-                new org.troika.launcher.watchdog.HangReport(java.time.Duration.ofSeconds(9), true, List.of(),
-                        List.of(waiting), List.of())), true);
-        assertTrue(nobody.failures().isEmpty(), "no host to blacklist: the next generation retries");
-        assertFalse(nobody.anySuccess() || nobody.allHostsUpdated());
-    }
-
-    @Test
-    void aCleanRunIsASuccessOfEveryRank() {
-        List<RankExit> exits = MpirunGenerationLauncher.exits(PLAN, 0, null, Set.of());
-        assertEquals(4, exits.size());
-        assertTrue(new GenerationResult(exits, true).anySuccess());
-        assertTrue(exits.stream().noneMatch(RankExit::collateral));
-    }
-
-    @Test
-    void aCommonHostsUpdatedExitIsACleanLeaveForEveryRank() {
-        GenerationResult named = new GenerationResult(MpirunGenerationLauncher.exits(PLAN, 75,
-                new FailedRank(2, "node", 75), Set.of()), true);
-        assertTrue(named.allHostsUpdated(), named.toString());
-        GenerationResult unnamed = new GenerationResult(MpirunGenerationLauncher.exits(PLAN, 75, null, Set.of()), true);
-        assertTrue(unnamed.allHostsUpdated(), unnamed.toString());
-    }
-
-    @Test
-    void onlyTheFirstFailedRankBlamesItsHostAndItsHostComesFromThePlan() {
-        List<RankExit> exits = MpirunGenerationLauncher.exits(PLAN, 137, new FailedRank(3, "kernel-name", 137), Set.of());
-        GenerationResult r = new GenerationResult(exits, true);
-        assertEquals(List.of(new RankExit(3, "b", 137, false)), r.failures());
-        assertEquals(RankExit.Kind.FAILURE, exits.get(0).kind());
-        assertTrue(exits.subList(1, 4).stream().allMatch(e -> e.kind() == RankExit.Kind.CASUALTY), exits.toString());
-    }
-
-    @Test
-    void aFailureNoRankWasNamedForBlacklistsNothing() {
-        GenerationResult r = new GenerationResult(MpirunGenerationLauncher.exits(PLAN, 1, null, Set.of()), true);
-        assertEquals(List.of(), r.failures());
-        assertFalse(r.anySuccess());
-        assertFalse(r.allHostsUpdated());
-    }
-
-    @Test
-    void aLostHostsRanksAreTheFailuresWhateverMpirunSaid() {
-        List<RankExit> exits = MpirunGenerationLauncher.exits(PLAN, 1, new FailedRank(0, "a", 76), Set.of("b"));
-        GenerationResult r = new GenerationResult(exits, false);
-        assertEquals(List.of(new RankExit(2, "b", 255, false), new RankExit(3, "b", 255, false)), r.failures());
-        assertTrue(exits.stream().filter(e -> e.host().equals("a")).allMatch(RankExit::collateral));
-    }
-
-    @Test
     void theLocalWorkerKeyIsInMpirunsOwnEnvironmentButNotOnItsCommandLine() {
         org.troika.launcher.spi.BackendPlan plan = new org.troika.launcher.spi.BackendPlan(
                 new org.troika.common.exec.LaunchPlan(List.of("mpirun", "-x", "PATH", "java"), Map.of("PATH", "/bin")),
-                Map.of(), List.of());
+                Map.of(), List.of(), null);
         org.troika.launcher.spi.BackendPlan with = MpirunGenerationLauncher.withLocalWorkerKey(plan, Path.of("/k/key"));
         assertEquals(plan.launch().argv(), with.launch().argv());
         assertEquals("/k/key", with.launch().env().get("TROIKA_WORKER_SECRET_FILE"));
+    }
+
+    /** Issue 21: the key was added through BackendPlan's short constructor, which dropped the per-rank files. */
+    @Test
+    void theLocalWorkerKeyKeepsEveryOtherPartOfThePlan() {
+        var rankOutput = new org.troika.launcher.spi.RankOutput(Path.of("/out"), 4,
+                org.troika.launcher.spi.RankOutput.TagFormat.ORTE);
+        org.troika.launcher.spi.BackendPlan plan = new org.troika.launcher.spi.BackendPlan(
+                new org.troika.common.exec.LaunchPlan(List.of("mpirun", "true"), Map.of("PATH", "/bin"), Path.of("/w")),
+                Map.of(Path.of("/tmp/hostfile"), "a slots=2\n"), List.of("a warning"), rankOutput);
+        org.troika.launcher.spi.BackendPlan with = MpirunGenerationLauncher.withLocalWorkerKey(plan, Path.of("/k/key"));
+        assertEquals(rankOutput, with.rankOutput());
+        assertEquals(plan.files(), with.files());
+        assertEquals(plan.warnings(), with.warnings());
+        assertEquals(Path.of("/w"), with.launch().workDir());
     }
 
     @Test

@@ -71,8 +71,8 @@ class RankFileWriterTest {
                 Map.of(), List.of(), spec);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = new JobExecutor(plan, null, null, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), Duration.ofSeconds(5)).run();
+        int code = new JobExecutor(SupervisedLaunch.Spec.of(plan, null, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8)), null).run();
         assertEquals(0, code);
         assertTrue(out.toString(StandardCharsets.UTF_8).contains("[1,1]<stdout>: out 1\n"), "console keeps the tags");
         assertEquals("out 0\n", Files.readString(spec.file(0, false)));

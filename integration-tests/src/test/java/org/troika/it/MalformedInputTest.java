@@ -147,6 +147,26 @@ class MalformedInputTest {
         assertEquals(1, mpirunStarts().size(), "the recorder works, so 'not started' below means something");
     }
 
+    /**
+     * Issue 22: warnings are escaped and cut like errors. A config key with a line break printed a forged
+     * {@code troika: rank 0 on host evil failed first} line; a long key gave a 1.8 MB warning.
+     */
+    @Test
+    void warningsAreOneEscapedBoundedLineEach() throws IOException {
+        String forged = "\"x\\ntroika: rank 0 on host evil failed first with exit code 9\\e[2J\": 1";
+        Path config = file("params:\n  " + forged + "\n  ? " + "k".repeat(100_000) + "\n  : 1\n"); // an explicit key
+        Result r = troika(List.of("run", "--config-file", config.toString(), "-np", "1", "true"), Map.of());
+        assertEquals(0, r.code(), r.err());
+        List<String> lines = r.err().lines().toList();
+        assertEquals(2, lines.size(), r.err().length() > 3000 ? r.err().substring(0, 3000) : r.err());
+        for (String line : lines) {
+            assertTrue(line.startsWith("troika: warning: ") && line.length() <= 1100, line.length() + ": "
+                    + line.substring(0, Math.min(200, line.length())));
+            assertTrue(line.chars().noneMatch(ch -> ch < 0x20 || ch == 0x7f), line);
+        }
+        assertTrue(lines.get(0).contains("x\\ntroika: rank 0"), lines.get(0));
+    }
+
     /** Host names every source must refuse, none of which a source could split into valid names. */
     static List<String> badNames() {
         return List.of("-np", "--mca", "-", "-H", "-x.y", "a.-b", "a-", "a..b", ".a", "a.", "x".repeat(254),
@@ -266,6 +286,24 @@ class MalformedInputTest {
             cases.add(new Case("PBS_NODEFILE " + s, List.of("run", "true"),
                     Map.of("PBS_JOBID", "7", "PBS_NODEFILE", p.toString())));
             cases.add(new Case("hosts PBS_NODEFILE " + s, List.of("hosts"), Map.of("PBS_NODEFILE", p.toString())));
+        }
+        return cases;
+    }
+
+    /** Issue 22: every timeline-path problem is one line before anything starts (the red team's 1.8 MB warning). */
+    static List<Case> timelineCases() throws Exception {
+        fileCases(); // makes the FIFO
+        Path fifo = dir.resolve("fifo");
+        Path htmlDir = Files.createDirectories(dir.resolve("page.html"));
+        List<Case> cases = new ArrayList<>();
+        for (String t : List.of(fifo.toString(), "/dev/null", htmlDir.resolveSibling("page.json").toString(),
+                dir + "/", dir.resolve("x".repeat(100_000) + ".json").toString(), dir + "/no/such/dir/t.json",
+                dir.resolve("a\nb\u001b[2J").resolve("t.json").toString())) {
+            String s = t.length() > 40 ? t.substring(0, 30) + "...(" + t.length() + ")" : t;
+            cases.add(new Case("run --timeline " + s, List.of("run", "--timeline", t, "-np", "1", "true"), Map.of()));
+            cases.add(new Case("config timeline.filename " + s, List.of("run", "--config-file",
+                    write("timeline:\n  filename: \"" + t.replace("\\", "\\\\").replace("\n", "\\n")
+                            .replace("\u001b", "\\e") + "\"\n"), "-np", "1", "true"), Map.of()));
         }
         return cases;
     }
@@ -413,6 +451,7 @@ class MalformedInputTest {
         cases.addAll(totalCases());
         cases.addAll(fileCases());
         cases.addAll(discoveryCases());
+        cases.addAll(timelineCases());
         cases.addAll(repeatCases());
         cases.addAll(otherCases());
         Map<String, Case> byName = new java.util.LinkedHashMap<>(); // a case generated twice runs once

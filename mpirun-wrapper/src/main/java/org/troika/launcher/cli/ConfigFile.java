@@ -53,8 +53,9 @@ final class ConfigFile {
 
     /** One flag from the file: {@code --name [value]}, and the key it came from. */
     record Flag(String key, String name, String value) {
+        /** {@code --name=value} as one word, so a value starting with {@code -} is never read as an option. */
         List<String> words() {
-            return value == null ? List.of(name) : List.of(name, value);
+            return value == null ? List.of(name) : List.of(name + "=" + value);
         }
     }
 

@@ -17,7 +17,7 @@ import org.troika.launcher.spi.UserText;
  */
 public final class Main {
     /** Longest error line printed; the rest is summarised. */
-    static final int MAX_ERROR_LINE = 1000;
+    static final int MAX_ERROR_LINE = UserText.MAX_LINE;
 
     private Main() {}
 
@@ -84,7 +84,7 @@ public final class Main {
 
     /** {@code prefix + message} as one printable line: control characters escaped, at most {@link #MAX_ERROR_LINE}. */
     static String errorLine(String prefix, String message) {
-        return UserText.truncate(prefix + UserText.escape(message), MAX_ERROR_LINE);
+        return UserText.line(prefix, message);
     }
 
     /** Built-in subcommands, then those found on the class path, by name. */

@@ -34,6 +34,7 @@ import org.troika.launcher.spi.LaunchAgent;
 import org.troika.launcher.spi.LaunchContext;
 import org.troika.launcher.spi.Subcommand;
 import org.troika.launcher.elastic.ElasticListener;
+import org.troika.launcher.spi.UserText;
 import org.troika.launcher.timeline.Timeline;
 import org.troika.launcher.timeline.TimelineElasticListener;
 import org.troika.launcher.watchdog.HangWatch;
@@ -69,7 +70,7 @@ final class RunCommand implements Subcommand {
     @Override
     public int run(List<String> args, Io given) throws Exception {
         ConfigFile.Applied config = ConfigFile.apply(args, RunCommandLine.options(), files);
-        config.warnings().forEach(w -> given.err().println("troika: warning: " + w));
+        config.warnings().forEach(w -> given.err().println(UserText.line("troika: warning: ", w)));
         Io io = new Io(given.out(), given.err(), config.environment(given.env()));
         RunCommandLine.Parsed parsed;
         try {
@@ -84,18 +85,21 @@ final class RunCommand implements Subcommand {
         RunSettings s = parsed.settings();
         HangWatch.timeout(s, io.env()); // a bad TROIKA_HANG_TIMEOUT fails before anything starts
         Path timelineFile = s.dryRun() ? null : Timeline.fileFor(s.timeline(), s.elastic(), s.outputFilename());
+        if (timelineFile != null && s.timeline() == null) { // an elastic job's DIR/timeline.json
+            Timeline.checkTarget(timelineFile.toString(), "--output-filename", true);
+        }
         Timeline timeline = timelineFile == null ? Timeline.off() : Timeline.to(timelineFile);
-        timeline.title("troika run " + String.join(" ", s.command()));
+        timeline.title(s.timelineCommand() ? "troika run " + String.join(" ", s.command()) : "troika run");
         try {
             return s.elastic() ? runElastic(s, io, timeline) : runStatic(s, io, timeline);
         } finally {
             if (timeline.enabled()) {
                 try {
                     timeline.close();
-                    io.err().println("troika: timeline: " + timelineFile + " (Perfetto / chrome://tracing), "
-                            + Timeline.htmlFileFor(timelineFile));
+                    io.err().println(UserText.line("troika: timeline: ", timelineFile + " (Perfetto / chrome://tracing), "
+                            + Timeline.htmlFileFor(timelineFile)));
                 } catch (java.io.UncheckedIOException e) {
-                    io.err().println("troika: warning: " + e.getMessage());
+                    io.err().println(UserText.line("troika: warning: ", e.getMessage()));
                 }
             }
         }
@@ -108,7 +112,7 @@ final class RunCommand implements Subcommand {
         planning.end(Map.of("hosts", planned.resolved().plan().hostList(), "mpi",
                 planned.mpi().flavor().displayName(), "ranks", planned.resolved().plan().size()));
         for (String w : planned.plan().warnings()) {
-            io.err().println("troika: warning: " + w);
+            io.err().println(UserText.line("troika: warning: ", w));
         }
         if (s.verbose()) {
             io.err().println("troika: hosts from " + planned.resolved().plan().source() + ": "

@@ -24,6 +24,7 @@ import org.troika.common.UsageException;
 import org.troika.launcher.elastic.DiscoveryInterval;
 import org.troika.launcher.spi.FaultTolerance;
 import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.timeline.Timeline;
 import org.troika.launcher.hosts.HostListParser;
 import org.troika.launcher.hosts.HostfileParser;
 import org.troika.launcher.spi.FileSource;
@@ -97,6 +98,8 @@ public final class RunCommandLine {
         o.addOption(opt(null, "timeline", "FILE", "write the job's timeline to FILE (Chrome trace JSON, opens in Perfetto) "
                 + "and FILE.html (one row per host); elastic jobs keep DIR/timeline.json with --output-filename DIR"));
         // general
+        o.addOption(flag(null, "timeline-without-command", "the timeline names the job 'troika run' only, not its"
+                + " command and arguments (which may hold secrets)"));
         o.addOption(opt(null, ConfigFile.OPTION, "FILE", "Horovod's YAML config file (params, timeline, stall_check,"
                 + " library_options, logging); flags given here win over it"));
         o.addOption(flag(null, "dry-run", "print the planned command on one line and exit without running anything"));
@@ -260,16 +263,9 @@ public final class RunCommandLine {
             b.hangWarning(Duration.ofSeconds(hangWarn));
         }
         if (cl.hasOption("timeline")) {
-            String f = cl.getOptionValue("timeline");
-            if (f.isBlank() || f.endsWith("/") || Files.isDirectory(Path.of(f))) {
-                throw new UsageException("--timeline '" + f + "' is not a file name; give e.g. --timeline job.json");
-            }
-            Path parent = Path.of(f).toAbsolutePath().getParent();
-            if (parent != null && !Files.isDirectory(parent)) {
-                throw new UsageException("--timeline " + f + ": directory " + parent + " does not exist; create it first");
-            }
-            b.timeline(Path.of(f));
+            b.timeline(Timeline.checkTarget(cl.getOptionValue("timeline"), "--timeline", false));
         }
+        b.timelineCommand(!cl.hasOption("timeline-without-command"));
 
         // elastic
         if (cl.hasOption("host-discovery-script")) {

@@ -50,7 +50,7 @@ final class BoundedFileSource implements FileSource {
         if (regularOnly) {
             BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
             if (!a.isRegularFile()) {
-                throw new Unusable("is " + kind(path, a) + ", not a regular file");
+                throw new Unusable("is " + FileSource.kindOf(path) + ", not a regular file");
             }
             if (a.size() > maxBytes) {
                 throw tooLarge(a.size());
@@ -102,30 +102,5 @@ final class BoundedFileSource implements FileSource {
     private Unusable tooLarge(long size) {
         return new Unusable((size >= 0 ? "is " + size + " bytes, more" : "has more") + " than the " + maxBytes
                 + "-byte limit for host files");
-    }
-
-    /** "a FIFO", "a character device", ... from the file mode when the platform shows it. */
-    private static String kind(Path path, BasicFileAttributes a) {
-        if (a.isDirectory()) {
-            return "a directory";
-        }
-        try {
-            int mode = (Integer) Files.getAttribute(path, "unix:mode");
-            switch (mode & 0170000) {
-                case 0010000:
-                    return "a FIFO";
-                case 0020000:
-                    return "a character device";
-                case 0060000:
-                    return "a block device";
-                case 0140000:
-                    return "a socket";
-                default:
-                    break;
-            }
-        } catch (IOException | UnsupportedOperationException | IllegalArgumentException | ClassCastException e) {
-            // no unix view: fall back to the generic word
-        }
-        return "a special file";
     }
 }

@@ -2,8 +2,11 @@ package org.troika.launcher.spi;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.List;
 import org.troika.common.UsageException;
@@ -62,5 +65,37 @@ public interface FileSource {
         public Unusable(String phrase) {
             super(phrase);
         }
+    }
+
+    /**
+     * What kind of file {@code path} is when it is not a regular one, for messages: "a directory", "a FIFO", "a
+     * character device", "a symbolic link" (with {@code NOFOLLOW_LINKS}), ... The one spelling for host files,
+     * timelines and output files.
+     */
+    static String kindOf(Path path, LinkOption... options) {
+        try {
+            BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class, options);
+            if (a.isDirectory()) {
+                return "a directory";
+            }
+            if (a.isSymbolicLink()) {
+                return "a symbolic link";
+            }
+            switch ((Integer) Files.getAttribute(path, "unix:mode", options) & 0170000) {
+                case 0010000:
+                    return "a FIFO";
+                case 0020000:
+                    return "a character device";
+                case 0060000:
+                    return "a block device";
+                case 0140000:
+                    return "a socket";
+                default:
+                    break;
+            }
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException | ClassCastException e) {
+            // no unix view: fall back to the generic word
+        }
+        return "a special file";
     }
 }

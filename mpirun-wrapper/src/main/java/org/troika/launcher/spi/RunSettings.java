@@ -47,6 +47,7 @@ import java.util.Objects;
  * @param hangWarning no progress for this long prints a warning; {@code null} = default (60 s when the timeout is
  *     above 120 s, else none), {@link Duration#ZERO} = none
  * @param timeline where to write the job's timeline (Chrome trace JSON, and an HTML page beside it), or {@code null}
+ * @param timelineCommand whether the timeline names the command ({@code --timeline-without-command} leaves it out)
  * @param faultTolerance what a dead rank does to an elastic generation ({@link FaultTolerance#AUTO} = shrink where
  *     the MPI supports it)
  * @param javaCds class-data sharing for {@code java} ranks ({@code --java-cds} / {@code --no-java-cds}: the ranks get
@@ -85,6 +86,7 @@ public record RunSettings(
         Duration hangTimeout,
         Duration hangWarning,
         Path timeline,
+        boolean timelineCommand,
         FaultTolerance faultTolerance,
         Boolean javaCds,
         List<String> command) {
@@ -176,6 +178,7 @@ public record RunSettings(
         b.hangTimeout = hangTimeout;
         b.hangWarning = hangWarning;
         b.timeline = timeline;
+        b.timelineCommand = timelineCommand;
         b.faultTolerance = faultTolerance;
         b.javaCds = javaCds;
         b.command = new ArrayList<>(command);
@@ -214,6 +217,7 @@ public record RunSettings(
         private Duration hangTimeout;
         private Duration hangWarning;
         private Path timeline;
+        private boolean timelineCommand = true;
         private FaultTolerance faultTolerance = FaultTolerance.AUTO;
         private Boolean javaCds;
         private List<String> command = new ArrayList<>();
@@ -248,6 +252,7 @@ public record RunSettings(
         public Builder hangTimeout(Duration v) { hangTimeout = v; return this; }
         public Builder hangWarning(Duration v) { hangWarning = v; return this; }
         public Builder timeline(Path v) { timeline = v; return this; }
+        public Builder timelineCommand(boolean v) { timelineCommand = v; return this; }
         public Builder faultTolerance(FaultTolerance v) { faultTolerance = v; return this; }
         public Builder javaCds(Boolean v) { javaCds = v; return this; }
         public Builder command(List<String> v) { command = new ArrayList<>(v); return this; }
@@ -257,7 +262,7 @@ public record RunSettings(
                     bindingArgs, tcp, outputFilename, prefixTimestamp, startTimeout, verbose, backend, mpiFlavor,
                     dryRun, remoteShell, launchAgent, hostDiscoveryScript, minNp, maxNp, slotsPerHost,
                     elasticTimeout, resetLimit, cooldownMin, cooldownMax, discoveryInterval, hangTimeout, hangWarning,
-                    timeline, faultTolerance, javaCds, command);
+                    timeline, timelineCommand, faultTolerance, javaCds, command);
         }
     }
 }

@@ -60,6 +60,17 @@ public final class UserText {
         return "'" + escape(s.substring(0, cut)) + "...' (" + s.length() + " characters)";
     }
 
+    /** Longest message line troika prints (errors, warnings); the rest is summarised. */
+    public static final int MAX_LINE = 1000;
+
+    /**
+     * {@code prefix + message} as one printable line: control characters escaped, at most {@link #MAX_LINE}
+     * characters. Every {@code troika: error:} and {@code troika: warning:} line is made by it.
+     */
+    public static String line(String prefix, String message) {
+        return truncate(prefix + escape(message), MAX_LINE);
+    }
+
     /** Cuts an already escaped line to {@code max} characters, saying how much was left out. */
     public static String truncate(String line, int max) {
         if (line.length() <= max) {

@@ -2,15 +2,23 @@ package org.troika.launcher.timeline;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.LinkOption;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.troika.common.UsageException;
+import org.troika.common.exec.NativeText;
+import org.troika.launcher.spi.FileSource;
+import org.troika.launcher.spi.UserText;
 
 /**
  * What happened when in one {@code troika run}: planning, task-service starts per host, mpirun, generations with their
@@ -23,6 +31,10 @@ import java.util.Objects;
  * disabled timeline ({@link #off()}) records nothing and costs one branch per call.
  */
 public final class Timeline implements AutoCloseable {
+    /** Longest file name (bytes) Linux file systems take. */
+    static final int MAX_NAME_BYTES = 255;
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+
     /** The kinds of event; each has its colour in the HTML page and its category in the trace. */
     public enum Kind {
         PLAN("plan", "#9e9e9e"),
@@ -249,17 +261,81 @@ public final class Timeline implements AutoCloseable {
         write(htmlFileFor(file), TimelineHtml.render(this));
     }
 
+    /**
+     * Writes {@code text} to {@code target} the safe way: into a new file beside it (created with {@code O_EXCL}, so
+     * never through a link, and with the user's umask), then renamed over {@code target} (which replaces a link there
+     * instead of following it). The new file is removed when anything fails: no {@code .tmp} is left behind.
+     */
     private static void write(Path target, String text) {
+        Path tmp = null;
         try {
             Path dir = target.toAbsolutePath().getParent();
             Files.createDirectories(dir);
-            Path tmp = Files.createTempFile(dir, ".timeline-", ".tmp");
-            Files.writeString(tmp, text, StandardCharsets.UTF_8);
-            // createTempFile makes it owner-only; the timeline is an ordinary output file
-            Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
-            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            tmp = dir.resolve(".timeline-" + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".tmp");
+            try (SeekableByteChannel ch = Files.newByteChannel(tmp, StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE)) {
+                ByteBuffer b = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
+                while (b.hasRemaining()) {
+                    ch.write(b);
+                }
+            }
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+            tmp = null;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write the timeline " + target + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot write the timeline " + UserText.quote(target.toString()) + ": "
+                    + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage()), e);
+        } finally {
+            if (tmp != null) {
+                try {
+                    Files.deleteIfExists(tmp);
+                } catch (IOException ignored) {
+                    // nothing more to do: the warning names the target
+                }
+            }
         }
+    }
+
+    /**
+     * Checks, before anything starts, that the timeline can be written to {@code name} and its page: a file name
+     * (not a folder), names the file system takes, each an ordinary file or absent, in a folder that exists (or, with
+     * {@code folderMayBeMade}, can be made under one that does) and is writable. Problems are
+     * {@link UsageException}s naming {@code option}.
+     *
+     * @return the path
+     */
+    public static Path checkTarget(String name, String option, boolean folderMayBeMade) {
+        String shown = option + " " + UserText.quote(name);
+        if (name.isBlank() || name.endsWith("/")) {
+            throw new UsageException(shown + " is not a file name; give e.g. " + option + " job.json");
+        }
+        Path json = Path.of(name);
+        for (Path p : List.of(json, htmlFileFor(json))) {
+            int bytes = NativeText.encode(p.getFileName().toString()).length;
+            if (bytes > MAX_NAME_BYTES) {
+                throw new UsageException(shown + ": the file name " + UserText.quote(p.getFileName().toString())
+                        + " has " + bytes + " bytes; file systems take at most " + MAX_NAME_BYTES + "; give a shorter one");
+            }
+            if (Files.exists(p, LinkOption.NOFOLLOW_LINKS) && !Files.isSymbolicLink(p) && !Files.isRegularFile(p,
+                    LinkOption.NOFOLLOW_LINKS)) {
+                throw new UsageException(shown + ": " + UserText.quote(p.toString()) + " is " + FileSource.kindOf(p, LinkOption.NOFOLLOW_LINKS)
+                        + ", not a regular file; give another name");
+            }
+        }
+        Path dir = json.toAbsolutePath().getParent();
+        if (!folderMayBeMade && !Files.isDirectory(dir)) {
+            throw new UsageException(shown + ": the folder " + UserText.quote(dir.toString())
+                    + " does not exist; create it first");
+        }
+        while (dir != null && !Files.exists(dir)) {
+            dir = dir.getParent();
+        }
+        if (dir == null || !Files.isDirectory(dir)) {
+            throw new UsageException(shown + ": " + UserText.quote(String.valueOf(dir)) + " is not a folder");
+        }
+        if (!Files.isWritable(dir)) {
+            throw new UsageException(shown + ": the folder " + UserText.quote(dir.toString())
+                    + " is not writable; give a file in a folder you can write");
+        }
+        return json;
     }
 }

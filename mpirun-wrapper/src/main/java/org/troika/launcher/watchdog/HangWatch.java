@@ -17,6 +17,7 @@ import org.troika.common.exec.LineSink;
 import org.troika.launcher.exec.RelaySession;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.spi.UserText;
 import org.troika.launcher.timeline.Timeline;
 import org.troika.wire.Secret;
 
@@ -220,8 +221,9 @@ public final class HangWatch implements AutoCloseable {
             long now = System.currentTimeMillis();
             dog.warn(now).ifPresent(w -> {
                 List<String> lines = w.lines();
-                err.println(lines.get(0).replace("troika: hang: ", "troika: warning: possible hang: "));
-                lines.subList(1, lines.size()).forEach(l -> err.println(l.replace("troika: hang: ", "troika: warning: ")));
+                err.println(UserText.line("", lines.get(0).replace("troika: hang: ", "troika: warning: possible hang: ")));
+                lines.subList(1, lines.size()).forEach(l -> err.println(UserText.line("",
+                        l.replace("troika: hang: ", "troika: warning: "))));
             });
             Optional<HangReport> h = dog.check(now);
             if (h.isPresent() && !closed) {

@@ -90,8 +90,8 @@ class ConfigFileTest {
     void horovodsConfigMapsToFlagsAndRankVariablesWithOneWarningPerKeyWithoutMeaning() {
         ConfigFile.Applied a = apply(HOROVOD, withOperabilityFlags(), "-np", "2", "python", "train.py");
         // in key order; the stall check's flags last, as its three keys are read together
-        assertEquals(List.of("--timeline", "/tmp/timeline.json", "--verbose", "--hang-warning", "60", "--hang-timeout",
-                "120", "--config-file", "hvd.yaml", "-np", "2", "python", "train.py"), a.args());
+        assertEquals(List.of("--timeline=/tmp/timeline.json", "--verbose", "--hang-warning=60", "--hang-timeout=120",
+                "--config-file", "hvd.yaml", "-np", "2", "python", "train.py"), a.args());
         assertEquals(Map.of("TROIKA_FUSION_THRESHOLD", Long.toString(32L << 20), "TROIKA_MPI_THREAD_LEVEL", "single"),
                 a.env());
         List<String> keys = List.of("params.cycle_time_ms", "params.cache_capacity", "params.hierarchical_allreduce",
@@ -108,8 +108,16 @@ class ConfigFileTest {
     void commandLineFlagsWinOverTheFile() {
         ConfigFile.Applied a = apply(HOROVOD, withOperabilityFlags(), "--hang-timeout", "5", "--timeline", "mine.json",
                 "hostname");
-        assertEquals(List.of("--verbose", "--hang-warning", "60", "--config-file", "hvd.yaml", "--hang-timeout", "5",
+        assertEquals(List.of("--verbose", "--hang-warning=60", "--config-file", "hvd.yaml", "--hang-timeout", "5",
                 "--timeline", "mine.json", "hostname"), a.args());
+    }
+
+    /** Issue 22: a value starting with '-' stays the flag's value (it was "Missing argument for option"). */
+    @Test
+    void aValueStartingWithADashIsTheFlagsValue() {
+        ConfigFile.Applied a = apply("timeline: {filename: -t.json}\n", withOperabilityFlags(), "hostname");
+        assertEquals(List.of("--timeline=-t.json", "--config-file", "hvd.yaml", "hostname"), a.args());
+        assertEquals(java.nio.file.Path.of("-t.json"), RunCommandLine.parse(a.args(), null, true).settings().timeline());
     }
 
     @Test
@@ -133,13 +141,13 @@ class ConfigFileTest {
 
     static Stream<Arguments> mappings() {
         return Stream.of(
-                Arguments.of("stall_check:\n  enabled: false\n", List.of("--hang-timeout", "0", "--hang-warning", "0"),
+                Arguments.of("stall_check:\n  enabled: false\n", List.of("--hang-timeout=0", "--hang-warning=0"),
                         Map.of(), List.of()),
                 Arguments.of("stall_check:\n  enabled: no\n  shutdown_time_seconds: 9\n",
-                        List.of("--hang-timeout", "0", "--hang-warning", "0"), Map.of(),
+                        List.of("--hang-timeout=0", "--hang-warning=0"), Map.of(),
                         List.of("hvd.yaml: stall_check.shutdown_time_seconds is ignored: stall_check.enabled is false;"
                                 + " ignored")),
-                Arguments.of("stall_check:\n  shutdown_time_seconds: 0.5\n", List.of("--hang-timeout", "1"), Map.of(),
+                Arguments.of("stall_check:\n  shutdown_time_seconds: 0.5\n", List.of("--hang-timeout=1"), Map.of(),
                         List.of()),
                 Arguments.of("params:\n  fusion_threshold_mb: 0.5\n", List.of(),
                         Map.of("TROIKA_FUSION_THRESHOLD", "524288"), List.of()),
@@ -228,10 +236,10 @@ class ConfigFileTest {
     @Test
     void parseErrorsOfFileFlagsNameTheKey() {
         ConfigFile.Applied a = apply("timeline: {filename: /no/such/dir/t.json}\n", withOperabilityFlags(), "hostname");
-        UsageException e = a.explain(new UsageException("--timeline /no/such/dir/t.json: directory /no/such/dir does"
-                + " not exist; create it first"));
-        assertEquals("config file hvd.yaml: timeline.filename: --timeline /no/such/dir/t.json: directory /no/such/dir"
-                + " does not exist; create it first", e.getMessage());
+        UsageException e = a.explain(assertThrows(UsageException.class,
+                () -> RunCommandLine.parse(a.args(), null, true)));
+        assertEquals("config file hvd.yaml: timeline.filename: --timeline '/no/such/dir/t.json': the folder"
+                + " '/no/such/dir' does not exist; create it first", e.getMessage());
         UsageException other = new UsageException("-np must be at least 1, got 0");
         assertEquals(other, a.explain(other));
     }

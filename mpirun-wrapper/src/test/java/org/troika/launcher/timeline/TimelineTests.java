@@ -75,4 +75,62 @@ class TimelineTests {
         assertEquals(Path.of("d/run.html"), Timeline.htmlFileFor(Path.of("d/run.json")));
         assertEquals(Path.of("d/run.trace.html"), Timeline.htmlFileFor(Path.of("d/run.trace")));
     }
+    /** Issue 22: the user's umask decides the mode (it was forced to 0644), as for any file the user makes. */
+    @Test
+    void filesGetTheModeTheUsersUmaskGivesNotAFixedOne() throws Exception {
+        Path f = tmp.resolve("job.json");
+        Timeline.to(f).close();
+        Path plain = Files.createFile(tmp.resolve("plain")); // 0666 less the umask, as troika's JVM runs it
+        assertEquals(Files.getPosixFilePermissions(plain), Files.getPosixFilePermissions(f));
+        assertEquals(Files.getPosixFilePermissions(plain), Files.getPosixFilePermissions(tmp.resolve("job.html")));
+    }
+
+    /** A link planted where the timeline goes is replaced, never written through. */
+    @Test
+    void aPlantedLinkIsReplacedNotFollowed() throws Exception {
+        Path victim = Files.writeString(tmp.resolve("victim"), "keep me");
+        Path f = tmp.resolve("job.json");
+        Files.createSymbolicLink(f, victim);
+        Files.createSymbolicLink(tmp.resolve("job.html"), victim);
+        Timeline.to(f).close();
+        assertEquals("keep me", Files.readString(victim));
+        assertFalse(Files.isSymbolicLink(f));
+        assertTrue(Files.readString(f).contains("traceEvents"));
+    }
+
+    /** A failed write leaves no {@code .timeline-*.tmp} behind, and says so in one line. */
+    @Test
+    void aFailedWriteLeavesNoTemporaryFile() throws Exception {
+        Path f = Files.createDirectories(tmp.resolve("taken.json").resolve("inside")).getParent();
+        java.io.UncheckedIOException e = org.junit.jupiter.api.Assertions.assertThrows(
+                java.io.UncheckedIOException.class, () -> Timeline.to(f).close());
+        assertTrue(e.getMessage().startsWith("cannot write the timeline '"), e.getMessage());
+        try (java.util.stream.Stream<Path> left = Files.list(tmp)) {
+            assertEquals(java.util.List.of("taken.json"), left.map(p -> p.getFileName().toString()).toList());
+        }
+    }
+
+    @Test
+    void unusableTargetsAreOneUsageErrorBeforeAnythingStarts() throws Exception {
+        Path fifo = tmp.resolve("fifo.json");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Files.createDirectories(tmp.resolve("dir.html"));
+        java.util.Map<String, String> want = new java.util.LinkedHashMap<>();
+        want.put(fifo.toString(), "is a FIFO, not a regular file");
+        want.put("/dev/null", "is a character device, not a regular file");
+        want.put(tmp.resolve("dir.json").toString(), "dir.html' is a directory, not a regular file");
+        want.put(tmp + "/", "is not a file name");
+        want.put(tmp.resolve("x".repeat(300) + ".json").toString(), "has 305 bytes; file systems take at most 255");
+        want.put(tmp.resolve("missing/t.json").toString(), "does not exist; create it first");
+        want.forEach((name, why) -> {
+            org.troika.common.UsageException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    org.troika.common.UsageException.class, () -> Timeline.checkTarget(name, "--timeline", false),
+                    name);
+            assertTrue(e.getMessage().startsWith("--timeline '") && e.getMessage().contains(why), e.getMessage());
+            assertTrue(e.getMessage().length() < 400, "names are abbreviated: " + e.getMessage());
+        });
+        assertEquals(tmp.resolve("missing/t.json"), Timeline.checkTarget(tmp.resolve("missing/t.json").toString(),
+                "--output-filename", true));
+        assertEquals(Path.of("ok.json"), Timeline.checkTarget("ok.json", "--timeline", false));
+    }
 }

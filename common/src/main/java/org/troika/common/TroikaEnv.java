@@ -93,10 +93,13 @@ public final class TroikaEnv {
     public static final String FAULT_TOLERANCE = "TROIKA_FAULT_TOLERANCE";
     /** Elastic: {@code --min-np}; fewer survivors than this end the generation so the driver relaunches. */
     public static final String ELASTIC_MIN_NP = "TROIKA_ELASTIC_MIN_NP";
-    /** Elastic, rank 0: the driver's worker notification service, {@code ADDRESS:PORT} (host change announcements). */
+    /**
+     * Elastic: the driver's worker notification service, {@code ADDRESS:PORT}: host change announcements to rank 0,
+     * and the ranks' reports of their world (shrinks, leaves) to the launcher.
+     */
     public static final String WORKER_ADDR = "TROIKA_WORKER_ADDR";
     /**
-     * Elastic, rank 0: a file (0600, private directory) holding the worker key, base64: HMAC-SHA256(job secret,
+     * Elastic: a file (0600, private directory) holding the worker key, base64: HMAC-SHA256(job secret,
      * "troika-worker-v1"). Ranks never get the job secret itself, only this key, which opens nothing but the
      * notification service.
      */

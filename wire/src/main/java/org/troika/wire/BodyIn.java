@@ -77,6 +77,15 @@ final class BodyIn {
         return l;
     }
 
+    List<Integer> ints() throws WireException {
+        int n = count(4);
+        List<Integer> l = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            l.add(u32());
+        }
+        return l;
+    }
+
     List<Endpoint> endpoints() throws WireException {
         int n = count(8);
         List<Endpoint> l = new ArrayList<>(n);

@@ -44,6 +44,14 @@ final class BodyOut {
         return this;
     }
 
+    BodyOut ints(List<Integer> l) {
+        u32(l.size());
+        for (int v : l) {
+            u32(v);
+        }
+        return this;
+    }
+
     BodyOut endpoints(List<Endpoint> l) {
         u32(l.size());
         for (Endpoint e : l) {

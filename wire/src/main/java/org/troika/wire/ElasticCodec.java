@@ -1,5 +1,8 @@
 package org.troika.wire;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /** Body encoding of {@link ElasticMessage}s (see {@link BodyOut} for the primitives). */
 final class ElasticCodec implements Codec<ElasticMessage> {
     // Type bytes: stable on the wire; never reuse a retired number.
@@ -7,6 +10,9 @@ final class ElasticCodec implements Codec<ElasticMessage> {
     static final int SUBSCRIBED = 13;
     static final int REFUSED = 14;
     static final int HOSTS_CHANGED = 21;
+    static final int WORLD_CHANGED = 22;
+    static final int RANK_LEFT = 23;
+    static final int NOTED = 24;
 
     @Override
     public int typeOf(ElasticMessage m) {
@@ -14,6 +20,9 @@ final class ElasticCodec implements Codec<ElasticMessage> {
         if (m instanceof ElasticMessage.Subscribed) return SUBSCRIBED;
         if (m instanceof ElasticMessage.Refused) return REFUSED;
         if (m instanceof ElasticMessage.HostsChanged) return HOSTS_CHANGED;
+        if (m instanceof ElasticMessage.WorldChanged) return WORLD_CHANGED;
+        if (m instanceof ElasticMessage.RankLeft) return RANK_LEFT;
+        if (m instanceof ElasticMessage.Noted) return NOTED;
         throw new IllegalArgumentException("no elastic wire type for " + m.getClass());
     }
 
@@ -27,6 +36,15 @@ final class ElasticCodec implements Codec<ElasticMessage> {
             o.str(r.reason());
         } else if (m instanceof ElasticMessage.HostsChanged h) {
             o.i64(h.timestampMillis()).u32(h.bits());
+        } else if (m instanceof ElasticMessage.WorldChanged w) {
+            o.u32(w.generation()).u32(w.epoch()).ints(w.members()).ints(w.departed()).u32(w.joined().size());
+            for (ElasticMessage.WorldChanged.Joined j : w.joined()) {
+                o.u32(j.rank()).str(j.host());
+            }
+        } else if (m instanceof ElasticMessage.RankLeft l) {
+            o.u32(l.generation()).u32(l.rank()).u32(l.code());
+        } else if (m instanceof ElasticMessage.Noted) {
+            // no body
         } else {
             throw new IllegalArgumentException("no elastic wire encoding for " + m.getClass());
         }
@@ -39,7 +57,19 @@ final class ElasticCodec implements Codec<ElasticMessage> {
             case SUBSCRIBED -> new ElasticMessage.Subscribed();
             case REFUSED -> new ElasticMessage.Refused(in.str());
             case HOSTS_CHANGED -> new ElasticMessage.HostsChanged(in.i64(), in.u32());
+            case WORLD_CHANGED -> new ElasticMessage.WorldChanged(in.u32(), in.u32(), in.ints(), in.ints(), joined(in));
+            case RANK_LEFT -> new ElasticMessage.RankLeft(in.u32(), in.u32(), in.u32());
+            case NOTED -> new ElasticMessage.Noted();
             default -> throw new WireException("unknown elastic message type " + type);
         };
+    }
+
+    private static List<ElasticMessage.WorldChanged.Joined> joined(BodyIn in) throws WireException {
+        int n = in.count(8);
+        List<ElasticMessage.WorldChanged.Joined> l = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            l.add(new ElasticMessage.WorldChanged.Joined(in.u32(), in.str()));
+        }
+        return l;
     }
 }

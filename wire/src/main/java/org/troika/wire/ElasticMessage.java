@@ -1,14 +1,24 @@
 package org.troika.wire;
 
+import java.util.List;
+import java.util.Objects;
+
 /**
- * The elastic notification protocol ({@link Protocol#ELASTIC}) between the driver's worker notification service and
- * rank 0 of one generation, keyed with the worker key (never the job secret). Data only ({@link ElasticCodec}).
+ * The elastic protocol ({@link Protocol#ELASTIC}) between the driver's worker notification service and the ranks of
+ * one generation, keyed with the worker key (never the job secret). Data only ({@link ElasticCodec}).
  *
  * <pre>
  *   rank 0 ── Subscribe(generation) ─►  driver        (at its first commit: the generation got through its rendezvous)
  *          ◄─ Subscribed | Refused ───
  *          ◄─ HostsChanged(t, bits) ... ─             (until the generation ends)
+ *
+ *   a rank ── WorldChanged | RankLeft ─►  driver      (rank events: what the launcher learns about the world in place
+ *          ◄─ Noted | Refused ─────────               of rank output; one event, one answer, on the rank's connection)
  * </pre>
+ *
+ * <p>Ranks are named by their <b>id in the generation</b>: the launch rank (mpirun's rank) of every rank the launch
+ * started; a rank spawned into the running world later (grow by spawn) gets an id from the generation's size upwards,
+ * announced with its host in {@link WorldChanged#joined()}.
  */
 public sealed interface ElasticMessage {
 
@@ -26,4 +36,41 @@ public sealed interface ElasticMessage {
      * next commit.
      */
     record HostsChanged(long timestampMillis, int bits) implements ElasticMessage {}
+
+    /**
+     * a rank → driver: the generation's world changed in place, without a relaunch; sent by rank 0 of the new world.
+     *
+     * @param epoch the change's number in this generation, from 1 (every member counts the changes it went through
+     *     alike); reports of successive changes may come from different ranks over different connections, so one
+     *     whose epoch is not above the last one seen is stale
+     * @param members the ids of the ranks that form the world now, in their new rank order
+     * @param departed the ids that left the world on purpose (shrink by split); a rank of the world before that is
+     *     neither a member nor departed died (shrink by ULFM)
+     * @param joined the ranks spawned into the world (grow by spawn), each with its id and host
+     */
+    record WorldChanged(int generation, int epoch, List<Integer> members, List<Integer> departed, List<Joined> joined)
+            implements ElasticMessage {
+        public WorldChanged {
+            members = List.copyOf(members);
+            departed = List.copyOf(departed);
+            joined = List.copyOf(joined);
+        }
+
+        /** A rank spawned into the world: its id in the generation and the host it runs on. */
+        public record Joined(int rank, String host) {
+            public Joined {
+                Objects.requireNonNull(host, "host");
+            }
+        }
+    }
+
+    /**
+     * a rank → driver: the rank with id {@code rank} leaves the elastic run with {@code code} (its process exits
+     * next). The driver answers {@link Noted} once it recorded it, so the event is known before the rank's process
+     * (and so mpirun) ends.
+     */
+    record RankLeft(int generation, int rank, int code) implements ElasticMessage {}
+
+    /** driver → a rank: its event is recorded. */
+    record Noted() implements ElasticMessage {}
 }

@@ -116,6 +116,10 @@ final class WireTestSupport {
                 new ElasticMessage.Subscribe(4),
                 new ElasticMessage.Subscribed(),
                 new ElasticMessage.Refused("expected the registration of rank 0 of generation 4"),
-                new ElasticMessage.HostsChanged(1700000000000L, 3));
+                new ElasticMessage.HostsChanged(1700000000000L, 3),
+                new ElasticMessage.WorldChanged(4, 2, List.of(0, 2, 5), List.of(1),
+                        List.of(new ElasticMessage.WorldChanged.Joined(5, "node3"))),
+                new ElasticMessage.RankLeft(4, 2, 75),
+                new ElasticMessage.Noted());
     }
 }

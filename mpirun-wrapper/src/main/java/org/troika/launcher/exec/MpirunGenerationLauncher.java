@@ -367,6 +367,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         private volatile WorkerNotifier notifier;
         /** The generation's launch once it started. */
         private volatile SupervisedLaunch launch;
+        /** What the ranks reported about the generation's world. */
+        private ShrinkTracker shrink;
         private int pendingBits;
 
         Running(Generation gen) {
@@ -389,9 +391,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
 
         private GenerationResult launchAndWait() throws IOException, InterruptedException {
             RunSettings given = generationSettings(base, gen);
-            try (WorkerNotifier n = new WorkerNotifier(workerKey, RelaySession.bindAddress(gen.hostNames()),
-                    gen.id());
-                    HangWatch watch = HangWatch.start(base, env, gen.plan(), gen.id(), timeline, err)) {
+            try (HangWatch watch = HangWatch.start(base, env, gen.plan(), gen.id(), timeline, err);
+                    WorkerNotifier n = startNotifier(watch)) {
                 synchronized (this) {
                     notifier = n;
                     if (pendingBits != 0) {
@@ -427,7 +428,6 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 }
                 BackendPlan plan = withLocalWorkerKey(relay.active()
                         ? planner.plan(relay.adjusted(s), gen.plan(), mpi, e, relay.agent()) : checked, workerKeyFile);
-                ShrinkTracker shrink = new ShrinkTracker(gen.plan());
                 if (s.verbose()) {
                     err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
                 }
@@ -440,8 +440,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                                 gen.id(), "worldSize", gen.size()))
                         .withFreshRankFiles(gen.id() == 1)
                         .withLostHostWindow(relay.active() ? RelaySession.LIVENESS_TIMEOUT.plusSeconds(2)
-                                : Duration.ZERO)
-                        .withLines(l -> follow(l, shrink, watch));
+                                : Duration.ZERO);
                 try (SupervisedLaunch l = SupervisedLaunch.start(spec)) {
                     started(l);
                     LaunchOutcome o = l.await();
@@ -449,7 +448,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         err.println("troika elastic: " + MpiFailureParser.MISSING_PROGRAM_HINT);
                     }
                     GenerationResult r = new GenerationResult(GenerationExits.of(gen.plan(),
-                            o.withWorld(shrink.shrunk() ? shrink.exits(o.exitCode()) : null)), n.registered());
+                            o.withWorld(shrink.changed() ? shrink.exits(o.exitCode()) : null)), n.registered());
                     result.complete(r);
                     return r;
                 }
@@ -478,35 +477,43 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
             }
         }
 
+        /** This generation's notifier: rank 0's host updates, and the ranks' reports to {@link #shrink}. */
+        private WorkerNotifier startNotifier(HangWatch watch) throws IOException {
+            shrink = new ShrinkTracker(gen.plan(), shrinkNews(watch));
+            return new WorkerNotifier(workerKey, RelaySession.bindAddress(gen.hostNames()), gen.id(), gen.size(),
+                    shrink);
+        }
+
         /**
-         * One line of output: with fault tolerance, the survivors' reports of dead ranks (told at once; blacklisted at
-         * the generation's end) and of ranks leaving; once every rank is dead or has left, mpirun gets
+         * What the ranks report under fault tolerance: a dead rank is told at once (and blacklisted at the generation's
+         * end), and the hang watchdog forgets it; once every rank is dead or has left, mpirun gets
          * {@link #SHRUNK_EXIT_GRACE} to exit by itself.
          */
-        private void follow(String line, ShrinkTracker shrink, HangWatch watch) {
-            if (!line.contains("troika elastic: ")) {
-                return;
-            }
-            boolean wasOver = shrink.over();
-            for (int r : shrink.accept(line)) {
-                watch.forget(r);
-                err.println("troika elastic: generation " + gen.id() + ": rank " + r + " on host "
-                        + gen.plan().slots().get(r).host() + " died; the survivors go on (fault tolerance: shrink)");
-            }
-            if (!wasOver && shrink.over()) {
-                Thread t = new Thread(() -> {
-                    try {
-                        SupervisedLaunch l = launch;
-                        if (l != null && l.waitFor(SHRUNK_EXIT_GRACE) == null) {
-                            l.tearDown(SupervisedLaunch.LOST_HOST_GRACE);
+        private ShrinkTracker.News shrinkNews(HangWatch watch) {
+            return new ShrinkTracker.News() {
+                @Override
+                public void died(int rank, String host) {
+                    watch.forget(rank);
+                    err.println("troika elastic: generation " + gen.id() + ": rank " + rank + " on host " + host
+                            + " died; the survivors go on (fault tolerance: shrink)");
+                }
+
+                @Override
+                public void over() {
+                    Thread t = new Thread(() -> {
+                        try {
+                            SupervisedLaunch l = launch;
+                            if (l != null && l.waitFor(SHRUNK_EXIT_GRACE) == null) {
+                                l.tearDown(SupervisedLaunch.LOST_HOST_GRACE);
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
                         }
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }, "troika-generation-shrunk-exit");
-                t.setDaemon(true);
-                t.start();
-            }
+                    }, "troika-generation-shrunk-exit");
+                    t.setDaemon(true);
+                    t.start();
+                }
+            };
         }
 
         @Override

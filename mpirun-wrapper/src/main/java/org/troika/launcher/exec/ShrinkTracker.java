@@ -6,78 +6,125 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.troika.launcher.elastic.RankExit;
 import org.troika.launcher.spi.HostPlan;
+import org.troika.wire.ElasticMessage;
 
 /**
- * Follows a fault-tolerant generation ({@code --fault-tolerance shrink}) through its ranks' output. Under
- * {@code mpirun --with-ft ulfm} a dead rank does not end mpirun and mpirun names nobody, so the survivors say it:
- * after a shrink the new rank 0 prints {@code troika elastic: ranks 3,5 failed; 6 of 8 go on}, and every rank
- * leaving {@code Elastic.run} prints {@code troika elastic: rank 2 leaves with code 0} (ranks are the generation's
- * launch ranks; the worker's {@code ElasticWorld} prints both). Fed line by line, tags and all.
+ * Follows a generation whose world changes in place through its ranks' reports ({@link WorkerNotifier.RankEvents}):
+ * under {@code mpirun --with-ft ulfm} a dead rank does not end mpirun and mpirun names nobody, so the survivors say
+ * it. After a shrink the new rank 0 reports the world ({@link ElasticMessage.WorldChanged}: the members now; a rank
+ * of the world before that is neither a member, nor departed, nor has left, died), and every rank leaving
+ * {@code Elastic.run} reports its code ({@link ElasticMessage.RankLeft}). Ranks are the generation's rank ids: the
+ * launch ranks of the plan, and ranks spawned into the world later with the host a report names
+ * ({@link ElasticMessage.WorldChanged#joined()}). Rank output is never read: a rank printing the lines people see
+ * about these events changes nothing here.
  *
- * <p>Once every rank is either dead or has left, the generation is over even if mpirun lingers (PRRTE 3.0.8 at times
- * stays up after its survivors exit): the launcher ends it after a grace.
+ * <p>Once every rank is dead, departed or has left, the generation is over even if mpirun lingers (PRRTE 3.0.8 at
+ * times stays up after its survivors exit): {@link News#over()} lets the launcher end it after a grace.
  *
- * <p>Thread-safe: stdout and stderr readers may feed it concurrently.
+ * <p>Thread-safe: the notifier's connection threads report concurrently; {@link News} is called outside the lock.
  */
-public final class ShrinkTracker {
+public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     /** Reported for a rank the survivors shrank away: its real exit status is not visible under ULFM. */
     public static final int DIED_EXIT = 137;
+    /** Ranks spawned into a generation beyond its launch, at most (a bound on what reports can make this hold). */
+    static final int MAX_JOINED = 65_536;
 
-    private static final Pattern FAILED = Pattern.compile("troika elastic: ranks ([0-9,]+) failed;");
-    private static final Pattern LEAVES = Pattern.compile("troika elastic: rank (\\d+) leaves with code (-?\\d+)");
+    /** What the launcher does at once with what the ranks reported. */
+    public interface News {
+        /** {@code rank} on {@code host} died and the survivors go on (told once per rank). */
+        void died(int rank, String host);
 
-    private final HostPlan plan;
-    private final int size;
+        /** The world changed and every rank is now dead, departed or has left (told once). */
+        void over();
+
+        /** Nothing to do. */
+        News NONE = new News() {
+            @Override
+            public void died(int rank, String host) {}
+
+            @Override
+            public void over() {}
+        };
+    }
+
+    private final News news;
+    private final int launched;
+    /** Every rank id of the generation with its host: the plan's, then those spawned into it. */
+    private final Map<Integer, String> hosts = new TreeMap<>();
     private final Set<Integer> dead = new TreeSet<>();
+    private final Set<Integer> departed = new TreeSet<>();
     private final Map<Integer, Integer> left = new TreeMap<>();
+    private int epoch;
+    private boolean toldOver;
 
-    /** @param plan the generation's ranks */
-    public ShrinkTracker(HostPlan plan) {
-        this.plan = plan;
-        this.size = plan.size();
-    }
-
-    /** Takes one line of output; returns the ranks this line reports dead for the first time (often none). */
-    public synchronized List<Integer> accept(String line) {
-        List<Integer> news = new ArrayList<>();
-        Matcher m = FAILED.matcher(line);
-        if (m.find()) {
-            for (String r : m.group(1).split(",")) {
-                if (!r.isEmpty()) {
-                    int rank = Integer.parseInt(r);
-                    if (rank >= 0 && rank < size && dead.add(rank)) {
-                        news.add(rank);
-                    }
-                }
-            }
-            return news;
+    public ShrinkTracker(HostPlan plan, News news) {
+        this.news = news;
+        this.launched = plan.size();
+        for (int r = 0; r < plan.size(); r++) {
+            hosts.put(r, plan.slots().get(r).host());
         }
-        m = LEAVES.matcher(line);
-        if (m.find()) {
-            int rank = Integer.parseInt(m.group(1));
-            if (rank >= 0 && rank < size) {
-                left.put(rank, Integer.parseInt(m.group(2)));
+    }
+
+    @Override
+    public void event(ElasticMessage event) {
+        Map<Integer, String> died = new TreeMap<>();
+        boolean nowOver;
+        synchronized (this) {
+            if (event instanceof ElasticMessage.WorldChanged w) {
+                changed(w, died);
+            } else if (event instanceof ElasticMessage.RankLeft l && hosts.containsKey(l.rank())) {
+                left.putIfAbsent(l.rank(), l.code());
+            }
+            nowOver = !toldOver && over();
+            toldOver |= nowOver;
+        }
+        died.forEach(news::died);
+        if (nowOver) {
+            news.over();
+        }
+    }
+
+    /**
+     * Applies a report newer than the last one; the ranks it shows dead for the first time go to {@code died} with
+     * their hosts.
+     */
+    private void changed(ElasticMessage.WorldChanged w, Map<Integer, String> died) {
+        if (w.epoch() <= epoch) {
+            return; // stale: a later change was reported first, over another rank's connection
+        }
+        epoch = w.epoch();
+        for (ElasticMessage.WorldChanged.Joined j : w.joined()) {
+            if (j.rank() >= launched && !hosts.containsKey(j.rank()) && hosts.size() < launched + MAX_JOINED) {
+                hosts.put(j.rank(), j.host());
             }
         }
-        return news;
+        for (int r : w.departed()) {
+            if (hosts.containsKey(r)) {
+                departed.add(r);
+            }
+        }
+        Set<Integer> members = Set.copyOf(w.members());
+        for (int r : hosts.keySet()) {
+            if (!members.contains(r) && !departed.contains(r) && !left.containsKey(r) && dead.add(r)) {
+                died.put(r, hosts.get(r));
+            }
+        }
     }
 
-    /** Whether a rank died and the survivors went on. */
-    public synchronized boolean shrunk() {
-        return !dead.isEmpty();
+    /** Whether the world changed in place (a rank died, left by a split or joined). */
+    public synchronized boolean changed() {
+        return epoch > 0;
     }
 
-    /** Whether a rank died and every other rank has left the elastic run. */
+    /** Whether the world changed and every rank is dead, departed or has left. */
     public synchronized boolean over() {
-        if (dead.isEmpty()) {
+        if (epoch == 0) {
             return false;
         }
-        for (int r = 0; r < size; r++) {
-            if (!dead.contains(r) && !left.containsKey(r)) {
+        for (int r : hosts.keySet()) {
+            if (!dead.contains(r) && !departed.contains(r) && !left.containsKey(r)) {
                 return false;
             }
         }
@@ -85,22 +132,23 @@ public final class ShrinkTracker {
     }
 
     /**
-     * The exits of a generation that shrank: the dead ranks fail with {@link #DIED_EXIT} (their hosts are
-     * blacklisted), the others with the code they left with; a rank that said nothing ended as mpirun did (a
+     * The exits of a generation whose world changed: the dead ranks fail with {@link #DIED_EXIT} (their hosts are
+     * blacklisted), the others with the code they left with; a rank that reported no leave ended as mpirun did (a
      * casualty when that is not 0), as {@link GenerationExits} has them.
      */
     public synchronized List<RankExit> exits(int mpirunCode) {
         List<RankExit> exits = new ArrayList<>();
         for (int r : dead) {
-            exits.add(new RankExit(r, plan.slots().get(r).host(), DIED_EXIT, false));
+            exits.add(new RankExit(r, hosts.get(r), DIED_EXIT, false));
         }
-        for (int r = 0; r < size; r++) {
+        for (Map.Entry<Integer, String> h : hosts.entrySet()) {
+            int r = h.getKey();
             if (dead.contains(r)) {
                 continue;
             }
             Integer code = left.get(r);
-            exits.add(code != null ? new RankExit(r, plan.slots().get(r).host(), code, false)
-                    : new RankExit(r, plan.slots().get(r).host(), mpirunCode, mpirunCode != 0));
+            exits.add(code != null ? new RankExit(r, h.getValue(), code, false)
+                    : new RankExit(r, h.getValue(), mpirunCode, mpirunCode != 0));
         }
         return exits;
     }

@@ -12,30 +12,42 @@ import org.troika.wire.WireChannel;
 import org.troika.wire.WireServer;
 
 /**
- * The driver's notification service for one elastic generation: rank 0 subscribes, the driver pushes host changes.
+ * The driver's notification service for one elastic generation: rank 0 subscribes and the driver pushes host changes;
+ * every rank reports the events of its world (the contract between ranks and launcher: rank output is only output).
  *
  * <pre>
  *   rank 0 ── hello (worker key) ── Subscribe(N) ─►  (the subscription = rendezvous reached)
  *          ◄─ Subscribed ◄─ [HostsChanged(t, bits) announced before the subscription] ◄─ HostsChanged ... ─
+ *   a rank ── hello (worker key) ── WorldChanged(N, ...) | RankLeft(N, rank, code) ─►  {@link RankEvents}
+ *          ◄─ Noted (after the listener took it) ... ─
  * </pre>
  *
  * <p>Security: the troika wire's elastic protocol ({@link Protocol#ELASTIC}: the client proves the key in its hello,
  * then HMAC-SHA256 frames with fresh nonces and sequence numbers) keyed with the <b>worker key</b> ({@link #workerKey}),
  * not the job secret: ranks hold only this key, which opens nothing but this service. It runs on a {@link WireServer}
- * with small bounds ({@link #LIMITS}): bodies of at most {@value #MAX_BODY} bytes, the hello and first frame within
- * the server's hello deadline, a handful of connections. The socket binds to the address that routes to the
- * generation's first host (loopback for local hosts).
+ * with small bounds ({@link #limits}): bodies of at most {@value #MAX_BODY} bytes plus 8 per rank, the hello and
+ * first frame within the server's deadlines, one connection per rank and a few more. The socket binds to the address
+ * that routes to the generation's first host (loopback for local hosts). A rank event of another generation, or any
+ * frame but an event after one, is refused and ends the connection; nothing is acted upon for it.
  */
 public final class WorkerNotifier implements AutoCloseable {
     /** Label of the worker key derivation: worker key = HMAC-SHA256(job secret, label). */
     public static final String KEY_LABEL = "troika-worker-v1";
     static final int MAX_BODY = 256;
-    /** One subscriber is expected; a few more connections (a retrying rank 0) are served, the rest refused busy. */
-    static final WireServer.Limits LIMITS = WireServer.Limits.DEFAULT.withPending(16, 8).withMaxConnections(8)
-            .withMaxBody(MAX_BODY);
+
+    /**
+     * What a generation's ranks report about its world, authenticated and of this generation ({@link
+     * ElasticMessage.WorldChanged} or {@link ElasticMessage.RankLeft}); called on a connection thread, possibly on
+     * several at once, and the rank is answered {@link ElasticMessage.Noted} only after it returned.
+     */
+    @FunctionalInterface
+    public interface RankEvents {
+        void event(ElasticMessage event);
+    }
 
     private final int generation;
     private final WireServer<ElasticMessage> server;
+    private final RankEvents events;
     private final List<WireChannel<ElasticMessage>> subscribers = new ArrayList<>();
     private volatile boolean closed;
     private boolean registered;
@@ -50,9 +62,32 @@ public final class WorkerNotifier implements AutoCloseable {
      * @param generation the generation whose rank 0 may subscribe
      */
     public WorkerNotifier(Secret workerKey, InetAddress bind, int generation) throws IOException {
+        this(workerKey, bind, generation, 1, e -> { });
+    }
+
+    /**
+     * Starts the service for a generation of {@code size} ranks whose events go to {@code events}.
+     *
+     * @param workerKey the key ranks hold ({@link #workerKey})
+     * @param bind the local address to listen on
+     * @param generation the generation whose rank 0 may subscribe and whose ranks report
+     */
+    public WorkerNotifier(Secret workerKey, InetAddress bind, int generation, int size, RankEvents events)
+            throws IOException {
         this.generation = generation;
+        this.events = events;
         this.server = WireServer.start("troika-worker-notifier-" + generation, Protocol.ELASTIC, workerKey,
-                List.of(bind), LIMITS, this::serve);
+                List.of(bind), limits(size), this::serve);
+    }
+
+    /**
+     * Rank 0's subscription and one connection per reporting rank (they all leave at about the same time), a few more
+     * for retries; past that a rank is answered busy and retries. A world report names every rank: 8 bytes each.
+     */
+    static WireServer.Limits limits(int size) {
+        int n = Math.max(1, size) + 8;
+        return WireServer.Limits.DEFAULT.withPending(Math.min(n + 8, 256), Math.min(n, 64)).withMaxConnections(n)
+                .withMaxBody(MAX_BODY + 8 * Math.max(1, size));
     }
 
     /** The key ranks get instead of the job secret. */
@@ -99,8 +134,22 @@ public final class WorkerNotifier implements AutoCloseable {
         }
     }
 
-    /** One authenticated connection; it stays open (this thread parked in receive) while rank 0 listens. */
+    /**
+     * One authenticated connection: rank 0's subscription, which stays open (this thread parked in receive) while it
+     * listens, or a rank's events, each answered once the listener took it.
+     */
     private void serve(WireChannel<ElasticMessage> ch, ElasticMessage first) throws IOException {
+        if (isEvent(first)) {
+            for (ElasticMessage m = first; !closed; m = ch.receive()) {
+                if (!isEvent(m)) {
+                    ch.send(new ElasticMessage.Refused("expected a rank event of generation " + generation));
+                    return;
+                }
+                events.event(m);
+                ch.send(new ElasticMessage.Noted());
+            }
+            return;
+        }
         if (!first.equals(registration(generation))) {
             ch.send(new ElasticMessage.Refused("expected the registration of rank 0 of generation " + generation));
             return;
@@ -126,6 +175,12 @@ public final class WorkerNotifier implements AutoCloseable {
                 subscribers.remove(ch);
             }
         }
+    }
+
+    /** Whether {@code m} is a rank event of this generation. */
+    private boolean isEvent(ElasticMessage m) {
+        return m instanceof ElasticMessage.WorldChanged w && w.generation() == generation
+                || m instanceof ElasticMessage.RankLeft l && l.generation() == generation;
     }
 
     @Override

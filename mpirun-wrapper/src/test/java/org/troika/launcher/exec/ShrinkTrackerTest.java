@@ -4,29 +4,62 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.troika.launcher.elastic.RankExit;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.HostSlots;
+import org.troika.wire.ElasticMessage;
+import org.troika.wire.ElasticMessage.WorldChanged.Joined;
 
 class ShrinkTrackerTest {
     static final HostPlan PLAN = HostPlan.assign("test", List.of(new HostSlots("a", 2), new HostSlots("b", 2)), 4);
 
+    /** Records what the tracker tells the launcher. */
+    static final class Told implements ShrinkTracker.News {
+        final List<String> died = new ArrayList<>();
+        int over;
+
+        @Override
+        public void died(int rank, String host) {
+            died.add(rank + "@" + host);
+        }
+
+        @Override
+        public void over() {
+            over++;
+        }
+    }
+
+    static ElasticMessage.WorldChanged shrunk(int epoch, Integer... members) {
+        return new ElasticMessage.WorldChanged(1, epoch, List.of(members), List.of(), List.of());
+    }
+
+    static ElasticMessage.RankLeft left(int rank, int code) {
+        return new ElasticMessage.RankLeft(1, rank, code);
+    }
+
     @Test
     void deadRanksAreReportedOnceAndEveryLeaveEndsTheGeneration() {
-        ShrinkTracker t = new ShrinkTracker(PLAN);
-        assertEquals(List.of(), t.accept("[1,0]<stdout>: committed step=5 size=4"));
-        assertFalse(t.shrunk());
-        // PRRTE's tag, as troika's launcher sees the survivors' lines
-        assertEquals(List.of(3), t.accept("[1,0]<stderr>: troika elastic: ranks 3 failed; 3 of 4 go on"));
-        assertEquals(List.of(), t.accept("[1,0]<stderr>: troika elastic: ranks 3 failed; 3 of 4 go on"));
-        assertTrue(t.shrunk());
-        t.accept("[1,1]<stderr>: troika elastic: rank 1 leaves with code 0");
-        assertEquals(List.of(2), t.accept("[1,1]<stderr>: troika elastic: ranks 3,2 failed; 2 of 3 go on"));
+        Told told = new Told();
+        ShrinkTracker t = new ShrinkTracker(PLAN, told);
+        assertFalse(t.changed());
+        t.event(shrunk(1, 0, 1, 2));
+        assertEquals(List.of("3@b"), told.died);
+        t.event(shrunk(1, 0, 1, 2)); // the same report again: nothing new
+        assertEquals(List.of("3@b"), told.died);
+        assertTrue(t.changed());
+        t.event(left(1, 0));
+        t.event(shrunk(2, 0, 1));
+        assertEquals(List.of("3@b", "2@b"), told.died);
         assertFalse(t.over());
-        t.accept("[1,0]<stderr>: troika elastic: rank 0 leaves with code 0");
+        assertEquals(0, told.over);
+        t.event(left(0, 0));
         assertTrue(t.over());
+        assertEquals(1, told.over);
+        t.event(left(0, 0));
+        assertEquals(1, told.over, "told once");
         List<RankExit> exits = t.exits(0);
         assertEquals(List.of(new RankExit(2, "b", ShrinkTracker.DIED_EXIT, false),
                 new RankExit(3, "b", ShrinkTracker.DIED_EXIT, false), new RankExit(0, "a", 0, false),
@@ -35,10 +68,10 @@ class ShrinkTrackerTest {
 
     @Test
     void survivorsBelowMinNpLeaveAsCasualtiesAndTheDeadRankFails() {
-        ShrinkTracker t = new ShrinkTracker(PLAN);
-        t.accept("troika elastic: ranks 1 failed; 3 of 4 go on");
+        ShrinkTracker t = new ShrinkTracker(PLAN, ShrinkTracker.News.NONE);
+        t.event(shrunk(1, 0, 2, 3));
         for (int r : new int[] {0, 2, 3}) {
-            t.accept("[1," + r + "]<stderr>: troika elastic: rank " + r + " leaves with code 76");
+            t.event(left(r, 76));
         }
         assertTrue(t.over());
         List<RankExit> exits = t.exits(137);
@@ -49,12 +82,57 @@ class ShrinkTrackerTest {
 
     @Test
     void aRankThatSaidNothingEndsAsMpirunDidAndRanksOutsideTheWorldAreIgnored() {
-        ShrinkTracker t = new ShrinkTracker(PLAN);
-        t.accept("troika elastic: ranks 9,3 failed; 3 of 4 go on");
-        t.accept("troika elastic: rank 7 leaves with code 0");
+        ShrinkTracker t = new ShrinkTracker(PLAN, ShrinkTracker.News.NONE);
+        t.event(shrunk(1, 0, 1, 2, 9));
+        t.event(left(7, 0));
+        t.event(new ElasticMessage.WorldChanged(1, 2, List.of(0, 1, 2), List.of(11), List.of()));
         assertFalse(t.over());
         List<RankExit> exits = t.exits(143);
         assertEquals(new RankExit(3, "b", ShrinkTracker.DIED_EXIT, false), exits.get(0));
+        assertEquals(4, exits.size(), exits::toString);
         assertTrue(exits.subList(1, 4).stream().allMatch(RankExit::collateral), exits::toString);
+    }
+
+    @Test
+    void aStaleReportArrivingAfterALaterOneChangesNothing() {
+        Told told = new Told();
+        ShrinkTracker t = new ShrinkTracker(PLAN, told);
+        // the second shrink's rank 0 reported first (another connection): both dead ranks are known from it
+        t.event(shrunk(2, 0, 1));
+        t.event(shrunk(1, 0, 1, 2));
+        assertEquals(List.of("2@b", "3@b"), told.died);
+        assertEquals(2, t.exits(0).stream().filter(e -> e.exitCode() == ShrinkTracker.DIED_EXIT).count());
+    }
+
+    @Test
+    void aRankThatLeftBeforeTheOthersShrankItAwayFailsWithItsOwnCodeNotAsDead() {
+        Told told = new Told();
+        ShrinkTracker t = new ShrinkTracker(PLAN, told);
+        t.event(left(1, 1)); // its body threw: it left with 1, and ULFM then saw its process end
+        t.event(shrunk(1, 0, 2, 3));
+        assertEquals(List.of(), told.died);
+        assertEquals(new RankExit(1, "a", 1, false), t.exits(0).get(1));
+    }
+
+    @Test
+    void ranksThatDepartOrJoinInPlaceAreNeitherDeadNorForgotten() {
+        // the contract issue 25's grow-by-spawn and leave-by-split report on: departed ranks are not failures, joined
+        // ones are ranks of the generation on the host the report names
+        Told told = new Told();
+        ShrinkTracker t = new ShrinkTracker(PLAN, told);
+        t.event(new ElasticMessage.WorldChanged(1, 1, List.of(0, 1, 2, 3, 4), List.of(), List.of(new Joined(4, "c"))));
+        t.event(new ElasticMessage.WorldChanged(1, 2, List.of(0, 1, 4), List.of(2, 3), List.of()));
+        t.event(left(2, 75));
+        t.event(left(3, 75));
+        assertEquals(List.of(), told.died);
+        assertTrue(t.changed());
+        t.event(new ElasticMessage.WorldChanged(1, 3, List.of(0, 1), List.of(), List.of()));
+        assertEquals(List.of("4@c"), told.died);
+        t.event(left(0, 0));
+        t.event(left(1, 0));
+        assertEquals(1, told.over);
+        assertEquals(List.of(new RankExit(4, "c", ShrinkTracker.DIED_EXIT, false), new RankExit(0, "a", 0, false),
+                new RankExit(1, "a", 0, false), new RankExit(2, "b", 75, false), new RankExit(3, "b", 75, false)),
+                t.exits(0));
     }
 }

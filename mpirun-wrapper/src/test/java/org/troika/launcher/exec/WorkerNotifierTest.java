@@ -77,4 +77,79 @@ class WorkerNotifierTest {
             assertFalse(n.registered());
         }
     }
+
+    @Test
+    void rankEventsOfTheGenerationReachTheListenerBeforeTheRankIsAnswered() throws Exception {
+        java.util.concurrent.BlockingQueue<ElasticMessage> got = new java.util.concurrent.LinkedBlockingQueue<>();
+        try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), 3, 4, got::add)) {
+            try (WireChannel<ElasticMessage> ch = WireChannel.connectAny(List.of(n.endpoint()), Protocol.ELASTIC, worker,
+                    30_000)) {
+                ElasticMessage.WorldChanged w = new ElasticMessage.WorldChanged(3, 1, List.of(0, 2, 3), List.of(),
+                        List.of());
+                ch.send(w);
+                assertEquals(new ElasticMessage.Noted(), ch.receive());
+                assertEquals(w, got.poll(), "delivered before the answer");
+                ch.send(new ElasticMessage.RankLeft(3, 2, 0));
+                assertEquals(new ElasticMessage.Noted(), ch.receive());
+                assertEquals(new ElasticMessage.RankLeft(3, 2, 0), got.poll());
+                // anything but an event of this generation ends the connection, unheard
+                ch.send(new ElasticMessage.RankLeft(2, 1, 0));
+                assertInstanceOf(ElasticMessage.Refused.class, ch.receive());
+            }
+            assertTrue(got.isEmpty(), got::toString);
+            assertFalse(n.registered(), "an event is not rank 0's registration");
+        }
+    }
+
+    @Test
+    void eventsOfAnotherGenerationOrUnderTheJobSecretOrAnotherKeyAreNeverHeard() throws Exception {
+        java.util.List<ElasticMessage> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), 3, 4, got::add)) {
+            try (WireChannel<ElasticMessage> ch = WireChannel.connectAny(List.of(n.endpoint()), Protocol.ELASTIC, worker,
+                    30_000)) {
+                ch.send(new ElasticMessage.WorldChanged(2, 1, List.of(0), List.of(), List.of()));
+                assertInstanceOf(ElasticMessage.Refused.class, ch.receive());
+            }
+            for (Secret wrong : List.of(job, Secret.generate(),
+                    org.troika.launcher.watchdog.ProgressService.progressKey(job))) {
+                WireChannel<ElasticMessage> ch = WireChannel.connectAny(List.of(n.endpoint()), Protocol.ELASTIC, wrong,
+                        30_000);
+                try {
+                    ch.send(new ElasticMessage.RankLeft(3, 1, 0));
+                    assertThrows(IOException.class, ch::receive);
+                } finally {
+                    ch.close();
+                }
+            }
+            assertEquals(List.of(), got);
+        }
+    }
+
+    @Test
+    void everyRankOfALargeGenerationCanReportItsLeaveAtOnce() throws Exception {
+        int size = 48;
+        java.util.Set<Integer> left = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), 1, size,
+                e -> left.add(((ElasticMessage.RankLeft) e).rank()))) {
+            java.util.List<java.util.concurrent.CompletableFuture<ElasticMessage>> answers = new java.util.ArrayList<>();
+            java.util.concurrent.ExecutorService ranks = java.util.concurrent.Executors.newFixedThreadPool(size);
+            for (int r = 0; r < size; r++) {
+                int rank = r;
+                answers.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try (WireChannel<ElasticMessage> ch = WireChannel.connectAny(List.of(n.endpoint()),
+                            Protocol.ELASTIC, worker, 30_000)) {
+                        ch.send(new ElasticMessage.RankLeft(1, rank, 0));
+                        return ch.receive();
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }, ranks));
+            }
+            ranks.shutdown();
+            for (var a : answers) {
+                assertEquals(new ElasticMessage.Noted(), a.get(60, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            assertEquals(size, left.size());
+        }
+    }
 }

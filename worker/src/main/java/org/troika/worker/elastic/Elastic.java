@@ -67,9 +67,8 @@ public final class Elastic {
             code = runShrinking(state, world, body);
             return code;
         } finally {
-            // read by the launcher: once every rank is dead or has left, a lingering mpirun is ended
-            System.err.println(world.leaveLine(code));
-            System.err.flush();
+            // the launcher learns it from the report: once every rank is dead or has left, a lingering mpirun is ended
+            world.leave(state.context().generation(), code);
         }
     }
 

@@ -1,6 +1,7 @@
 package org.troika.worker.elastic;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -9,6 +10,7 @@ import org.troika.common.TroikaEnv;
 import org.troika.mpi.Communicator;
 import org.troika.mpi.MpiException;
 import org.troika.mpi.Ulfm;
+import org.troika.wire.ElasticMessage;
 
 /**
  * The communicator an elastic rank trains over, which fault tolerance may replace while the process lives.
@@ -29,10 +31,12 @@ public final class ElasticWorld {
     private final boolean shrinks;
     private final int minSize;
     private final int launchRank;
+    private final DriverReporter reporter;
     private int[] members; // launch ranks of current's ranks, in order
+    private int epoch; // changes of this generation's world so far
     private Communicator current; // the training thread owns this object
 
-    ElasticWorld(Communicator world, String node, boolean shrinks, int minSize) {
+    ElasticWorld(Communicator world, String node, boolean shrinks, int minSize, DriverReporter reporter) {
         this.world = Objects.requireNonNull(world, "world");
         this.nodeId = UUID.nameUUIDFromBytes(Objects.requireNonNull(node, "node").getBytes(StandardCharsets.UTF_8))
                 .getMostSignificantBits();
@@ -41,6 +45,7 @@ public final class ElasticWorld {
         this.current = world;
         this.launchRank = world.rank();
         this.members = java.util.stream.IntStream.range(0, world.size()).toArray();
+        this.reporter = Objects.requireNonNull(reporter, "reporter");
     }
 
     /**
@@ -48,7 +53,8 @@ public final class ElasticWorld {
      * ({@link TroikaEnv#FAULT_TOLERANCE} is {@code shrink}) and the MPI library has ULFM.
      *
      * @param node this rank's node (its host name: ranks on the same node share its committed-state store)
-     * @param env the process environment ({@link TroikaEnv#ELASTIC_MIN_NP} bounds the shrinking)
+     * @param env the process environment ({@link TroikaEnv#ELASTIC_MIN_NP} bounds the shrinking; with
+     *     {@link TroikaEnv#WORKER_ADDR} the rank reports shrinks and its leave to the driver: {@link DriverReporter})
      */
     public static ElasticWorld of(Communicator world, String node, Map<String, String> env) {
         boolean shrink = "shrink".equals(env.get(TroikaEnv.FAULT_TOLERANCE)) && Ulfm.available();
@@ -61,13 +67,14 @@ public final class ElasticWorld {
                 throw new IllegalArgumentException(TroikaEnv.ELASTIC_MIN_NP + "='" + v + "' is not a number", e);
             }
         }
-        return new ElasticWorld(world, node, shrink, min);
+        return new ElasticWorld(world, node, shrink, min,
+                shrink ? DriverReporter.fromEnvironment(env) : DriverReporter.none());
     }
 
     /** A world that shrinks on failure down to {@code minSize} ranks (tests and callers that configure it). */
     public static ElasticWorld shrinking(Communicator world, String node, int minSize) {
         Ulfm.get(); // fails here, with the reason, when the MPI library lacks ULFM
-        return new ElasticWorld(world, node, true, minSize);
+        return new ElasticWorld(world, node, true, minSize, DriverReporter.none());
     }
 
     /** The communicator to use now: the world, or the survivors after a shrink. */
@@ -125,10 +132,12 @@ public final class ElasticWorld {
         for (int r = 0; r < survivors.length; r++) {
             survivors[r] = (int) ids[2 * r];
         }
+        epoch++;
         if (next.rank() == 0) {
-            // read by the launcher (docs/elastic.md): the dead ranks' hosts are reported and blacklisted
+            // for people; the launcher learns it from the report (and blacklists the dead ranks' hosts)
             System.err.println(failedLine(members, survivors));
             System.err.flush();
+            reporter.report(shrunk(before.generation(), epoch, survivors));
         }
         members = survivors;
         if (next.size() < minSize) {
@@ -158,9 +167,22 @@ public final class ElasticWorld {
         return "troika elastic: ranks " + dead + " failed; " + after.length + " of " + before.length + " go on";
     }
 
-    /** The line a rank prints when it leaves {@link Elastic#run}: {@code troika elastic: rank 2 leaves with code 0}. */
-    String leaveLine(int code) {
-        return "troika elastic: rank " + launchRank + " leaves with code " + code;
+    /**
+     * The report of a shrink by ULFM: the survivors are the members, the ranks missing died (nobody departed or joined).
+     */
+    static ElasticMessage.WorldChanged shrunk(int generation, int epoch, int[] survivors) {
+        return new ElasticMessage.WorldChanged(generation, epoch, java.util.Arrays.stream(survivors).boxed().toList(),
+                List.of(), List.of());
+    }
+
+    /**
+     * This rank leaves {@link Elastic#run} with {@code code}: prints {@code troika elastic: rank 2 leaves with code 0}
+     * for people and reports it to the driver, waiting (bounded) until the driver noted it.
+     */
+    void leave(int generation, int code) {
+        System.err.println("troika elastic: rank " + launchRank + " leaves with code " + code);
+        System.err.flush();
+        reporter.leave(generation, launchRank, code);
     }
 
     private static void closeQuietly(Communicator c) {

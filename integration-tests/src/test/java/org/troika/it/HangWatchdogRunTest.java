@@ -66,6 +66,11 @@ class HangWatchdogRunTest {
 
     @BeforeAll
     static void compile() throws Exception {
+        compileHangTraining(classes);
+    }
+
+    /** Compiles {@link #HANG_TRAINING} against the packaged troika into {@code classes}. */
+    static void compileHangTraining(Path classes) throws Exception {
         Path src = classes.resolve("HangTraining.java");
         Files.writeString(src, HANG_TRAINING);
         // the compiler API does not expand "lib/*" (the java launcher does): list the jars

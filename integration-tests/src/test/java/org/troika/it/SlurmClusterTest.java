@@ -451,6 +451,30 @@ class SlurmClusterTest {
         }
     }
 
+    /**
+     * Issue 21: the hang watchdog under srun direct launch. Java ranks report their progress to the launcher's
+     * progress service from every node; rank 2 (on n3) falls asleep mid-training, the others block in the allreduce
+     * waiting for it: the report names it, the srun step is ended and the job exits 124. Before, the watchdog stopped
+     * at resolving the allocation's first node name ({@code troika: n1: Name or service not known}).
+     */
+    @Test
+    void srunUnderTheHangWatchdogNamesTheStuckRankAndEndsTheStep() throws Exception {
+        Path classes = Files.createDirectories(dir.resolve("hang-classes"));
+        HangWatchdogRunTest.compileHangTraining(classes);
+        String marker = "hang-" + System.nanoTime();
+        Job job = runBatchJob("srun-hang", "-N3 --ntasks-per-node=1", List.of("--launcher", "srun", "--hang-timeout",
+                "4", "--start-timeout", "60", "java", "-cp", classes + ":" + troika.getParent().getParent()
+                        .resolve("lib") + "/*", "HangTraining", "100000", "50", "2", "5"), Map.of(MARK, marker));
+        assertEquals("124:0", job.exitCode, job::describe);
+        assertTrue(job.output.contains("rank 2 stalls at step 5"), job::describe);
+        assertTrue(job.output.contains("troika: hang:   rank 2 on host n3 is stuck: never arrived at allreduce #6"),
+                job::describe);
+        assertTrue(job.output.contains("troika: hang:   ranks 0,1 (hosts n1,n2) are blocked inside allreduce #6"),
+                job::describe);
+        assertTrue(job.output.contains("troika: the hang watchdog ended the job (exit 124)"), job::describe);
+        assertNothingLeft(marker);
+    }
+
     /** Environment variable that marks every process of one srun test job (the ranks inherit it through sbatch). */
     private static final String MARK = "TROIKA_IT_SRUN_MARK";
 

@@ -526,15 +526,24 @@ public final class RelaySession implements AutoCloseable {
     }
 
     /**
-     * The local address that routes to the first of {@code hosts} (no packet is sent).
+     * The local address a launcher service that ranks on every one of {@code hosts} must reach binds to (the worker
+     * notifier, the progress service): the one that routes to the first host that is not this machine, loopback when
+     * every host is this machine or resolves to a loopback address (no packet is sent). This machine is often the
+     * first host (the batch host of an allocation), and its name often resolves to a loopback address (Debian's
+     * {@code 127.0.1.1 HOSTNAME}): a service bound by the route to it would be out of reach of every other host.
      *
      * @throws UsageException naming the first host whose name does not resolve, and the fix
      */
-    static InetAddress bindAddress(List<String> hosts) throws IOException {
+    public static InetAddress bindAddress(List<String> hosts) throws IOException {
+        Set<String> remote = new LinkedHashSet<>(remoteHosts(hosts));
+        InetAddress first = null;
         for (String h : hosts) {
-            resolve(h);
+            InetAddress a = resolve(h);
+            if (first == null && remote.contains(h) && !a.isLoopbackAddress()) {
+                first = a;
+            }
         }
-        return bindAddress(hosts.get(0));
+        return first == null ? InetAddress.getLoopbackAddress() : routeTo(first);
     }
 
     /** {@code host}'s address, or a one-line usage error naming it. */
@@ -549,7 +558,10 @@ public final class RelaySession implements AutoCloseable {
 
     /** The local address that routes to {@code host} (no packet is sent). */
     public static InetAddress bindAddress(String host) throws IOException {
-        InetAddress target = resolve(host);
+        return routeTo(resolve(host));
+    }
+
+    private static InetAddress routeTo(InetAddress target) throws IOException {
         if (target.isLoopbackAddress()) {
             return InetAddress.getLoopbackAddress();
         }

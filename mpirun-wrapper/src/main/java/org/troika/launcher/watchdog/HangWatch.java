@@ -123,7 +123,7 @@ public final class HangWatch implements AutoCloseable {
         HangWatchdog dog = new HangWatchdog(plan, timeout, warning(s, timeout), s.startTimeout(),
                 System.currentTimeMillis());
         AtomicLong rank0Commits = new AtomicLong();
-        ProgressService service = new ProgressService(key, RelaySession.bindAddress(plan.hostNames().get(0)),
+        ProgressService service = new ProgressService(key, RelaySession.bindAddress(plan.hostNames()),
                 plan.size() * 2 + 16, r -> {
                     if (r.generation() != generation || !dog.report(r, System.currentTimeMillis())) {
                         return;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintStream;
+import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -67,5 +68,30 @@ class RelaySessionTest {
                 () -> RelaySession.bindAddress(List.of("127.0.0.1", "node-1.invalid")));
         assertEquals("host 'node-1.invalid' does not resolve to an address on this machine (DNS or /etc/hosts); name the"
                 + " hosts as this machine knows them, or by IP address", e.getMessage());
+    }
+
+    @Test
+    void servicesForRanksBindByTheRouteToTheFirstHostThatIsNotThisMachine() throws Exception {
+        // a neighbour on a subnet of this machine's own: routed without any default route
+        java.net.InterfaceAddress nic = null;
+        for (java.net.NetworkInterface n : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+            for (java.net.InterfaceAddress a : n.getInterfaceAddresses()) {
+                if (n.isUp() && !n.isLoopback() && a.getAddress() instanceof java.net.Inet4Address
+                        && a.getNetworkPrefixLength() <= 30 && nic == null) {
+                    nic = a;
+                }
+            }
+        }
+        org.troika.testkit.Requires.check(nic != null, "no IPv4 interface but loopback");
+        byte[] b = nic.getAddress().getAddress();
+        b[3] ^= 1; // another address of the same /30 or larger subnet
+        String neighbour = InetAddress.getByAddress(b).getHostAddress();
+        InetAddress own = nic.getAddress();
+        // the launcher's own machine first, as in an allocation whose batch host runs troika: before issue 21 the
+        // services bound by the route to it, loopback here, out of reach of the ranks on the neighbour
+        assertEquals(own, RelaySession.bindAddress(List.of("localhost", neighbour)));
+        assertEquals(own, RelaySession.bindAddress(List.of(InetAddress.getLocalHost().getHostName(), neighbour)));
+        assertEquals(own, RelaySession.bindAddress(List.of(neighbour, "localhost")));
+        assertEquals(InetAddress.getLoopbackAddress(), RelaySession.bindAddress(List.of("localhost", "127.0.0.1")));
     }
 }

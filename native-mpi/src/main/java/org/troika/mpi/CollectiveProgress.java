@@ -226,6 +226,19 @@ public final class CollectiveProgress {
         @Override public int tagUpperBound() { return d.tagUpperBound(); }
         @Override public long address(java.nio.Buffer direct) { return d.address(direct); }
         @Override public boolean heapAccess() { return d.heapAccess(); }
+        @Override public org.troika.mpi.spi.NativeFunction function(String name, String signature) {
+            return d.function(name, signature);
+        }
+        @Override public long predefined(String name) { return d.predefined(name); }
+        @Override public java.nio.ByteBuffer memory(long address, int bytes) { return d.memory(address, bytes); }
+        @Override public org.troika.mpi.spi.Upcall reductionFunction(org.troika.mpi.spi.Upcall.Reduction body) {
+            return d.reductionFunction(body);
+        }
+
+        @Override
+        public void recvStatus(long buf, int count, long type, int source, int tag, long comm, long status) {
+            d.recvStatus(buf, count, type, source, tag, comm, status);
+        }
 
         @Override
         public void send(long buf, int count, long type, int dest, int tag, long comm) {

@@ -87,7 +87,34 @@ public final class Mpi implements AutoCloseable {
 
     /** Loads the first MPI library of {@link MpiLibrary#candidates} that exists, through the chosen backend. */
     static NativeMpi load(Map<String, String> env) {
-        MpiLibrary.Backend backend = MpiLibrary.backend(env, Runtime.version().feature(), nativeAccessEnabled());
+        return load(env, MpiLibrary.backend(env, Runtime.version().feature(), nativeAccessEnabled()));
+    }
+
+    /**
+     * Loads the job's MPI library ({@link MpiLibrary#candidates}) through {@code backend} without initialising MPI:
+     * for bindings built on troika-mpi (the drop-in {@code mpi} package), which then call
+     * {@link #init(NativeMpi, ThreadLevel)}.
+     *
+     * @throws IllegalStateException when no MPI library loads
+     */
+    public static NativeMpi load(MpiLibrary.Backend backend) {
+        return load(System.getenv(), backend);
+    }
+
+    /** Whether the FFM backend can run here: JDK 22+ and troika-mpi's multi-release jar holds it. */
+    public static boolean ffmAvailable() {
+        if (Runtime.version().feature() < 22) {
+            return false;
+        }
+        try {
+            Class.forName(FFM_CLASS, false, Mpi.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    private static NativeMpi load(Map<String, String> env, MpiLibrary.Backend backend) {
         List<String> failures = new ArrayList<>();
         for (String library : MpiLibrary.candidates(env)) {
             try {
@@ -125,11 +152,10 @@ public final class Mpi implements AutoCloseable {
 
     /** {@code Module.isNativeAccessEnabled()} (JDK 22+) for this class's module, and the FFM class is present. */
     private static boolean nativeAccessEnabled() {
-        if (Runtime.version().feature() < 22) {
+        if (!ffmAvailable()) {
             return false;
         }
         try {
-            Class.forName(FFM_CLASS, false, Mpi.class.getClassLoader());
             return (boolean) Module.class.getMethod("isNativeAccessEnabled").invoke(Mpi.class.getModule());
         } catch (ReflectiveOperationException | LinkageError e) {
             return false;

@@ -8,7 +8,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.troika.mpi.MpiErrors;
 import org.troika.mpi.spi.MpiAbi;
+import org.troika.mpi.spi.NativeFunction;
 import org.troika.mpi.spi.NativeMpi;
+import org.troika.mpi.spi.Upcall;
 
 /**
  * {@link NativeMpi} over JNA <em>direct mapping</em> ({@code Native.register}: static natives bound once), which
@@ -27,14 +29,16 @@ public abstract class JnaMpi implements NativeMpi {
     private static final int MAX_LIBRARY_VERSION = 8192;
 
     private final String libraryName;
+    final NativeLibrary lib;
     // the ABI's MPI_Status layout: its size and where source, tag and error are, in ints
     private final int statusInts;
     private final int sourceAt;
     private final int tagAt;
     private final int errorAt;
 
-    JnaMpi(String libraryName, boolean openMpi) {
+    JnaMpi(String libraryName, NativeLibrary lib, boolean openMpi) {
         this.libraryName = libraryName;
+        this.lib = lib;
         this.statusInts = (openMpi ? MpiAbi.OpenMpi.STATUS_SIZE : MpiAbi.Mpich.STATUS_SIZE) / 4;
         this.sourceAt = (openMpi ? MpiAbi.OpenMpi.STATUS_SOURCE : MpiAbi.Mpich.STATUS_SOURCE) / 4;
         this.tagAt = (openMpi ? MpiAbi.OpenMpi.STATUS_TAG : MpiAbi.Mpich.STATUS_TAG) / 4;
@@ -262,6 +266,72 @@ public abstract class JnaMpi implements NativeMpi {
     abstract int testsome(int count, long[] requests, int[] outCount, int[] indices, int[] statuses);
 
     abstract int getCount(int[] status, long type, int[] count);
+
+    @Override
+    public final NativeFunction function(String name, String signature) {
+        return new JnaFunction(lib.getFunction(name), NativeFunction.Signature.parse(name, signature),
+                !"open-mpi".equals(abi()));
+    }
+
+    @Override
+    public final java.nio.ByteBuffer memory(long address, int bytes) {
+        return new com.sun.jna.Pointer(address).getByteBuffer(0, bytes);
+    }
+
+    @Override
+    public final Upcall reductionFunction(Upcall.Reduction body) {
+        ReductionCallback callback = (in, inout, len, type) -> {
+            try {
+                body.reduce(in, inout, len, type);
+            } catch (Throwable t) {
+                body.failed(t);
+            }
+        };
+        long address = com.sun.jna.Pointer.nativeValue(com.sun.jna.CallbackReference.getFunctionPointer(callback));
+        return new Upcall() {
+            private ReductionCallback keep = callback; // JNA frees a callback's stub once it is unreachable
+
+            @Override
+            public long address() {
+                return address;
+            }
+
+            @Override
+            public void close() {
+                keep = null;
+            }
+        };
+    }
+
+    /** {@code MPI_User_function}'s four pointers, as {@code long}s (64-bit platforms). */
+    interface ReductionCallback extends com.sun.jna.Callback {
+        void invoke(long in, long inout, long len, long type);
+    }
+
+    /** A function called through JNA's generic path: arguments boxed per call (fine off the hot path). */
+    private record JnaFunction(com.sun.jna.Function f, NativeFunction.Signature sig, boolean intHandles)
+            implements NativeFunction {
+        @Override
+        public int call(long... args) {
+            return f.invokeInt(box(args));
+        }
+
+        @Override
+        public double callDouble(long... args) {
+            return f.invokeDouble(box(args));
+        }
+
+        private Object[] box(long[] args) {
+            sig.checkArity(args);
+            Object[] boxed = new Object[args.length];
+            char[] kinds = sig.kinds();
+            for (int i = 0; i < args.length; i++) {
+                boolean narrow = kinds[i] == 'i' || (kinds[i] == 'h' && intHandles);
+                boxed[i] = narrow ? (Object) (int) args[i] : (Object) args[i];
+            }
+            return boxed;
+        }
+    }
 
     abstract int queryThread(int[] provided);
 

@@ -21,13 +21,13 @@ final class MpichAbi extends JnaMpi {
     private static final int INFO_NULL = MpiAbi.Mpich.INFO_NULL;
     private static final int ERRORS_RETURN = MpiAbi.Mpich.ERRORS_RETURN;
 
-    private MpichAbi(String name) {
-        super(name, false);
+    private MpichAbi(String name, NativeLibrary lib) {
+        super(name, lib, false);
     }
 
     static MpichAbi bind(String name, NativeLibrary lib) {
         Native.register(Fn.class, lib);
-        return new MpichAbi(name);
+        return new MpichAbi(name, lib);
     }
 
     @Override
@@ -38,6 +38,21 @@ final class MpichAbi extends JnaMpi {
     @Override
     public long commWorld() {
         return COMM_WORLD;
+    }
+
+    @Override
+    public long predefined(String name) {
+        Integer value = MpiAbi.Mpich.HANDLES.get(name);
+        if (value == null) {
+            value = MpiAbi.Mpich.POINTERS.get(name);
+        }
+        if (value != null) {
+            return value;
+        }
+        if (MpiAbi.Mpich.POINTER_VARIABLES.contains(name)) {
+            return Pointer.nativeValue(lib.getGlobalVariableAddress(name).getPointer(0));
+        }
+        throw new IllegalArgumentException("MPICH's ABI has no predefined " + name);
     }
 
     @Override
@@ -262,6 +277,11 @@ final class MpichAbi extends JnaMpi {
         int[] raw = rawStatuses(1);
         check(Fn.MPI_Recv(buf, count, (int) type, source, tag, (int) comm, raw), "MPI_Recv");
         status(raw, type, status);
+    }
+
+    @Override
+    public void recvStatus(long buf, int count, long type, int source, int tag, long comm, long status) {
+        check(Fn.MPI_Recv(buf, count, (int) type, source, tag, (int) comm, status), "MPI_Recv");
     }
 
     @Override
@@ -570,6 +590,8 @@ final class MpichAbi extends JnaMpi {
         static native int MPI_Send(long buf, int count, int type, int dest, int tag, int comm);
 
         static native int MPI_Recv(long buf, int count, int type, int source, int tag, int comm, int[] status);
+
+        static native int MPI_Recv(long buf, int count, int type, int source, int tag, int comm, long status);
 
         static native int MPI_Sendrecv(long send, int sendCount, int sendType, int dest, int sendTag, long recv,
                 int recvCount, int recvType, int source, int recvTag, int comm, int[] status);

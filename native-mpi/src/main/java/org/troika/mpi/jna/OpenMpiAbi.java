@@ -25,7 +25,7 @@ final class OpenMpiAbi extends JnaMpi {
     private final long[] ops = new long[Op.values().length];
 
     private OpenMpiAbi(String name, NativeLibrary lib) {
-        super(name, true);
+        super(name, lib, true);
         requestNull = global(lib, MpiAbi.OpenMpi.REQUEST_NULL);
         commWorld = global(lib, MpiAbi.OpenMpi.COMM_WORLD);
         commNull = global(lib, MpiAbi.OpenMpi.COMM_NULL);
@@ -56,6 +56,12 @@ final class OpenMpiAbi extends JnaMpi {
     @Override
     public long commWorld() {
         return commWorld;
+    }
+
+    @Override
+    public long predefined(String name) {
+        Integer pointer = MpiAbi.OpenMpi.POINTERS.get(name);
+        return pointer != null ? pointer : global(lib, MpiAbi.OpenMpi.symbol(name));
     }
 
     @Override
@@ -278,6 +284,11 @@ final class OpenMpiAbi extends JnaMpi {
         int[] raw = rawStatuses(1);
         check(Fn.MPI_Recv(buf, count, type, source, tag, comm, raw), "MPI_Recv");
         status(raw, type, status);
+    }
+
+    @Override
+    public void recvStatus(long buf, int count, long type, int source, int tag, long comm, long status) {
+        check(Fn.MPI_Recv(buf, count, type, source, tag, comm, status), "MPI_Recv");
     }
 
     @Override
@@ -565,6 +576,8 @@ final class OpenMpiAbi extends JnaMpi {
         static native int MPI_Send(long buf, int count, long type, int dest, int tag, long comm);
 
         static native int MPI_Recv(long buf, int count, long type, int source, int tag, long comm, int[] status);
+
+        static native int MPI_Recv(long buf, int count, long type, int source, int tag, long comm, long status);
 
         static native int MPI_Sendrecv(long send, int sendCount, long sendType, int dest, int sendTag, long recv,
                 int recvCount, long recvType, int source, int recvTag, long comm, int[] status);

@@ -276,4 +276,48 @@ public interface NativeMpi {
     String errorString(int code);
 
     void abort(long comm, int code);
+
+    // ---- everything else, by name (the drop-in mpi package) ----
+
+    /**
+     * {@code MPI_Recv} with the native {@code MPI_Status} written to {@code status}, an address of at least
+     * {@link MpiAbi#STATUS_BYTES} bytes, or the ABI's {@code MPI_STATUS_IGNORE} value.
+     */
+    default void recvStatus(long buf, int count, long type, int source, int tag, long comm, long status) {
+        throw unsupported("recvStatus");
+    }
+
+    /**
+     * A function of the library by its C name, with the argument kinds of {@link NativeFunction}'s signature letters.
+     *
+     * @throws UnsatisfiedLinkError when the library does not export it
+     */
+    default NativeFunction function(String name, String signature) {
+        throw unsupported("function");
+    }
+
+    /**
+     * A predefined handle or pointer constant by its {@code mpi.h} name ({@code MPI_COMM_SELF}, {@code MPI_2INT},
+     * {@code MPI_ERRORS_ARE_FATAL}, {@code MPI_UNWEIGHTED}, ...): the address of Open MPI's global object, MPICH's
+     * fixed value.
+     *
+     * @throws IllegalArgumentException when this ABI has no such name
+     */
+    default long predefined(String name) {
+        throw unsupported("predefined");
+    }
+
+    /** A direct buffer over {@code bytes} bytes of native memory at {@code address} (memory MPI gave out). */
+    default java.nio.ByteBuffer memory(long address, int bytes) {
+        throw unsupported("memory");
+    }
+
+    /** A native {@code MPI_User_function} pointer that runs {@code body}. */
+    default Upcall reductionFunction(Upcall.Reduction body) {
+        throw unsupported("reductionFunction");
+    }
+
+    private UnsupportedOperationException unsupported(String what) {
+        return new UnsupportedOperationException(what + " is not supported by " + getClass().getSimpleName());
+    }
 }

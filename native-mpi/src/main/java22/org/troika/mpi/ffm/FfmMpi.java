@@ -19,7 +19,9 @@ import org.troika.mpi.Datatype;
 import org.troika.mpi.MpiErrors;
 import org.troika.mpi.Op;
 import org.troika.mpi.spi.MpiAbi;
+import org.troika.mpi.spi.NativeFunction;
 import org.troika.mpi.spi.NativeMpi;
+import org.troika.mpi.spi.Upcall;
 
 /**
  * {@link NativeMpi} over the Foreign Function &amp; Memory API (JDK 22+). Shipped in the multi-release jar
@@ -1274,5 +1276,125 @@ public final class FfmMpi implements NativeMpi {
         } catch (Throwable t) {
             throw rethrow(t);
         }
+    }
+
+    // ---- everything else, by name ----
+
+    @Override
+    public void recvStatus(long buf, int count, long type, int source, int tag, long comm, long status) {
+        int rc;
+        try {
+            rc = (int) Fn.RECV.invokeExact(buf, count, type, source, tag, comm, status);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(rc, "MPI_Recv");
+    }
+
+    @Override
+    public NativeFunction function(String name, String signature) {
+        NativeFunction.Signature sig = NativeFunction.Signature.parse(name, signature);
+        char[] kinds = sig.kinds();
+        MemoryLayout[] args = new MemoryLayout[kinds.length];
+        for (int i = 0; i < kinds.length; i++) {
+            args[i] = kinds[i] == 'i' || (kinds[i] == 'h' && !boundOpenMpi) ? JAVA_INT : JAVA_LONG;
+        }
+        FunctionDescriptor fd = sig.returnsDouble() ? FunctionDescriptor.of(JAVA_DOUBLE, args)
+                : FunctionDescriptor.of(JAVA_INT, args);
+        MethodHandle mh = LINKER.downcallHandle(symbol(name), fd);
+        for (int i = 0; i < kinds.length; i++) {
+            if (args[i] == JAVA_INT) {
+                mh = MethodHandles.filterArguments(mh, i, LONG_TO_INT);
+            }
+        }
+        return new FfmFunction(mh.asSpreader(long[].class, kinds.length), sig);
+    }
+
+    /**
+     * A function bound by name. A record, so the JIT trusts its final field: held in a {@code static final}, its
+     * method handle is a constant and the downcall inlines as the typed ones do.
+     */
+    private record FfmFunction(MethodHandle spread, NativeFunction.Signature sig) implements NativeFunction {
+        @Override
+        public int call(long... args) {
+            sig.checkArity(args);
+            try {
+                return (int) spread.invokeExact(args);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        @Override
+        public double callDouble(long... args) {
+            sig.checkArity(args);
+            try {
+                return (double) spread.invokeExact(args);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+    }
+
+    @Override
+    public long predefined(String name) {
+        if (Fn.OPEN_MPI) {
+            Integer pointer = MpiAbi.OpenMpi.POINTERS.get(name);
+            return pointer != null ? pointer : global(MpiAbi.OpenMpi.symbol(name));
+        }
+        Integer value = MpiAbi.Mpich.HANDLES.get(name);
+        if (value == null) {
+            value = MpiAbi.Mpich.POINTERS.get(name);
+        }
+        if (value != null) {
+            return value;
+        }
+        if (MpiAbi.Mpich.POINTER_VARIABLES.contains(name)) {
+            return symbol(name).reinterpret(8).get(JAVA_LONG, 0);
+        }
+        throw new IllegalArgumentException("MPICH's ABI has no predefined " + name);
+    }
+
+    @Override
+    public java.nio.ByteBuffer memory(long address, int bytes) {
+        return MemorySegment.ofAddress(address).reinterpret(bytes).asByteBuffer();
+    }
+
+    private static final MethodHandle REDUCE;
+
+    static {
+        try {
+            REDUCE = MethodHandles.lookup().findStatic(FfmMpi.class, "reduce", MethodType.methodType(void.class,
+                    Upcall.Reduction.class, long.class, long.class, long.class, long.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The upcall's body: nothing may escape into C (an exception there ends the JVM). */
+    private static void reduce(Upcall.Reduction body, long in, long inout, long len, long type) {
+        try {
+            body.reduce(in, inout, len, type);
+        } catch (Throwable t) {
+            body.failed(t);
+        }
+    }
+
+    @Override
+    public Upcall reductionFunction(Upcall.Reduction body) {
+        Arena arena = Arena.ofShared();
+        MemorySegment stub = LINKER.upcallStub(REDUCE.bindTo(body),
+                FunctionDescriptor.ofVoid(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), arena);
+        return new Upcall() {
+            @Override
+            public long address() {
+                return stub.address();
+            }
+
+            @Override
+            public void close() {
+                arena.close();
+            }
+        };
     }
 }

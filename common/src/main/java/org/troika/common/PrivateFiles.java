@@ -32,6 +32,19 @@ public final class PrivateFiles {
 
     private PrivateFiles() {}
 
+    /**
+     * troika's per-user cache folder: {@code $XDG_CACHE_HOME/troika}, else {@code $HOME/.cache/troika}; {@code null}
+     * when neither is set.
+     */
+    public static Path userCacheDir(java.util.Map<String, String> env) {
+        String xdg = env.get("XDG_CACHE_HOME");
+        if (xdg != null && !xdg.isBlank()) {
+            return Path.of(xdg, "troika");
+        }
+        String home = env.get("HOME");
+        return home == null || home.isBlank() ? null : Path.of(home, ".cache", "troika");
+    }
+
     /** The attribute that creates a directory with {@link #DIR_MODE}. */
     public static FileAttribute<Set<PosixFilePermission>> dirMode() {
         return PosixFilePermissions.asFileAttribute(DIR_MODE);

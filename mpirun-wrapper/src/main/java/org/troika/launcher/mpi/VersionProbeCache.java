@@ -32,12 +32,7 @@ public final class VersionProbeCache implements CommandRunner {
 
     /** The default cache folder for {@code env}, or {@code null} when neither XDG_CACHE_HOME nor HOME is set. */
     public static Path defaultDir(Map<String, String> env) {
-        String xdg = env.get("XDG_CACHE_HOME");
-        if (xdg != null && !xdg.isBlank()) {
-            return Path.of(xdg, "troika");
-        }
-        String home = env.get("HOME");
-        return home == null || home.isBlank() ? null : Path.of(home, ".cache", "troika");
+        return org.troika.common.PrivateFiles.userCacheDir(env);
     }
 
     @Override

@@ -1,9 +1,8 @@
 package org.troika.mpi.jna;
 
 import com.sun.jna.Library;
-import com.sun.jna.Memory;
+import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
-import com.sun.jna.Platform;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.troika.mpi.MpiErrors;
@@ -52,6 +51,7 @@ public abstract class JnaMpi implements NativeMpi {
      * @throws UnsatisfiedLinkError when the library cannot be loaded
      */
     public static NativeMpi load(String library) {
+        JnaBoot.prepare(System.getenv());
         keepJvmSignalHandlers();
         NativeLibrary lib = NativeLibrary.getInstance(library, Map.of(Library.OPTION_OPEN_FLAGS, OPEN_FLAGS));
         if (hasSymbol(lib, MpiAbi.OPEN_MPI_MARKER)) {
@@ -68,8 +68,18 @@ public abstract class JnaMpi implements NativeMpi {
      * seen here with MPICH 4.0.2 / UCX 1.13).
      */
     private static void keepJvmSignalHandlers() {
-        NativeLibrary libc = NativeLibrary.getInstance(Platform.C_LIBRARY_NAME);
-        libc.getFunction("setenv").invokeInt(new Object[] {"UCX_ERROR_SIGNALS", "", 0});
+        Libc.setenv("UCX_ERROR_SIGNALS", "", 0);
+    }
+
+    /** The C library's {@code setenv}, direct-mapped: JNA's generic call path would load its conversion machinery. */
+    private static final class Libc {
+        static {
+            Native.register(Libc.class, NativeLibrary.getProcess());
+        }
+
+        private Libc() {}
+
+        static native int setenv(String name, String value, int overwrite);
     }
 
     static boolean hasSymbol(NativeLibrary lib, String name) {
@@ -95,52 +105,53 @@ public abstract class JnaMpi implements NativeMpi {
 
     @Override
     public final String errorString(int code) {
-        try (Memory text = new Memory(MAX_ERROR_STRING); Memory len = new Memory(4)) {
-            text.clear();
-            if (errorString(code, address(text), address(len)) != 0) {
-                return "unknown MPI error " + code;
-            }
-            return text.getString(0, StandardCharsets.UTF_8.name());
+        byte[] text = new byte[MAX_ERROR_STRING];
+        if (errorString(code, text, new int[1]) != 0) {
+            return "unknown MPI error " + code;
         }
+        return cString(text);
     }
 
     @Override
     public final String libraryVersion() {
-        try (Memory text = new Memory(MAX_LIBRARY_VERSION); Memory len = new Memory(4)) {
-            text.clear();
-            check(libraryVersion(address(text), address(len)), "MPI_Get_library_version");
-            return text.getString(0, StandardCharsets.UTF_8.name()).strip();
+        byte[] text = new byte[MAX_LIBRARY_VERSION];
+        check(libraryVersion(text, new int[1]), "MPI_Get_library_version");
+        return cString(text).strip();
+    }
+
+    /** The NUL-terminated UTF-8 string at the start of {@code text}. */
+    private static String cString(byte[] text) {
+        int n = 0;
+        while (n < text.length && text[n] != 0) {
+            n++;
         }
+        return new String(text, 0, n, StandardCharsets.UTF_8);
     }
 
     private int errorClass(int code) {
-        try (Memory out = new Memory(4)) {
-            return errorClass(code, address(out)) == 0 ? out.getInt(0) : -1;
-        }
+        int[] out = new int[1];
+        return errorClass(code, out) == 0 ? out[0] : -1;
     }
 
     @Override
     public final boolean initialized() {
-        try (Memory flag = new Memory(4)) {
-            check(initialized(address(flag)), "MPI_Initialized");
-            return flag.getInt(0) != 0;
-        }
+        int[] flag = new int[1];
+        check(initialized(flag), "MPI_Initialized");
+        return flag[0] != 0;
     }
 
     @Override
     public final boolean finalized() {
-        try (Memory flag = new Memory(4)) {
-            check(finalized(address(flag)), "MPI_Finalized");
-            return flag.getInt(0) != 0;
-        }
+        int[] flag = new int[1];
+        check(finalized(flag), "MPI_Finalized");
+        return flag[0] != 0;
     }
 
     @Override
     public final int initThread(int required) {
-        try (Memory provided = new Memory(4)) {
-            check(initThread(required, address(provided)), "MPI_Init_thread");
-            return provided.getInt(0);
-        }
+        int[] provided = new int[1];
+        check(initThread(required, provided), "MPI_Init_thread");
+        return provided[0];
     }
 
     @Override
@@ -335,20 +346,16 @@ public abstract class JnaMpi implements NativeMpi {
 
     abstract int queryThread(int[] provided);
 
-    static long address(Memory memory) {
-        return com.sun.jna.Pointer.nativeValue(memory);
-    }
-
     // The few calls whose signatures hold no handle, implemented by each ABI's natives.
-    abstract int errorString(int code, long text, long len);
+    abstract int errorString(int code, byte[] text, int[] len);
 
-    abstract int errorClass(int code, long out);
+    abstract int errorClass(int code, int[] out);
 
-    abstract int libraryVersion(long text, long len);
+    abstract int libraryVersion(byte[] text, int[] len);
 
-    abstract int initialized(long flag);
+    abstract int initialized(int[] flag);
 
-    abstract int finalized(long flag);
+    abstract int finalized(int[] flag);
 
-    abstract int initThread(int required, long provided);
+    abstract int initThread(int required, int[] provided);
 }

@@ -1,6 +1,5 @@
 package org.troika.mpi.jna;
 
-import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
@@ -39,8 +38,15 @@ final class OpenMpiAbi extends JnaMpi {
         }
     }
 
+    /** The library the natives below are registered with (one per ABI and JVM), set before any is called. */
+    private static NativeLibrary bound;
+
+    private static NativeLibrary bound() {
+        return bound;
+    }
+
     static OpenMpiAbi bind(String name, NativeLibrary lib) {
-        Native.register(Fn.class, lib);
+        bound = lib;
         return new OpenMpiAbi(name, lib);
     }
 
@@ -96,42 +102,35 @@ final class OpenMpiAbi extends JnaMpi {
 
     @Override
     public int commRank(long comm) {
-        try (Memory out = new Memory(4)) {
-            check(Fn.MPI_Comm_rank(comm, address(out)), "MPI_Comm_rank");
-            return out.getInt(0);
-        }
+        int[] out = new int[1];
+        check(Fn.MPI_Comm_rank(comm, out), "MPI_Comm_rank");
+        return out[0];
     }
 
     @Override
     public int commSize(long comm) {
-        try (Memory out = new Memory(4)) {
-            check(Fn.MPI_Comm_size(comm, address(out)), "MPI_Comm_size");
-            return out.getInt(0);
-        }
+        int[] out = new int[1];
+        check(Fn.MPI_Comm_size(comm, out), "MPI_Comm_size");
+        return out[0];
     }
 
     @Override
     public long commSplit(long comm, int color, int key) {
-        try (Memory out = new Memory(8)) {
-            check(Fn.MPI_Comm_split(comm, color, key, address(out)), "MPI_Comm_split");
-            return out.getLong(0);
-        }
+        long[] out = new long[1];
+        check(Comms.MPI_Comm_split(comm, color, key, out), "MPI_Comm_split");
+        return out[0];
     }
 
     @Override
     public long commSplitShared(long comm, int key) {
-        try (Memory out = new Memory(8)) {
-            check(Fn.MPI_Comm_split_type(comm, COMM_TYPE_SHARED, key, infoNull, address(out)), "MPI_Comm_split_type");
-            return out.getLong(0);
-        }
+        long[] out = new long[1];
+        check(Comms.MPI_Comm_split_type(comm, COMM_TYPE_SHARED, key, infoNull, out), "MPI_Comm_split_type");
+        return out[0];
     }
 
     @Override
     public void commFree(long comm) {
-        try (Memory handle = new Memory(8)) {
-            handle.setLong(0, comm);
-            check(Fn.MPI_Comm_free(address(handle)), "MPI_Comm_free");
-        }
+        check(Comms.MPI_Comm_free(new long[] {comm}), "MPI_Comm_free");
     }
 
     @Override
@@ -141,37 +140,37 @@ final class OpenMpiAbi extends JnaMpi {
 
     @Override
     public void barrier(long comm) {
-        check(Fn.MPI_Barrier(comm), "MPI_Barrier");
+        check(Coll.MPI_Barrier(comm), "MPI_Barrier");
     }
 
     @Override
     public void allreduce(long send, long recv, int count, long type, long op, long comm) {
-        check(Fn.MPI_Allreduce(send, recv, count, type, op, comm), "MPI_Allreduce");
+        check(Coll.MPI_Allreduce(send, recv, count, type, op, comm), "MPI_Allreduce");
     }
 
     @Override
     public void bcast(long buf, int count, long type, int root, long comm) {
-        check(Fn.MPI_Bcast(buf, count, type, root, comm), "MPI_Bcast");
+        check(Coll.MPI_Bcast(buf, count, type, root, comm), "MPI_Bcast");
     }
 
     @Override
     public void allgather(long send, int sendCount, long recv, int recvCount, long type, long comm) {
-        check(Fn.MPI_Allgather(send, sendCount, type, recv, recvCount, type, comm), "MPI_Allgather");
+        check(Coll.MPI_Allgather(send, sendCount, type, recv, recvCount, type, comm), "MPI_Allgather");
     }
 
     @Override
     public void allgatherv(long send, int sendCount, long recv, long recvCounts, long displs, long type, long comm) {
-        check(Fn.MPI_Allgatherv(send, sendCount, type, recv, recvCounts, displs, type, comm), "MPI_Allgatherv");
+        check(Coll.MPI_Allgatherv(send, sendCount, type, recv, recvCounts, displs, type, comm), "MPI_Allgatherv");
     }
 
     @Override
     public void alltoall(long send, int count, long recv, long type, long comm) {
-        check(Fn.MPI_Alltoall(send, count, type, recv, count, type, comm), "MPI_Alltoall");
+        check(Coll.MPI_Alltoall(send, count, type, recv, count, type, comm), "MPI_Alltoall");
     }
 
     @Override
     public void reduceScatterBlock(long send, long recv, int recvCount, long type, long op, long comm) {
-        check(Fn.MPI_Reduce_scatter_block(send, recv, recvCount, type, op, comm), "MPI_Reduce_scatter_block");
+        check(Coll.MPI_Reduce_scatter_block(send, recv, recvCount, type, op, comm), "MPI_Reduce_scatter_block");
     }
 
     @Override
@@ -189,69 +188,69 @@ final class OpenMpiAbi extends JnaMpi {
     @Override
     public long commDup(long comm) {
         long[] out = new long[1];
-        check(Fn.MPI_Comm_dup(comm, out), "MPI_Comm_dup");
+        check(Comms.MPI_Comm_dup(comm, out), "MPI_Comm_dup");
         return out[0];
     }
 
     @Override
     public int commCompare(long comm1, long comm2) {
         int[] out = new int[1];
-        check(Fn.MPI_Comm_compare(comm1, comm2, out), "MPI_Comm_compare");
+        check(Comms.MPI_Comm_compare(comm1, comm2, out), "MPI_Comm_compare");
         return out[0];
     }
 
     @Override
     public long commCreate(long comm, long group) {
         long[] out = new long[1];
-        check(Fn.MPI_Comm_create(comm, group, out), "MPI_Comm_create");
+        check(Comms.MPI_Comm_create(comm, group, out), "MPI_Comm_create");
         return out[0];
     }
 
     @Override
     public long commGroup(long comm) {
         long[] out = new long[1];
-        check(Fn.MPI_Comm_group(comm, out), "MPI_Comm_group");
+        check(Comms.MPI_Comm_group(comm, out), "MPI_Comm_group");
         return out[0];
     }
 
     @Override
     public int groupSize(long group) {
         int[] out = new int[1];
-        check(Fn.MPI_Group_size(group, out), "MPI_Group_size");
+        check(Comms.MPI_Group_size(group, out), "MPI_Group_size");
         return out[0];
     }
 
     @Override
     public int groupRank(long group) {
         int[] out = new int[1];
-        check(Fn.MPI_Group_rank(group, out), "MPI_Group_rank");
+        check(Comms.MPI_Group_rank(group, out), "MPI_Group_rank");
         return out[0];
     }
 
     @Override
     public long groupIncl(long group, int[] ranks) {
         long[] out = new long[1];
-        check(Fn.MPI_Group_incl(group, ranks.length, ranks, out), "MPI_Group_incl");
+        check(Comms.MPI_Group_incl(group, ranks.length, ranks, out), "MPI_Group_incl");
         return out[0];
     }
 
     @Override
     public long groupExcl(long group, int[] ranks) {
         long[] out = new long[1];
-        check(Fn.MPI_Group_excl(group, ranks.length, ranks, out), "MPI_Group_excl");
+        check(Comms.MPI_Group_excl(group, ranks.length, ranks, out), "MPI_Group_excl");
         return out[0];
     }
 
     @Override
     public int[] groupTranslateRanks(long from, int[] ranks, long to) {
         int[] out = new int[ranks.length];
-        check(Fn.MPI_Group_translate_ranks(from, ranks.length, ranks, to, out), "MPI_Group_translate_ranks");
+        check(Comms.MPI_Group_translate_ranks(from, ranks.length, ranks, to, out), "MPI_Group_translate_ranks");
         return out;
     }
 
     @Override
     public void groupFree(long group) {
-        check(Fn.MPI_Group_free(new long[] {group}), "MPI_Group_free");
+        check(Comms.MPI_Group_free(new long[] {group}), "MPI_Group_free");
     }
 
     // ---- point-to-point ----
@@ -276,26 +275,26 @@ final class OpenMpiAbi extends JnaMpi {
 
     @Override
     public void send(long buf, int count, long type, int dest, int tag, long comm) {
-        check(Fn.MPI_Send(buf, count, type, dest, tag, comm), "MPI_Send");
+        check(P2p.MPI_Send(buf, count, type, dest, tag, comm), "MPI_Send");
     }
 
     @Override
     public void recv(long buf, int count, long type, int source, int tag, long comm, int[] status) {
         int[] raw = rawStatuses(1);
-        check(Fn.MPI_Recv(buf, count, type, source, tag, comm, raw), "MPI_Recv");
+        check(P2p.MPI_Recv(buf, count, type, source, tag, comm, raw), "MPI_Recv");
         status(raw, type, status);
     }
 
     @Override
     public void recvStatus(long buf, int count, long type, int source, int tag, long comm, long status) {
-        check(Fn.MPI_Recv(buf, count, type, source, tag, comm, status), "MPI_Recv");
+        check(P2p.MPI_Recv(buf, count, type, source, tag, comm, status), "MPI_Recv");
     }
 
     @Override
     public void sendrecv(long send, int sendCount, int dest, int sendTag, long recv, int recvCount, int source,
             int recvTag, long type, long comm, int[] status) {
         int[] raw = rawStatuses(1);
-        check(Fn.MPI_Sendrecv(send, sendCount, type, dest, sendTag, recv, recvCount, type, source, recvTag, comm, raw),
+        check(P2p.MPI_Sendrecv(send, sendCount, type, dest, sendTag, recv, recvCount, type, source, recvTag, comm, raw),
                 "MPI_Sendrecv");
         status(raw, type, status);
     }
@@ -303,7 +302,7 @@ final class OpenMpiAbi extends JnaMpi {
     @Override
     public void probe(int source, int tag, long comm, long type, int[] status) {
         int[] raw = rawStatuses(1);
-        check(Fn.MPI_Probe(source, tag, comm, raw), "MPI_Probe");
+        check(P2p.MPI_Probe(source, tag, comm, raw), "MPI_Probe");
         status(raw, type, status);
     }
 
@@ -311,7 +310,7 @@ final class OpenMpiAbi extends JnaMpi {
     public boolean iprobe(int source, int tag, long comm, long type, int[] status) {
         int[] raw = rawStatuses(1);
         int[] flag = new int[1];
-        check(Fn.MPI_Iprobe(source, tag, comm, flag, raw), "MPI_Iprobe");
+        check(P2p.MPI_Iprobe(source, tag, comm, flag, raw), "MPI_Iprobe");
         if (flag[0] != 0) {
             status(raw, type, status);
         }
@@ -321,21 +320,21 @@ final class OpenMpiAbi extends JnaMpi {
     @Override
     public long isend(long buf, int count, long type, int dest, int tag, long comm) {
         long[] request = new long[1];
-        check(Fn.MPI_Isend(buf, count, type, dest, tag, comm, request), "MPI_Isend");
+        check(P2p.MPI_Isend(buf, count, type, dest, tag, comm, request), "MPI_Isend");
         return request[0];
     }
 
     @Override
     public long irecv(long buf, int count, long type, int source, int tag, long comm) {
         long[] request = new long[1];
-        check(Fn.MPI_Irecv(buf, count, type, source, tag, comm, request), "MPI_Irecv");
+        check(P2p.MPI_Irecv(buf, count, type, source, tag, comm, request), "MPI_Irecv");
         return request[0];
     }
 
     @Override
     public void waitRequest(long request, long type, int[] status) {
         int[] raw = rawStatuses(1);
-        check(Fn.MPI_Wait(new long[] {request}, raw), "MPI_Wait");
+        check(P2p.MPI_Wait(new long[] {request}, raw), "MPI_Wait");
         status(raw, type, status);
     }
 
@@ -343,7 +342,7 @@ final class OpenMpiAbi extends JnaMpi {
     public boolean test(long request, long type, int[] status) {
         int[] raw = rawStatuses(1);
         int[] flag = new int[1];
-        check(Fn.MPI_Test(new long[] {request}, flag, raw), "MPI_Test");
+        check(P2p.MPI_Test(new long[] {request}, flag, raw), "MPI_Test");
         if (flag[0] != 0) {
             status(raw, type, status);
         }
@@ -352,7 +351,7 @@ final class OpenMpiAbi extends JnaMpi {
 
     @Override
     public void cancel(long request) {
-        check(Fn.MPI_Cancel(new long[] {request}), "MPI_Cancel");
+        check(P2p.MPI_Cancel(new long[] {request}), "MPI_Cancel");
     }
 
     @Override
@@ -363,104 +362,104 @@ final class OpenMpiAbi extends JnaMpi {
     // MPI_Request is a pointer: a long[] is the native request array as it is
     @Override
     int waitall(int count, long[] requests, int[] statuses) {
-        return Fn.MPI_Waitall(count, requests, statuses);
+        return P2p.MPI_Waitall(count, requests, statuses);
     }
 
     @Override
     int testall(int count, long[] requests, int[] flag, int[] statuses) {
-        return Fn.MPI_Testall(count, requests, flag, statuses);
+        return P2p.MPI_Testall(count, requests, flag, statuses);
     }
 
     @Override
     int waitany(int count, long[] requests, int[] index, int[] status) {
-        return Fn.MPI_Waitany(count, requests, index, status);
+        return P2p.MPI_Waitany(count, requests, index, status);
     }
 
     @Override
     int testany(int count, long[] requests, int[] index, int[] flag, int[] status) {
-        return Fn.MPI_Testany(count, requests, index, flag, status);
+        return P2p.MPI_Testany(count, requests, index, flag, status);
     }
 
     @Override
     int waitsome(int count, long[] requests, int[] outCount, int[] indices, int[] statuses) {
-        return Fn.MPI_Waitsome(count, requests, outCount, indices, statuses);
+        return P2p.MPI_Waitsome(count, requests, outCount, indices, statuses);
     }
 
     @Override
     int testsome(int count, long[] requests, int[] outCount, int[] indices, int[] statuses) {
-        return Fn.MPI_Testsome(count, requests, outCount, indices, statuses);
+        return P2p.MPI_Testsome(count, requests, outCount, indices, statuses);
     }
 
     // ---- more collectives ----
 
     @Override
     public void reduce(long send, long recv, int count, long type, long op, int root, long comm) {
-        check(Fn.MPI_Reduce(send, recv, count, type, op, root, comm), "MPI_Reduce");
+        check(Coll.MPI_Reduce(send, recv, count, type, op, root, comm), "MPI_Reduce");
     }
 
     @Override
     public void gather(long send, int sendCount, long recv, int recvCount, long type, int root, long comm) {
-        check(Fn.MPI_Gather(send, sendCount, type, recv, recvCount, type, root, comm), "MPI_Gather");
+        check(Coll.MPI_Gather(send, sendCount, type, recv, recvCount, type, root, comm), "MPI_Gather");
     }
 
     @Override
     public void gatherv(long send, int sendCount, long recv, int[] recvCounts, int[] displs, long type, int root,
             long comm) {
-        check(Fn.MPI_Gatherv(send, sendCount, type, recv, recvCounts, displs, type, root, comm), "MPI_Gatherv");
+        check(Coll.MPI_Gatherv(send, sendCount, type, recv, recvCounts, displs, type, root, comm), "MPI_Gatherv");
     }
 
     @Override
     public void scatter(long send, int sendCount, long recv, int recvCount, long type, int root, long comm) {
-        check(Fn.MPI_Scatter(send, sendCount, type, recv, recvCount, type, root, comm), "MPI_Scatter");
+        check(Coll.MPI_Scatter(send, sendCount, type, recv, recvCount, type, root, comm), "MPI_Scatter");
     }
 
     @Override
     public void scatterv(long send, int[] sendCounts, int[] displs, long recv, int recvCount, long type, int root,
             long comm) {
-        check(Fn.MPI_Scatterv(send, sendCounts, displs, type, recv, recvCount, type, root, comm), "MPI_Scatterv");
+        check(Coll.MPI_Scatterv(send, sendCounts, displs, type, recv, recvCount, type, root, comm), "MPI_Scatterv");
     }
 
     @Override
     public void scan(long send, long recv, int count, long type, long op, long comm) {
-        check(Fn.MPI_Scan(send, recv, count, type, op, comm), "MPI_Scan");
+        check(Coll.MPI_Scan(send, recv, count, type, op, comm), "MPI_Scan");
     }
 
     @Override
     public void exscan(long send, long recv, int count, long type, long op, long comm) {
-        check(Fn.MPI_Exscan(send, recv, count, type, op, comm), "MPI_Exscan");
+        check(Coll.MPI_Exscan(send, recv, count, type, op, comm), "MPI_Exscan");
     }
 
     @Override
     public long ibarrier(long comm) {
         long[] request = new long[1];
-        check(Fn.MPI_Ibarrier(comm, request), "MPI_Ibarrier");
+        check(Nbc.MPI_Ibarrier(comm, request), "MPI_Ibarrier");
         return request[0];
     }
 
     @Override
     public long iallreduce(long send, long recv, int count, long type, long op, long comm) {
         long[] request = new long[1];
-        check(Fn.MPI_Iallreduce(send, recv, count, type, op, comm, request), "MPI_Iallreduce");
+        check(Nbc.MPI_Iallreduce(send, recv, count, type, op, comm, request), "MPI_Iallreduce");
         return request[0];
     }
 
     @Override
     public long ibcast(long buf, int count, long type, int root, long comm) {
         long[] request = new long[1];
-        check(Fn.MPI_Ibcast(buf, count, type, root, comm, request), "MPI_Ibcast");
+        check(Nbc.MPI_Ibcast(buf, count, type, root, comm, request), "MPI_Ibcast");
         return request[0];
     }
 
     @Override
     public long iallgather(long send, int sendCount, long recv, int recvCount, long type, long comm) {
         long[] request = new long[1];
-        check(Fn.MPI_Iallgather(send, sendCount, type, recv, recvCount, type, comm, request), "MPI_Iallgather");
+        check(Nbc.MPI_Iallgather(send, sendCount, type, recv, recvCount, type, comm, request), "MPI_Iallgather");
         return request[0];
     }
 
     @Override
     int getCount(int[] status, long type, int[] count) {
-        return Fn.MPI_Get_count(status, type, count);
+        return P2p.MPI_Get_count(status, type, count);
     }
 
     @Override
@@ -469,58 +468,117 @@ final class OpenMpiAbi extends JnaMpi {
     }
 
     @Override
-    int errorString(int code, long text, long len) {
+    int errorString(int code, byte[] text, int[] len) {
         return Fn.MPI_Error_string(code, text, len);
     }
 
     @Override
-    int errorClass(int code, long out) {
+    int errorClass(int code, int[] out) {
         return Fn.MPI_Error_class(code, out);
     }
 
     @Override
-    int libraryVersion(long text, long len) {
+    int libraryVersion(byte[] text, int[] len) {
         return Fn.MPI_Get_library_version(text, len);
     }
 
     @Override
-    int initialized(long flag) {
+    int initialized(int[] flag) {
         return Fn.MPI_Initialized(flag);
     }
 
     @Override
-    int finalized(long flag) {
+    int finalized(int[] flag) {
         return Fn.MPI_Finalized(flag);
     }
 
     @Override
-    int initThread(int required, long provided) {
+    int initThread(int required, int[] provided) {
         return Fn.MPI_Init_thread(0L, 0L, required, provided);
     }
 
-    /** Direct-mapped natives; handles are pointers, passed as {@code long}. */
+    // Direct-mapped natives (handles are pointers, passed as long), in groups: JNA registers a group's natives
+    // when the group is first used (its class initialises), so a rank pays only for what it calls (issue 25.3).
+
+    /** Initialisation, errors and the environment: what MPI_Init and every rank need. */
     static final class Fn {
+        static {
+            Native.register(Fn.class, bound());
+        }
+
         private Fn() {}
 
-        static native int MPI_Initialized(long flag);
+        static native int MPI_Initialized(int[] flag);
 
-        static native int MPI_Finalized(long flag);
+        static native int MPI_Finalized(int[] flag);
 
-        static native int MPI_Init_thread(long argc, long argv, int required, long provided);
+        static native int MPI_Init_thread(long argc, long argv, int required, int[] provided);
 
         static native int MPI_Finalize();
 
-        static native int MPI_Comm_rank(long comm, long rank);
+        static native int MPI_Comm_rank(long comm, int[] rank);
 
-        static native int MPI_Comm_size(long comm, long size);
-
-        static native int MPI_Comm_split(long comm, int color, int key, long newcomm);
-
-        static native int MPI_Comm_split_type(long comm, int type, int key, long info, long newcomm);
-
-        static native int MPI_Comm_free(long comm);
+        static native int MPI_Comm_size(long comm, int[] size);
 
         static native int MPI_Comm_set_errhandler(long comm, long errhandler);
+
+        static native double MPI_Wtime();
+
+        static native int MPI_Abort(long comm, int code);
+
+        static native int MPI_Error_string(int code, byte[] text, int[] len);
+
+        static native int MPI_Error_class(int code, int[] errorClass);
+
+        static native int MPI_Get_library_version(byte[] text, int[] len);
+
+        static native int MPI_Query_thread(int[] provided);
+
+        static native int MPI_Comm_get_attr(long comm, int key, long[] value, int[] flag);
+    }
+
+    /** Communicators and groups beyond the world communicator. */
+    static final class Comms {
+        static {
+            Native.register(Comms.class, bound());
+        }
+
+        private Comms() {}
+
+        static native int MPI_Comm_split(long comm, int color, int key, long[] newcomm);
+
+        static native int MPI_Comm_split_type(long comm, int type, int key, long info, long[] newcomm);
+
+        static native int MPI_Comm_free(long[] comm);
+
+        static native int MPI_Comm_dup(long comm, long[] newcomm);
+
+        static native int MPI_Comm_compare(long comm1, long comm2, int[] result);
+
+        static native int MPI_Comm_create(long comm, long group, long[] newcomm);
+
+        static native int MPI_Comm_group(long comm, long[] group);
+
+        static native int MPI_Group_size(long group, int[] size);
+
+        static native int MPI_Group_rank(long group, int[] rank);
+
+        static native int MPI_Group_incl(long group, int n, int[] ranks, long[] newgroup);
+
+        static native int MPI_Group_excl(long group, int n, int[] ranks, long[] newgroup);
+
+        static native int MPI_Group_translate_ranks(long group1, int n, int[] ranks1, long group2, int[] ranks2);
+
+        static native int MPI_Group_free(long[] group);
+    }
+
+    /** Blocking collectives. */
+    static final class Coll {
+        static {
+            Native.register(Coll.class, bound());
+        }
+
+        private Coll() {}
 
         static native int MPI_Barrier(long comm);
 
@@ -539,39 +597,32 @@ final class OpenMpiAbi extends JnaMpi {
 
         static native int MPI_Reduce_scatter_block(long send, long recv, int recvCount, long type, long op, long comm);
 
-        static native double MPI_Wtime();
+        static native int MPI_Reduce(long send, long recv, int count, long type, long op, int root, long comm);
 
-        static native int MPI_Abort(long comm, int code);
+        static native int MPI_Gather(long send, int sendCount, long sendType, long recv, int recvCount, long recvType,
+                int root, long comm);
 
-        static native int MPI_Error_string(int code, long text, long len);
+        static native int MPI_Gatherv(long send, int sendCount, long sendType, long recv, int[] recvCounts,
+                int[] displs, long recvType, int root, long comm);
 
-        static native int MPI_Error_class(int code, long errorClass);
+        static native int MPI_Scatter(long send, int sendCount, long sendType, long recv, int recvCount,
+                long recvType, int root, long comm);
 
-        static native int MPI_Get_library_version(long text, long len);
+        static native int MPI_Scatterv(long send, int[] sendCounts, int[] displs, long sendType, long recv,
+                int recvCount, long recvType, int root, long comm);
 
-        static native int MPI_Query_thread(int[] provided);
+        static native int MPI_Scan(long send, long recv, int count, long type, long op, long comm);
 
-        static native int MPI_Comm_dup(long comm, long[] newcomm);
+        static native int MPI_Exscan(long send, long recv, int count, long type, long op, long comm);
+    }
 
-        static native int MPI_Comm_compare(long comm1, long comm2, int[] result);
+    /** Point-to-point calls and request completion. */
+    static final class P2p {
+        static {
+            Native.register(P2p.class, bound());
+        }
 
-        static native int MPI_Comm_create(long comm, long group, long[] newcomm);
-
-        static native int MPI_Comm_get_attr(long comm, int key, long[] value, int[] flag);
-
-        static native int MPI_Comm_group(long comm, long[] group);
-
-        static native int MPI_Group_size(long group, int[] size);
-
-        static native int MPI_Group_rank(long group, int[] rank);
-
-        static native int MPI_Group_incl(long group, int n, int[] ranks, long[] newgroup);
-
-        static native int MPI_Group_excl(long group, int n, int[] ranks, long[] newgroup);
-
-        static native int MPI_Group_translate_ranks(long group1, int n, int[] ranks1, long group2, int[] ranks2);
-
-        static native int MPI_Group_free(long[] group);
+        private P2p() {}
 
         static native int MPI_Send(long buf, int count, long type, int dest, int tag, long comm);
 
@@ -609,24 +660,15 @@ final class OpenMpiAbi extends JnaMpi {
         static native int MPI_Testsome(int count, long[] requests, int[] outCount, int[] indices, int[] statuses);
 
         static native int MPI_Get_count(int[] status, long type, int[] count);
+    }
 
-        static native int MPI_Reduce(long send, long recv, int count, long type, long op, int root, long comm);
+    /** Non-blocking collectives. */
+    static final class Nbc {
+        static {
+            Native.register(Nbc.class, bound());
+        }
 
-        static native int MPI_Gather(long send, int sendCount, long sendType, long recv, int recvCount, long recvType,
-                int root, long comm);
-
-        static native int MPI_Gatherv(long send, int sendCount, long sendType, long recv, int[] recvCounts,
-                int[] displs, long recvType, int root, long comm);
-
-        static native int MPI_Scatter(long send, int sendCount, long sendType, long recv, int recvCount,
-                long recvType, int root, long comm);
-
-        static native int MPI_Scatterv(long send, int[] sendCounts, int[] displs, long sendType, long recv,
-                int recvCount, long recvType, int root, long comm);
-
-        static native int MPI_Scan(long send, long recv, int count, long type, long op, long comm);
-
-        static native int MPI_Exscan(long send, long recv, int count, long type, long op, long comm);
+        private Nbc() {}
 
         static native int MPI_Ibarrier(long comm, long[] request);
 

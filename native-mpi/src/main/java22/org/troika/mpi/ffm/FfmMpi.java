@@ -160,84 +160,91 @@ public final class FfmMpi implements NativeMpi {
         static final long REQUEST_NULL = OPEN_MPI ? global(MpiAbi.OpenMpi.REQUEST_NULL) : MpiAbi.Mpich.REQUEST_NULL;
         static final long STATUS_SIZE = OPEN_MPI ? MpiAbi.OpenMpi.STATUS_SIZE : MpiAbi.Mpich.STATUS_SIZE;
         static final long REQUEST_SIZE = OPEN_MPI ? MpiAbi.OpenMpi.REQUEST_SIZE : MpiAbi.Mpich.REQUEST_SIZE;
+    }
 
-        static final MethodHandle INITIALIZED = down("MPI_Initialized", "a");
-        static final MethodHandle FINALIZED = down("MPI_Finalized", "a");
-        static final MethodHandle INIT_THREAD = down("MPI_Init_thread", "aaia");
-        static final MethodHandle QUERY_THREAD = down("MPI_Query_thread", "a");
-        static final MethodHandle FINALIZE = down("MPI_Finalize", "");
-        static final MethodHandle COMM_RANK = down("MPI_Comm_rank", "ha");
-        static final MethodHandle COMM_SIZE = down("MPI_Comm_size", "ha");
-        static final MethodHandle COMM_SPLIT = down("MPI_Comm_split", "hiia");
-        static final MethodHandle COMM_SPLIT_TYPE = down("MPI_Comm_split_type", "hiiha");
-        static final MethodHandle COMM_DUP = down("MPI_Comm_dup", "ha");
-        static final MethodHandle COMM_CREATE = down("MPI_Comm_create", "hha");
-        static final MethodHandle COMM_COMPARE = down("MPI_Comm_compare", "hha");
-        static final MethodHandle COMM_FREE = down("MPI_Comm_free", "a");
-        static final MethodHandle COMM_GET_ATTR = down("MPI_Comm_get_attr", "hiaa");
-        static final MethodHandle SET_ERRHANDLER = down("MPI_Comm_set_errhandler", "hh");
-        static final MethodHandle COMM_GROUP = down("MPI_Comm_group", "ha");
-        static final MethodHandle GROUP_SIZE = down("MPI_Group_size", "ha");
-        static final MethodHandle GROUP_RANK = down("MPI_Group_rank", "ha");
-        static final MethodHandle GROUP_INCL = down("MPI_Group_incl", "hiAa");
-        static final MethodHandle GROUP_EXCL = down("MPI_Group_excl", "hiAa");
-        static final MethodHandle GROUP_TRANSLATE = down("MPI_Group_translate_ranks", "hiAhA");
-        static final MethodHandle GROUP_FREE = down("MPI_Group_free", "a");
-
-        static final MethodHandle BARRIER = down("MPI_Barrier", "h");
-        static final MethodHandle ALLREDUCE = down("MPI_Allreduce", "aaihhh");
-        static final MethodHandle BCAST = down("MPI_Bcast", "aihih");
-        static final MethodHandle ALLGATHER = down("MPI_Allgather", "aihaihh");
-        static final MethodHandle ALLGATHERV = down("MPI_Allgatherv", "aihaaahh");
-        static final MethodHandle ALLTOALL = down("MPI_Alltoall", "aihaihh");
-        static final MethodHandle REDUCE_SCATTER_BLOCK = down("MPI_Reduce_scatter_block", "aaihhh");
-        static final MethodHandle REDUCE = down("MPI_Reduce", "aaihhih");
-        static final MethodHandle GATHER = down("MPI_Gather", "aihaihih");
-        static final MethodHandle GATHERV = down("MPI_Gatherv", "aihaAAhih");
-        static final MethodHandle SCATTER = down("MPI_Scatter", "aihaihih");
-        static final MethodHandle SCATTERV = down("MPI_Scatterv", "aAAhaihih");
-        static final MethodHandle SCAN = down("MPI_Scan", "aaihhh");
-        static final MethodHandle EXSCAN = down("MPI_Exscan", "aaihhh");
-        static final MethodHandle IBARRIER = down("MPI_Ibarrier", "ha");
-        static final MethodHandle IALLREDUCE = down("MPI_Iallreduce", "aaihhha");
-        static final MethodHandle IBCAST = down("MPI_Ibcast", "aihiha");
-        static final MethodHandle IALLGATHER = down("MPI_Iallgather", "aihaihha");
-
-        static final MethodHandle ALLREDUCE_HEAP = down("MPI_Allreduce", "AAihhh");
-        static final MethodHandle BCAST_HEAP = down("MPI_Bcast", "Aihih");
-        static final MethodHandle ALLGATHER_HEAP = down("MPI_Allgather", "AihAihh");
-        static final MethodHandle ALLTOALL_HEAP = down("MPI_Alltoall", "AihAihh");
-        static final MethodHandle REDUCE_SCATTER_BLOCK_HEAP = down("MPI_Reduce_scatter_block", "AAihhh");
-        static final MethodHandle REDUCE_HEAP = down("MPI_Reduce", "AAihhih");
-        static final MethodHandle GATHER_HEAP = down("MPI_Gather", "AihAihih");
-        static final MethodHandle SCATTER_HEAP = down("MPI_Scatter", "AihAihih");
-        static final MethodHandle SCAN_HEAP = down("MPI_Scan", "AAihhh");
-        static final MethodHandle EXSCAN_HEAP = down("MPI_Exscan", "AAihhh");
-
-        static final MethodHandle SEND = down("MPI_Send", "aihiih");
-        static final MethodHandle RECV = down("MPI_Recv", "aihiiha");
-        static final MethodHandle SENDRECV = down("MPI_Sendrecv", "aihiiaihiiha");
-        static final MethodHandle PROBE = down("MPI_Probe", "iiha");
-        static final MethodHandle IPROBE = down("MPI_Iprobe", "iihaa");
-        static final MethodHandle ISEND = down("MPI_Isend", "aihiiha");
-        static final MethodHandle IRECV = down("MPI_Irecv", "aihiiha");
-        static final MethodHandle WAIT = down("MPI_Wait", "aa");
-        static final MethodHandle TEST = down("MPI_Test", "aaa");
-        static final MethodHandle CANCEL = down("MPI_Cancel", "a");
-        static final MethodHandle WAITALL = down("MPI_Waitall", "iaa");
-        static final MethodHandle TESTALL = down("MPI_Testall", "iaaa");
-        static final MethodHandle WAITANY = down("MPI_Waitany", "iaaa");
-        static final MethodHandle TESTANY = down("MPI_Testany", "iaaaa");
-        static final MethodHandle WAITSOME = down("MPI_Waitsome", "iaaaa");
-        static final MethodHandle TESTSOME = down("MPI_Testsome", "iaaaa");
-        static final MethodHandle GET_COUNT = down("MPI_Get_count", "aha");
-
-        static final MethodHandle WTIME = LINKER.downcallHandle(symbol("MPI_Wtime"),
-                FunctionDescriptor.of(JAVA_DOUBLE));
-        static final MethodHandle ABORT = down("MPI_Abort", "hi");
-        static final MethodHandle ERROR_STRING = down("MPI_Error_string", "iaa");
-        static final MethodHandle ERROR_CLASS = down("MPI_Error_class", "ia");
-        static final MethodHandle LIBRARY_VERSION = down("MPI_Get_library_version", "aa");
+    // One holder class per C function: its downcall handle (a static final constant for the JIT, which inlines the
+    // stub) is made when the function is first called. Each new handle shape costs milliseconds of CPU to generate
+    // (measured: ~75 handles made at once cost a JDK 25 rank more CPU than all of JNA's start-up), so a rank pays
+    // only for the functions it uses. {@code H} is the handle.
+    private static final class Initialized { static final MethodHandle H = down("MPI_Initialized", "a"); }
+    private static final class Finalized { static final MethodHandle H = down("MPI_Finalized", "a"); }
+    private static final class InitThread { static final MethodHandle H = down("MPI_Init_thread", "aaia"); }
+    private static final class QueryThread { static final MethodHandle H = down("MPI_Query_thread", "a"); }
+    private static final class Finalize { static final MethodHandle H = down("MPI_Finalize", ""); }
+    private static final class CommRank { static final MethodHandle H = down("MPI_Comm_rank", "ha"); }
+    private static final class CommSize { static final MethodHandle H = down("MPI_Comm_size", "ha"); }
+    private static final class CommSplit { static final MethodHandle H = down("MPI_Comm_split", "hiia"); }
+    private static final class CommSplitType { static final MethodHandle H = down("MPI_Comm_split_type", "hiiha"); }
+    private static final class CommDup { static final MethodHandle H = down("MPI_Comm_dup", "ha"); }
+    private static final class CommCreate { static final MethodHandle H = down("MPI_Comm_create", "hha"); }
+    private static final class CommCompare { static final MethodHandle H = down("MPI_Comm_compare", "hha"); }
+    private static final class CommFree { static final MethodHandle H = down("MPI_Comm_free", "a"); }
+    private static final class CommGetAttr { static final MethodHandle H = down("MPI_Comm_get_attr", "hiaa"); }
+    private static final class SetErrhandler { static final MethodHandle H = down("MPI_Comm_set_errhandler", "hh"); }
+    private static final class CommGroup { static final MethodHandle H = down("MPI_Comm_group", "ha"); }
+    private static final class GroupSize { static final MethodHandle H = down("MPI_Group_size", "ha"); }
+    private static final class GroupRank { static final MethodHandle H = down("MPI_Group_rank", "ha"); }
+    private static final class GroupIncl { static final MethodHandle H = down("MPI_Group_incl", "hiAa"); }
+    private static final class GroupExcl { static final MethodHandle H = down("MPI_Group_excl", "hiAa"); }
+    private static final class GroupTranslate {
+        static final MethodHandle H = down("MPI_Group_translate_ranks", "hiAhA");
+    }
+    private static final class GroupFree { static final MethodHandle H = down("MPI_Group_free", "a"); }
+    private static final class Barrier { static final MethodHandle H = down("MPI_Barrier", "h"); }
+    private static final class Allreduce { static final MethodHandle H = down("MPI_Allreduce", "aaihhh"); }
+    private static final class Bcast { static final MethodHandle H = down("MPI_Bcast", "aihih"); }
+    private static final class Allgather { static final MethodHandle H = down("MPI_Allgather", "aihaihh"); }
+    private static final class Allgatherv { static final MethodHandle H = down("MPI_Allgatherv", "aihaaahh"); }
+    private static final class Alltoall { static final MethodHandle H = down("MPI_Alltoall", "aihaihh"); }
+    private static final class ReduceScatterBlock {
+        static final MethodHandle H = down("MPI_Reduce_scatter_block", "aaihhh");
+    }
+    private static final class Reduce { static final MethodHandle H = down("MPI_Reduce", "aaihhih"); }
+    private static final class Gather { static final MethodHandle H = down("MPI_Gather", "aihaihih"); }
+    private static final class Gatherv { static final MethodHandle H = down("MPI_Gatherv", "aihaAAhih"); }
+    private static final class Scatter { static final MethodHandle H = down("MPI_Scatter", "aihaihih"); }
+    private static final class Scatterv { static final MethodHandle H = down("MPI_Scatterv", "aAAhaihih"); }
+    private static final class Scan { static final MethodHandle H = down("MPI_Scan", "aaihhh"); }
+    private static final class Exscan { static final MethodHandle H = down("MPI_Exscan", "aaihhh"); }
+    private static final class Ibarrier { static final MethodHandle H = down("MPI_Ibarrier", "ha"); }
+    private static final class Iallreduce { static final MethodHandle H = down("MPI_Iallreduce", "aaihhha"); }
+    private static final class Ibcast { static final MethodHandle H = down("MPI_Ibcast", "aihiha"); }
+    private static final class Iallgather { static final MethodHandle H = down("MPI_Iallgather", "aihaihha"); }
+    private static final class AllreduceHeap { static final MethodHandle H = down("MPI_Allreduce", "AAihhh"); }
+    private static final class BcastHeap { static final MethodHandle H = down("MPI_Bcast", "Aihih"); }
+    private static final class AllgatherHeap { static final MethodHandle H = down("MPI_Allgather", "AihAihh"); }
+    private static final class AlltoallHeap { static final MethodHandle H = down("MPI_Alltoall", "AihAihh"); }
+    private static final class ReduceScatterBlockHeap {
+        static final MethodHandle H = down("MPI_Reduce_scatter_block", "AAihhh");
+    }
+    private static final class ReduceHeap { static final MethodHandle H = down("MPI_Reduce", "AAihhih"); }
+    private static final class GatherHeap { static final MethodHandle H = down("MPI_Gather", "AihAihih"); }
+    private static final class ScatterHeap { static final MethodHandle H = down("MPI_Scatter", "AihAihih"); }
+    private static final class ScanHeap { static final MethodHandle H = down("MPI_Scan", "AAihhh"); }
+    private static final class ExscanHeap { static final MethodHandle H = down("MPI_Exscan", "AAihhh"); }
+    private static final class Send { static final MethodHandle H = down("MPI_Send", "aihiih"); }
+    private static final class Recv { static final MethodHandle H = down("MPI_Recv", "aihiiha"); }
+    private static final class Sendrecv { static final MethodHandle H = down("MPI_Sendrecv", "aihiiaihiiha"); }
+    private static final class Probe { static final MethodHandle H = down("MPI_Probe", "iiha"); }
+    private static final class Iprobe { static final MethodHandle H = down("MPI_Iprobe", "iihaa"); }
+    private static final class Isend { static final MethodHandle H = down("MPI_Isend", "aihiiha"); }
+    private static final class Irecv { static final MethodHandle H = down("MPI_Irecv", "aihiiha"); }
+    private static final class Wait { static final MethodHandle H = down("MPI_Wait", "aa"); }
+    private static final class Test { static final MethodHandle H = down("MPI_Test", "aaa"); }
+    private static final class Cancel { static final MethodHandle H = down("MPI_Cancel", "a"); }
+    private static final class Waitall { static final MethodHandle H = down("MPI_Waitall", "iaa"); }
+    private static final class Testall { static final MethodHandle H = down("MPI_Testall", "iaaa"); }
+    private static final class Waitany { static final MethodHandle H = down("MPI_Waitany", "iaaa"); }
+    private static final class Testany { static final MethodHandle H = down("MPI_Testany", "iaaaa"); }
+    private static final class Waitsome { static final MethodHandle H = down("MPI_Waitsome", "iaaaa"); }
+    private static final class Testsome { static final MethodHandle H = down("MPI_Testsome", "iaaaa"); }
+    private static final class GetCount { static final MethodHandle H = down("MPI_Get_count", "aha"); }
+    private static final class Abort { static final MethodHandle H = down("MPI_Abort", "hi"); }
+    private static final class ErrorString { static final MethodHandle H = down("MPI_Error_string", "iaa"); }
+    private static final class ErrorClass { static final MethodHandle H = down("MPI_Error_class", "ia"); }
+    private static final class LibraryVersion { static final MethodHandle H = down("MPI_Get_library_version", "aa"); }
+    private static final class Wtime {
+        static final MethodHandle H = LINKER.downcallHandle(symbol("MPI_Wtime"), FunctionDescriptor.of(JAVA_DOUBLE));
     }
 
     private static void check(int rc, String function) {
@@ -249,7 +256,7 @@ public final class FfmMpi implements NativeMpi {
     private static int errorClassOf(int code) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            return (int) Fn.ERROR_CLASS.invokeExact(code, out.address()) == 0 ? out.get(JAVA_INT, 0) : -1;
+            return (int) ErrorClass.H.invokeExact(code, out.address()) == 0 ? out.get(JAVA_INT, 0) : -1;
         } catch (Throwable t) {
             return -1;
         }
@@ -259,7 +266,7 @@ public final class FfmMpi implements NativeMpi {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment text = arena.allocate(1024);
             MemorySegment len = arena.allocate(JAVA_INT);
-            int rc = (int) Fn.ERROR_STRING.invokeExact(code, text.address(), len.address());
+            int rc = (int) ErrorString.H.invokeExact(code, text.address(), len.address());
             return rc == 0 ? text.getString(0) : "unknown MPI error " + code;
         } catch (Throwable t) {
             return "unknown MPI error " + code;
@@ -337,7 +344,7 @@ public final class FfmMpi implements NativeMpi {
         status[i] = s.get(JAVA_INT, at + Fn.STATUS_SOURCE);
         status[i + 1] = s.get(JAVA_INT, at + Fn.STATUS_TAG);
         status[i + 2] = s.get(JAVA_INT, at + Fn.STATUS_ERROR);
-        check((int) Fn.GET_COUNT.invokeExact(s.address() + at, type, s.address() + countAt), "MPI_Get_count");
+        check((int) GetCount.H.invokeExact(s.address() + at, type, s.address() + countAt), "MPI_Get_count");
         status[i + 3] = s.get(JAVA_INT, countAt);
     }
 
@@ -353,12 +360,12 @@ public final class FfmMpi implements NativeMpi {
 
     @Override
     public boolean initialized() {
-        return intOut(Fn.INITIALIZED, "MPI_Initialized") != 0;
+        return intOut(Initialized.H, "MPI_Initialized") != 0;
     }
 
     @Override
     public boolean finalized() {
-        return intOut(Fn.FINALIZED, "MPI_Finalized") != 0;
+        return intOut(Finalized.H, "MPI_Finalized") != 0;
     }
 
     private static int intOut(MethodHandle mh, String function) {
@@ -395,7 +402,7 @@ public final class FfmMpi implements NativeMpi {
     public int initThread(int required) {
         MemorySegment s = scratch();
         try {
-            check((int) Fn.INIT_THREAD.invokeExact(0L, 0L, required, s.address() + INT_AT), "MPI_Init_thread");
+            check((int) InitThread.H.invokeExact(0L, 0L, required, s.address() + INT_AT), "MPI_Init_thread");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -404,13 +411,13 @@ public final class FfmMpi implements NativeMpi {
 
     @Override
     public int queryThread() {
-        return intOut(Fn.QUERY_THREAD, "MPI_Query_thread");
+        return intOut(QueryThread.H, "MPI_Query_thread");
     }
 
     @Override
     public void finalizeMpi() {
         try {
-            check((int) Fn.FINALIZE.invokeExact(), "MPI_Finalize");
+            check((int) Finalize.H.invokeExact(), "MPI_Finalize");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -461,7 +468,7 @@ public final class FfmMpi implements NativeMpi {
         MemorySegment s = scratch();
         int key = Fn.OPEN_MPI ? MpiAbi.OpenMpi.TAG_UB_KEY : MpiAbi.Mpich.TAG_UB_KEY;
         try {
-            check((int) Fn.COMM_GET_ATTR.invokeExact(Fn.COMM_WORLD, key, s.address() + HANDLE_AT, s.address() + INT_AT),
+            check((int) CommGetAttr.H.invokeExact(Fn.COMM_WORLD, key, s.address() + HANDLE_AT, s.address() + INT_AT),
                     "MPI_Comm_get_attr");
         } catch (Throwable t) {
             throw rethrow(t);
@@ -474,19 +481,19 @@ public final class FfmMpi implements NativeMpi {
 
     @Override
     public int commRank(long comm) {
-        return intOut(Fn.COMM_RANK, comm, "MPI_Comm_rank");
+        return intOut(CommRank.H, comm, "MPI_Comm_rank");
     }
 
     @Override
     public int commSize(long comm) {
-        return intOut(Fn.COMM_SIZE, comm, "MPI_Comm_size");
+        return intOut(CommSize.H, comm, "MPI_Comm_size");
     }
 
     @Override
     public long commSplit(long comm, int color, int key) {
         MemorySegment s = scratch();
         try {
-            check((int) Fn.COMM_SPLIT.invokeExact(comm, color, key, s.address() + HANDLE_AT), "MPI_Comm_split");
+            check((int) CommSplit.H.invokeExact(comm, color, key, s.address() + HANDLE_AT), "MPI_Comm_split");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -498,7 +505,7 @@ public final class FfmMpi implements NativeMpi {
         int type = Fn.OPEN_MPI ? MpiAbi.OpenMpi.COMM_TYPE_SHARED : MpiAbi.Mpich.COMM_TYPE_SHARED;
         MemorySegment s = scratch();
         try {
-            check((int) Fn.COMM_SPLIT_TYPE.invokeExact(comm, type, key, Fn.INFO_NULL, s.address() + HANDLE_AT),
+            check((int) CommSplitType.H.invokeExact(comm, type, key, Fn.INFO_NULL, s.address() + HANDLE_AT),
                     "MPI_Comm_split_type");
         } catch (Throwable t) {
             throw rethrow(t);
@@ -508,14 +515,14 @@ public final class FfmMpi implements NativeMpi {
 
     @Override
     public long commDup(long comm) {
-        return handleOut(Fn.COMM_DUP, comm, "MPI_Comm_dup");
+        return handleOut(CommDup.H, comm, "MPI_Comm_dup");
     }
 
     @Override
     public int commCompare(long comm1, long comm2) {
         MemorySegment s = scratch();
         try {
-            check((int) Fn.COMM_COMPARE.invokeExact(comm1, comm2, s.address() + INT_AT), "MPI_Comm_compare");
+            check((int) CommCompare.H.invokeExact(comm1, comm2, s.address() + INT_AT), "MPI_Comm_compare");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -526,7 +533,7 @@ public final class FfmMpi implements NativeMpi {
     public long commCreate(long comm, long group) {
         MemorySegment s = scratch();
         try {
-            check((int) Fn.COMM_CREATE.invokeExact(comm, group, s.address() + HANDLE_AT), "MPI_Comm_create");
+            check((int) CommCreate.H.invokeExact(comm, group, s.address() + HANDLE_AT), "MPI_Comm_create");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -535,7 +542,7 @@ public final class FfmMpi implements NativeMpi {
 
     @Override
     public void commFree(long comm) {
-        freeHandle(Fn.COMM_FREE, comm, "MPI_Comm_free");
+        freeHandle(CommFree.H, comm, "MPI_Comm_free");
     }
 
     private static void freeHandle(MethodHandle mh, long handle, String function) {
@@ -551,7 +558,7 @@ public final class FfmMpi implements NativeMpi {
     @Override
     public void setErrorsReturn(long comm) {
         try {
-            check((int) Fn.SET_ERRHANDLER.invokeExact(comm, Fn.ERRORS_RETURN), "MPI_Comm_set_errhandler");
+            check((int) SetErrhandler.H.invokeExact(comm, Fn.ERRORS_RETURN), "MPI_Comm_set_errhandler");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -561,24 +568,24 @@ public final class FfmMpi implements NativeMpi {
 
     @Override
     public long commGroup(long comm) {
-        return handleOut(Fn.COMM_GROUP, comm, "MPI_Comm_group");
+        return handleOut(CommGroup.H, comm, "MPI_Comm_group");
     }
 
     @Override
     public int groupSize(long group) {
-        return intOut(Fn.GROUP_SIZE, group, "MPI_Group_size");
+        return intOut(GroupSize.H, group, "MPI_Group_size");
     }
 
     @Override
     public int groupRank(long group) {
-        return intOut(Fn.GROUP_RANK, group, "MPI_Group_rank");
+        return intOut(GroupRank.H, group, "MPI_Group_rank");
     }
 
     @Override
     public long groupIncl(long group, int[] ranks) {
         MemorySegment s = scratch();
         try {
-            check((int) Fn.GROUP_INCL.invokeExact(group, ranks.length, MemorySegment.ofArray(ranks),
+            check((int) GroupIncl.H.invokeExact(group, ranks.length, MemorySegment.ofArray(ranks),
                     s.address() + HANDLE_AT), "MPI_Group_incl");
         } catch (Throwable t) {
             throw rethrow(t);
@@ -590,7 +597,7 @@ public final class FfmMpi implements NativeMpi {
     public long groupExcl(long group, int[] ranks) {
         MemorySegment s = scratch();
         try {
-            check((int) Fn.GROUP_EXCL.invokeExact(group, ranks.length, MemorySegment.ofArray(ranks),
+            check((int) GroupExcl.H.invokeExact(group, ranks.length, MemorySegment.ofArray(ranks),
                     s.address() + HANDLE_AT), "MPI_Group_excl");
         } catch (Throwable t) {
             throw rethrow(t);
@@ -602,7 +609,7 @@ public final class FfmMpi implements NativeMpi {
     public int[] groupTranslateRanks(long from, int[] ranks, long to) {
         int[] result = new int[ranks.length];
         try {
-            check((int) Fn.GROUP_TRANSLATE.invokeExact(from, ranks.length, MemorySegment.ofArray(ranks), to,
+            check((int) GroupTranslate.H.invokeExact(from, ranks.length, MemorySegment.ofArray(ranks), to,
                     MemorySegment.ofArray(result)), "MPI_Group_translate_ranks");
         } catch (Throwable t) {
             throw rethrow(t);
@@ -612,7 +619,7 @@ public final class FfmMpi implements NativeMpi {
 
     @Override
     public void groupFree(long group) {
-        freeHandle(Fn.GROUP_FREE, group, "MPI_Group_free");
+        freeHandle(GroupFree.H, group, "MPI_Group_free");
     }
 
     // ---- collectives on addresses ----
@@ -621,7 +628,7 @@ public final class FfmMpi implements NativeMpi {
     public void barrier(long comm) {
         int rc;
         try {
-            rc = (int) Fn.BARRIER.invokeExact(comm);
+            rc = (int) Barrier.H.invokeExact(comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -632,7 +639,7 @@ public final class FfmMpi implements NativeMpi {
     public void allreduce(long send, long recv, int count, long type, long op, long comm) {
         int rc;
         try {
-            rc = (int) Fn.ALLREDUCE.invokeExact(send, recv, count, type, op, comm);
+            rc = (int) Allreduce.H.invokeExact(send, recv, count, type, op, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -643,7 +650,7 @@ public final class FfmMpi implements NativeMpi {
     public void bcast(long buf, int count, long type, int root, long comm) {
         int rc;
         try {
-            rc = (int) Fn.BCAST.invokeExact(buf, count, type, root, comm);
+            rc = (int) Bcast.H.invokeExact(buf, count, type, root, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -654,7 +661,7 @@ public final class FfmMpi implements NativeMpi {
     public void allgather(long send, int sendCount, long recv, int recvCount, long type, long comm) {
         int rc;
         try {
-            rc = (int) Fn.ALLGATHER.invokeExact(send, sendCount, type, recv, recvCount, type, comm);
+            rc = (int) Allgather.H.invokeExact(send, sendCount, type, recv, recvCount, type, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -665,7 +672,7 @@ public final class FfmMpi implements NativeMpi {
     public void allgatherv(long send, int sendCount, long recv, long recvCounts, long displs, long type, long comm) {
         int rc;
         try {
-            rc = (int) Fn.ALLGATHERV.invokeExact(send, sendCount, type, recv, recvCounts, displs, type, comm);
+            rc = (int) Allgatherv.H.invokeExact(send, sendCount, type, recv, recvCounts, displs, type, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -676,7 +683,7 @@ public final class FfmMpi implements NativeMpi {
     public void alltoall(long send, int count, long recv, long type, long comm) {
         int rc;
         try {
-            rc = (int) Fn.ALLTOALL.invokeExact(send, count, type, recv, count, type, comm);
+            rc = (int) Alltoall.H.invokeExact(send, count, type, recv, count, type, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -687,7 +694,7 @@ public final class FfmMpi implements NativeMpi {
     public void reduceScatterBlock(long send, long recv, int recvCount, long type, long op, long comm) {
         int rc;
         try {
-            rc = (int) Fn.REDUCE_SCATTER_BLOCK.invokeExact(send, recv, recvCount, type, op, comm);
+            rc = (int) ReduceScatterBlock.H.invokeExact(send, recv, recvCount, type, op, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -698,7 +705,7 @@ public final class FfmMpi implements NativeMpi {
     public void reduce(long send, long recv, int count, long type, long op, int root, long comm) {
         int rc;
         try {
-            rc = (int) Fn.REDUCE.invokeExact(send, recv, count, type, op, root, comm);
+            rc = (int) Reduce.H.invokeExact(send, recv, count, type, op, root, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -709,7 +716,7 @@ public final class FfmMpi implements NativeMpi {
     public void gather(long send, int sendCount, long recv, int recvCount, long type, int root, long comm) {
         int rc;
         try {
-            rc = (int) Fn.GATHER.invokeExact(send, sendCount, type, recv, recvCount, type, root, comm);
+            rc = (int) Gather.H.invokeExact(send, sendCount, type, recv, recvCount, type, root, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -721,7 +728,7 @@ public final class FfmMpi implements NativeMpi {
             long comm) {
         int rc;
         try {
-            rc = (int) Fn.GATHERV.invokeExact(send, sendCount, type, recv, out(recvCounts), out(displs), type, root,
+            rc = (int) Gatherv.H.invokeExact(send, sendCount, type, recv, out(recvCounts), out(displs), type, root,
                     comm);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -733,7 +740,7 @@ public final class FfmMpi implements NativeMpi {
     public void scatter(long send, int sendCount, long recv, int recvCount, long type, int root, long comm) {
         int rc;
         try {
-            rc = (int) Fn.SCATTER.invokeExact(send, sendCount, type, recv, recvCount, type, root, comm);
+            rc = (int) Scatter.H.invokeExact(send, sendCount, type, recv, recvCount, type, root, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -745,7 +752,7 @@ public final class FfmMpi implements NativeMpi {
             long comm) {
         int rc;
         try {
-            rc = (int) Fn.SCATTERV.invokeExact(send, out(sendCounts), out(displs), type, recv, recvCount, type, root,
+            rc = (int) Scatterv.H.invokeExact(send, out(sendCounts), out(displs), type, recv, recvCount, type, root,
                     comm);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -757,7 +764,7 @@ public final class FfmMpi implements NativeMpi {
     public void scan(long send, long recv, int count, long type, long op, long comm) {
         int rc;
         try {
-            rc = (int) Fn.SCAN.invokeExact(send, recv, count, type, op, comm);
+            rc = (int) Scan.H.invokeExact(send, recv, count, type, op, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -768,7 +775,7 @@ public final class FfmMpi implements NativeMpi {
     public void exscan(long send, long recv, int count, long type, long op, long comm) {
         int rc;
         try {
-            rc = (int) Fn.EXSCAN.invokeExact(send, recv, count, type, op, comm);
+            rc = (int) Exscan.H.invokeExact(send, recv, count, type, op, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -779,7 +786,7 @@ public final class FfmMpi implements NativeMpi {
 
     @Override
     public long ibarrier(long comm) {
-        return handleOut(Fn.IBARRIER, comm, "MPI_Ibarrier");
+        return handleOut(Ibarrier.H, comm, "MPI_Ibarrier");
     }
 
     @Override
@@ -787,7 +794,7 @@ public final class FfmMpi implements NativeMpi {
         MemorySegment s = scratch();
         int rc;
         try {
-            rc = (int) Fn.IALLREDUCE.invokeExact(send, recv, count, type, op, comm, s.address() + HANDLE_AT);
+            rc = (int) Iallreduce.H.invokeExact(send, recv, count, type, op, comm, s.address() + HANDLE_AT);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -800,7 +807,7 @@ public final class FfmMpi implements NativeMpi {
         MemorySegment s = scratch();
         int rc;
         try {
-            rc = (int) Fn.IBCAST.invokeExact(buf, count, type, root, comm, s.address() + HANDLE_AT);
+            rc = (int) Ibcast.H.invokeExact(buf, count, type, root, comm, s.address() + HANDLE_AT);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -813,7 +820,7 @@ public final class FfmMpi implements NativeMpi {
         MemorySegment s = scratch();
         int rc;
         try {
-            rc = (int) Fn.IALLGATHER.invokeExact(send, sendCount, type, recv, recvCount, type, comm,
+            rc = (int) Iallgather.H.invokeExact(send, sendCount, type, recv, recvCount, type, comm,
                     s.address() + HANDLE_AT);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -833,7 +840,7 @@ public final class FfmMpi implements NativeMpi {
     public void allreduceHeap(Object send, Object recv, int count, long type, long op, long comm) {
         int rc;
         try {
-            rc = (int) Fn.ALLREDUCE_HEAP.invokeExact(in(send), out(recv), count, type, op, comm);
+            rc = (int) AllreduceHeap.H.invokeExact(in(send), out(recv), count, type, op, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -844,7 +851,7 @@ public final class FfmMpi implements NativeMpi {
     public void bcastHeap(Object buf, int count, long type, int root, long comm) {
         int rc;
         try {
-            rc = (int) Fn.BCAST_HEAP.invokeExact(out(buf), count, type, root, comm);
+            rc = (int) BcastHeap.H.invokeExact(out(buf), count, type, root, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -855,7 +862,7 @@ public final class FfmMpi implements NativeMpi {
     public void allgatherHeap(Object send, int sendCount, Object recv, int recvCount, long type, long comm) {
         int rc;
         try {
-            rc = (int) Fn.ALLGATHER_HEAP.invokeExact(in(send), sendCount, type, out(recv), recvCount, type, comm);
+            rc = (int) AllgatherHeap.H.invokeExact(in(send), sendCount, type, out(recv), recvCount, type, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -866,7 +873,7 @@ public final class FfmMpi implements NativeMpi {
     public void alltoallHeap(Object send, int count, Object recv, long type, long comm) {
         int rc;
         try {
-            rc = (int) Fn.ALLTOALL_HEAP.invokeExact(in(send), count, type, out(recv), count, type, comm);
+            rc = (int) AlltoallHeap.H.invokeExact(in(send), count, type, out(recv), count, type, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -877,7 +884,7 @@ public final class FfmMpi implements NativeMpi {
     public void reduceScatterBlockHeap(Object send, Object recv, int recvCount, long type, long op, long comm) {
         int rc;
         try {
-            rc = (int) Fn.REDUCE_SCATTER_BLOCK_HEAP.invokeExact(in(send), out(recv), recvCount, type, op, comm);
+            rc = (int) ReduceScatterBlockHeap.H.invokeExact(in(send), out(recv), recvCount, type, op, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -888,7 +895,7 @@ public final class FfmMpi implements NativeMpi {
     public void reduceHeap(Object send, Object recv, int count, long type, long op, int root, long comm) {
         int rc;
         try {
-            rc = (int) Fn.REDUCE_HEAP.invokeExact(in(send), out(recv), count, type, op, root, comm);
+            rc = (int) ReduceHeap.H.invokeExact(in(send), out(recv), count, type, op, root, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -899,7 +906,7 @@ public final class FfmMpi implements NativeMpi {
     public void gatherHeap(Object send, int sendCount, Object recv, int recvCount, long type, int root, long comm) {
         int rc;
         try {
-            rc = (int) Fn.GATHER_HEAP.invokeExact(in(send), sendCount, type, out(recv), recvCount, type, root, comm);
+            rc = (int) GatherHeap.H.invokeExact(in(send), sendCount, type, out(recv), recvCount, type, root, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -910,7 +917,7 @@ public final class FfmMpi implements NativeMpi {
     public void scatterHeap(Object send, int sendCount, Object recv, int recvCount, long type, int root, long comm) {
         int rc;
         try {
-            rc = (int) Fn.SCATTER_HEAP.invokeExact(out(send), sendCount, type, in(recv), recvCount, type, root,
+            rc = (int) ScatterHeap.H.invokeExact(out(send), sendCount, type, in(recv), recvCount, type, root,
                     comm);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -922,8 +929,8 @@ public final class FfmMpi implements NativeMpi {
     public void scanHeap(Object send, Object recv, int count, long type, long op, boolean exclusive, long comm) {
         int rc;
         try {
-            rc = exclusive ? (int) Fn.EXSCAN_HEAP.invokeExact(in(send), out(recv), count, type, op, comm)
-                    : (int) Fn.SCAN_HEAP.invokeExact(in(send), out(recv), count, type, op, comm);
+            rc = exclusive ? (int) ExscanHeap.H.invokeExact(in(send), out(recv), count, type, op, comm)
+                    : (int) ScanHeap.H.invokeExact(in(send), out(recv), count, type, op, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -941,7 +948,7 @@ public final class FfmMpi implements NativeMpi {
     public void send(long buf, int count, long type, int dest, int tag, long comm) {
         int rc;
         try {
-            rc = (int) Fn.SEND.invokeExact(buf, count, type, dest, tag, comm);
+            rc = (int) Send.H.invokeExact(buf, count, type, dest, tag, comm);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -952,10 +959,10 @@ public final class FfmMpi implements NativeMpi {
     public void recv(long buf, int count, long type, int source, int tag, long comm, int[] status) {
         try {
             if (status == null) {
-                check((int) Fn.RECV.invokeExact(buf, count, type, source, tag, comm, Fn.STATUS_IGNORE), "MPI_Recv");
+                check((int) Recv.H.invokeExact(buf, count, type, source, tag, comm, Fn.STATUS_IGNORE), "MPI_Recv");
             } else {
                 MemorySegment s = scratch();
-                check((int) Fn.RECV.invokeExact(buf, count, type, source, tag, comm, s.address()), "MPI_Recv");
+                check((int) Recv.H.invokeExact(buf, count, type, source, tag, comm, s.address()), "MPI_Recv");
                 readStatus(s, type, status);
             }
         } catch (Throwable t) {
@@ -968,7 +975,7 @@ public final class FfmMpi implements NativeMpi {
             int recvTag, long type, long comm, int[] status) {
         try {
             MemorySegment s = status == null ? null : scratch();
-            check((int) Fn.SENDRECV.invokeExact(send, sendCount, type, dest, sendTag, recv, recvCount, type, source,
+            check((int) Sendrecv.H.invokeExact(send, sendCount, type, dest, sendTag, recv, recvCount, type, source,
                     recvTag, comm, s == null ? Fn.STATUS_IGNORE : s.address()), "MPI_Sendrecv");
             if (s != null) {
                 readStatus(s, type, status);
@@ -982,7 +989,7 @@ public final class FfmMpi implements NativeMpi {
     public void probe(int source, int tag, long comm, long type, int[] status) {
         MemorySegment s = scratch();
         try {
-            check((int) Fn.PROBE.invokeExact(source, tag, comm, s.address()), "MPI_Probe");
+            check((int) Probe.H.invokeExact(source, tag, comm, s.address()), "MPI_Probe");
             readStatus(s, type, status);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -993,7 +1000,7 @@ public final class FfmMpi implements NativeMpi {
     public boolean iprobe(int source, int tag, long comm, long type, int[] status) {
         MemorySegment s = scratch();
         try {
-            check((int) Fn.IPROBE.invokeExact(source, tag, comm, s.address() + INT_AT + 4, s.address()), "MPI_Iprobe");
+            check((int) Iprobe.H.invokeExact(source, tag, comm, s.address() + INT_AT + 4, s.address()), "MPI_Iprobe");
             if (s.get(JAVA_INT, INT_AT + 4) == 0) {
                 return false;
             }
@@ -1009,7 +1016,7 @@ public final class FfmMpi implements NativeMpi {
         MemorySegment s = scratch();
         int rc;
         try {
-            rc = (int) Fn.ISEND.invokeExact(buf, count, type, dest, tag, comm, s.address() + HANDLE_AT);
+            rc = (int) Isend.H.invokeExact(buf, count, type, dest, tag, comm, s.address() + HANDLE_AT);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1022,7 +1029,7 @@ public final class FfmMpi implements NativeMpi {
         MemorySegment s = scratch();
         int rc;
         try {
-            rc = (int) Fn.IRECV.invokeExact(buf, count, type, source, tag, comm, s.address() + HANDLE_AT);
+            rc = (int) Irecv.H.invokeExact(buf, count, type, source, tag, comm, s.address() + HANDLE_AT);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1035,7 +1042,7 @@ public final class FfmMpi implements NativeMpi {
         MemorySegment s = scratch();
         writeHandle(s, request);
         try {
-            check((int) Fn.WAIT.invokeExact(s.address() + HANDLE_AT, status == null ? Fn.STATUS_IGNORE : s.address()),
+            check((int) Wait.H.invokeExact(s.address() + HANDLE_AT, status == null ? Fn.STATUS_IGNORE : s.address()),
                     "MPI_Wait");
             if (status != null) {
                 readStatus(s, type, status);
@@ -1050,7 +1057,7 @@ public final class FfmMpi implements NativeMpi {
         MemorySegment s = scratch();
         writeHandle(s, request);
         try {
-            check((int) Fn.TEST.invokeExact(s.address() + HANDLE_AT, s.address() + INT_AT + 4,
+            check((int) Test.H.invokeExact(s.address() + HANDLE_AT, s.address() + INT_AT + 4,
                     status == null ? Fn.STATUS_IGNORE : s.address()), "MPI_Test");
             if (s.get(JAVA_INT, INT_AT + 4) == 0) {
                 return false;
@@ -1069,7 +1076,7 @@ public final class FfmMpi implements NativeMpi {
         MemorySegment s = scratch();
         writeHandle(s, request);
         try {
-            check((int) Fn.CANCEL.invokeExact(s.address() + HANDLE_AT), "MPI_Cancel");
+            check((int) Cancel.H.invokeExact(s.address() + HANDLE_AT), "MPI_Cancel");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1129,7 +1136,7 @@ public final class FfmMpi implements NativeMpi {
         putRequests(b, count, requests);
         long at = statusesAt(count);
         try {
-            int rc = (int) Fn.WAITALL.invokeExact(count, b.address(),
+            int rc = (int) Waitall.H.invokeExact(count, b.address(),
                     statuses == null ? Fn.STATUS_IGNORE : b.address() + at);
             getRequests(b, count, requests);
             check(rc, "MPI_Waitall");
@@ -1148,7 +1155,7 @@ public final class FfmMpi implements NativeMpi {
         long at = statusesAt(count);
         long flag = intsAt(count);
         try {
-            int rc = (int) Fn.TESTALL.invokeExact(count, b.address(), b.address() + flag,
+            int rc = (int) Testall.H.invokeExact(count, b.address(), b.address() + flag,
                     statuses == null ? Fn.STATUS_IGNORE : b.address() + at);
             getRequests(b, count, requests);
             check(rc, "MPI_Testall");
@@ -1181,8 +1188,8 @@ public final class FfmMpi implements NativeMpi {
         long index = intsAt(count);
         long st = status == null ? Fn.STATUS_IGNORE : b.address() + at;
         try {
-            int rc = wait ? (int) Fn.WAITANY.invokeExact(count, b.address(), b.address() + index, st)
-                    : (int) Fn.TESTANY.invokeExact(count, b.address(), b.address() + index, b.address() + index + 4, st);
+            int rc = wait ? (int) Waitany.H.invokeExact(count, b.address(), b.address() + index, st)
+                    : (int) Testany.H.invokeExact(count, b.address(), b.address() + index, b.address() + index + 4, st);
             getRequests(b, count, requests);
             check(rc, wait ? "MPI_Waitany" : "MPI_Testany");
             if (!wait && b.get(JAVA_INT, index + 4) == 0) {
@@ -1215,8 +1222,9 @@ public final class FfmMpi implements NativeMpi {
         long out = intsAt(count);
         long st = statuses == null ? Fn.STATUS_IGNORE : b.address() + at;
         try {
-            int rc = wait ? (int) Fn.WAITSOME.invokeExact(count, b.address(), b.address() + out, b.address() + out + 8, st)
-                    : (int) Fn.TESTSOME.invokeExact(count, b.address(), b.address() + out, b.address() + out + 8, st);
+            long a = b.address();
+            int rc = wait ? (int) Waitsome.H.invokeExact(count, a, a + out, a + out + 8, st)
+                    : (int) Testsome.H.invokeExact(count, a, a + out, a + out + 8, st);
             getRequests(b, count, requests);
             check(rc, wait ? "MPI_Waitsome" : "MPI_Testsome");
             int n = b.get(JAVA_INT, out);
@@ -1246,7 +1254,7 @@ public final class FfmMpi implements NativeMpi {
     @Override
     public double wtime() {
         try {
-            return (double) Fn.WTIME.invokeExact();
+            return (double) Wtime.H.invokeExact();
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1257,7 +1265,7 @@ public final class FfmMpi implements NativeMpi {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment text = arena.allocate(8192);
             MemorySegment len = arena.allocate(JAVA_INT);
-            check((int) Fn.LIBRARY_VERSION.invokeExact(text.address(), len.address()), "MPI_Get_library_version");
+            check((int) LibraryVersion.H.invokeExact(text.address(), len.address()), "MPI_Get_library_version");
             return text.getString(0).strip();
         } catch (Throwable t) {
             throw rethrow(t);
@@ -1272,7 +1280,7 @@ public final class FfmMpi implements NativeMpi {
     @Override
     public void abort(long comm, int code) {
         try {
-            check((int) Fn.ABORT.invokeExact(comm, code), "MPI_Abort");
+            check((int) Abort.H.invokeExact(comm, code), "MPI_Abort");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1284,7 +1292,7 @@ public final class FfmMpi implements NativeMpi {
     public void recvStatus(long buf, int count, long type, int source, int tag, long comm, long status) {
         int rc;
         try {
-            rc = (int) Fn.RECV.invokeExact(buf, count, type, source, tag, comm, status);
+            rc = (int) Recv.H.invokeExact(buf, count, type, source, tag, comm, status);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.troika.common.TroikaEnv;
-import org.troika.launcher.exec.RelaySession;
+import org.troika.launcher.relay.RelaySession;
+import org.troika.launcher.relay.RemoteShell;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.MpiFlavor;
@@ -70,18 +71,19 @@ class WarmRelaySessionTest {
         PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8);
         Map<String, String> env = Map.of("TMPDIR", tmp.toString(), "PATH", System.getenv("PATH"));
         Timeline timeline = Timeline.inMemory();
-        try (RelaySession relay = RelaySession.open(settings(log), null, List.of(A), OMPI4, env, home, err,
-                (h, why) -> { }, timeline, true)) {
+        RunSettings s = settings(log);
+        RelaySession.Request request = new RelaySession.Request(s, OMPI4, new RemoteShell(s, null, env), env, home, err,
+                false, timeline);
+        try (RelaySession relay = RelaySession.open(request, List.of(A), true)) {
             relay.retain(List.of(A, B)); // B is a spare: started in the background
-            relay.launch(plan(A));
-            assertTrue(relay.active());
-            Path firstKey = Path.of(relay.agent().env().get(TroikaEnv.SECRET_FILE));
+            RelaySession.Launch first = relay.launch(plan(A), s);
+            assertTrue(first.active());
+            Path firstKey = Path.of(first.agent().env().get(TroikaEnv.SECRET_FILE));
             assertTrue(Files.exists(firstKey));
             assertEquals(List.of(A, B), relay.serviceHosts());
 
             // the next launch adds B: its service, started before, is not started again; A's neither
-            relay.launch(plan(A, B));
-            Path secondKey = Path.of(relay.agent().env().get(TroikaEnv.SECRET_FILE));
+            Path secondKey = Path.of(relay.launch(plan(A, B), s).agent().env().get(TroikaEnv.SECRET_FILE));
             assertNotEquals(firstKey, secondKey);
             assertFalse(Files.exists(firstKey), "the first launch's agent key file outlived it");
             assertTrue(Files.exists(secondKey));
@@ -93,20 +95,19 @@ class WarmRelaySessionTest {
             // B leaves: its service stops (its remote shell ends) without a loss being reported
             relay.retain(List.of(A));
             assertEquals(List.of(A), relay.serviceHosts());
-            relay.launch(plan(A));
+            relay.launch(plan(A), s);
             assertTrue(relay.lostHosts().isEmpty(), relay.lostHosts().toString());
 
             // a host whose remote shell fails is named at once (well before the 60 s start timeout); the session
             // stays usable without it
             long before = System.nanoTime();
-            HostsNotReadyException e = assertThrows(HostsNotReadyException.class, () -> relay.launch(plan(A, BROKEN)));
+            HostsNotReadyException e = assertThrows(HostsNotReadyException.class, () -> relay.launch(plan(A, BROKEN), s));
             long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before);
             assertEquals(List.of(BROKEN), e.missing());
             assertTrue(e.getMessage().contains(BROKEN + " (exit 7)"), e.getMessage());
             assertTrue(tookMs < 30_000, "waited " + tookMs + " ms for a remote shell that had ended");
             assertEquals(List.of(A), relay.serviceHosts());
-            relay.launch(plan(A));
-            assertNotNull(relay.agent());
+            assertNotNull(relay.launch(plan(A), s).agent());
         }
         // closed: every service told to stop, no key file left in TMPDIR
         try (var left = Files.list(tmp)) {

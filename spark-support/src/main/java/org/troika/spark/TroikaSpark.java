@@ -39,7 +39,10 @@ import org.troika.launcher.exec.LaunchOutcome;
 import org.troika.launcher.exec.SupervisedLaunch;
 import org.troika.launcher.mpi.VersionProbeCache;
 import org.troika.rsh.agent.AgentKey;
-import org.troika.rsh.driver.DriverService;
+import org.troika.launcher.relay.AgentKeyRotation;
+import org.troika.launcher.relay.ServiceStart;
+import org.troika.launcher.relay.TaskServicePool;
+import org.troika.wire.Endpoint;
 import org.troika.rsh.driver.HostsNotReadyException;
 import org.troika.wire.Secret;
 
@@ -173,15 +176,15 @@ public final class TroikaSpark {
                     VersionProbeCache.defaultDir(env), env), FlavorDetector.mpirunCommand(env));
             SparkLaunchPlanner.requireOpenMpi(mpi);
             Secret secret = Secret.generate();
-            String agentLabel = AgentKey.newLabel();
             InetAddress bind = InetAddress.getByName(sc.getConf().get("spark.driver.host", "127.0.0.1"));
             String filter = Closures.filterFor(fn, options.allowedClasses());
             Path work = PrivateFiles.createTempDirectory("troika-spark-");
+            AgentKeyRotation keys = new AgentKeyRotation(secret, work, options.startTimeout());
             byte[] id = new byte[6];
             new SecureRandom().nextBytes(id);
             String group = "troika-spark-" + HexFormat.of().formatHex(id);
             try (JobService jobs = new JobService(secret, bind, np, Closures.serialize(fn), filter)) {
-                JavaFutureAction<List<Integer>> tasks = submit(jobs, secret, group, agentLabel);
+                JavaFutureAction<List<Integer>> tasks = submit(jobs, secret, group, keys.nextLabel());
                 try {
                     if (!jobs.awaitTasks(left(), tasks::isDone)) {
                         if (tasks.isDone()) {
@@ -194,7 +197,7 @@ public final class TroikaSpark {
                             .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().hostHash())));
                     // local mode: every task runs in this JVM, so mpirun starts the ranks here itself
                     List<R> results = sc.isLocal() ? runHere(jobs, layout, secret, mpi, work, tasks, filter)
-                            : runRelayed(jobs, layout, secret, agentLabel, bind, mpi, work, tasks, filter);
+                            : runRelayed(jobs, layout, secret, keys, bind, mpi, work, tasks, filter);
                     jobs.finish(null);
                     await(tasks);
                     return results;
@@ -205,6 +208,7 @@ public final class TroikaSpark {
                     throw e;
                 }
             } finally {
+                keys.close();
                 PrivateFiles.deleteTreeQuietly(work);
             }
         }
@@ -262,30 +266,32 @@ public final class TroikaSpark {
         }
 
         /**
-         * Executors in their own JVMs: a task service in one task per host hash, mpirun's daemons started through the
-         * launch agent with this job's agent key ({@link AgentKey}), the rank key sent to every host over the relay.
+         * Executors in their own JVMs: a task service in one task per host hash (the barrier tasks start them: the
+         * pool only expects them), mpirun's daemons started through the launch agent with this job's agent key
+         * ({@link AgentKey}), the rank key sent to every host over the relay.
          */
-        private List<R> runRelayed(JobService jobs, HostLayout layout, Secret secret, String agentLabel,
+        private List<R> runRelayed(JobService jobs, HostLayout layout, Secret secret, AgentKeyRotation keys,
                 InetAddress bind, MpiInstall mpi, Path work, JavaFutureAction<List<Integer>> tasks, String filter)
                 throws IOException, InterruptedException {
-            try (DriverService driver = new DriverService(secret, bind, layout.hostNames(), HEARTBEAT, LIVENESS,
-                    (host, why) -> err.println("troika-spark: host " + host + " lost: " + why))) {
-                Secret agentKey = AgentKey.derive(secret, agentLabel);
-                Path agentKeyFile = agentKey.writeToPrivateFile(work);
-                driver.openAgentKey(agentKey, () -> Secret.deleteFile(agentKeyFile));
-                jobs.assign(layout, driver.endpoint());
+            // fake hosts on one kernel get their own UTS namespace (needs root)
+            TaskServicePool.Config config = TaskServicePool.Config.of("troika-spark", secret, ServiceStart.elsewhere(),
+                    host -> bind, left(), err).withLiveness(HEARTBEAT, LIVENESS).withSeparateSharedHostnames(asRoot())
+                    .withAgentLabel(keys::labelFor);
+            try (TaskServicePool pool = TaskServicePool.open(config)) {
+                List<String> hosts = layout.hostNames();
+                pool.start(hosts); // the driver expects them; the tasks learn its address from the job service
+                jobs.assign(layout, pool.endpoint());
+                // each task service writes it 0600 on its host and names it to orted, whose ranks inherit it
+                pool.provideFile(RankMain.KEY_FILE_ENV, JobService.rankKey(secret).encode()
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
                 try {
-                    driver.awaitHosts(left());
+                    pool.ready(hosts);
                 } catch (HostsNotReadyException e) {
                     throw new TroikaSparkException("troika-spark: start timeout: " + e.getMessage(), e);
                 }
-                if (asRoot()) {
-                    driver.separateSharedHostnames(); // fake hosts on one kernel: own UTS namespace (needs root)
-                }
-                // each task service writes it 0600 on its host and names it to orted, whose ranks inherit it
-                driver.sendPrivateFile(RankMain.KEY_FILE_ENV, JobService.rankKey(secret).encode()
-                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII), left());
-                return launch(plan(layout, agentKeyFile, driver, jobs, mpi, work), layout, jobs, tasks, filter);
+                Path agentKeyFile = keys.open(pool.driver(), hosts);
+                return launch(plan(layout, agentKeyFile, pool.endpoint(), jobs, mpi, work), layout, jobs, tasks,
+                        filter);
             }
         }
 
@@ -376,13 +382,13 @@ public final class TroikaSpark {
             }
         }
 
-        private BackendPlan plan(HostLayout layout, Path agentKeyFile, DriverService driver, JobService jobs,
+        private BackendPlan plan(HostLayout layout, Path agentKeyFile, Endpoint driver, JobService jobs,
                 MpiInstall mpi, Path work) throws IOException {
             String java = javaCommand();
             Path agent = work.resolve("troika-rsh");
             Files.writeString(agent, SparkLaunchPlanner.agentScript(java, agentClasspath()));
             Files.setPosixFilePermissions(agent, PosixFilePermissions.fromString("rwx------"));
-            Map<String, String> agentEnv = Map.of(TroikaEnv.DRIVER_ADDR, driver.endpoint().toString(),
+            Map<String, String> agentEnv = Map.of(TroikaEnv.DRIVER_ADDR, driver.toString(),
                     TroikaEnv.SECRET_FILE, agentKeyFile.toString(), TroikaEnv.LIVENESS_TIMEOUT_MS,
                     Long.toString(LIVENESS.toMillis()));
             // ranks on executors get no class-data-sharing archive: it would have to be recorded on their hosts

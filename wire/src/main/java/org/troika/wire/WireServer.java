@@ -137,8 +137,12 @@ public final class WireServer<M> implements AutoCloseable {
     private final Limits limits;
     private final Handler<M> handler;
     private final Selector selector;
-    private final List<ServerSocketChannel> listeners = new ArrayList<>();
-    private final List<Endpoint> endpoints = new ArrayList<>();
+    /** Listening sockets and their endpoints, in bind order; added to by {@link #listen} (guarded by listeners). */
+    private final List<ServerSocketChannel> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Endpoint> endpoints = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Listeners bound by {@link #listen} and not yet registered with the selector (its thread registers them). */
+    private final java.util.Queue<ServerSocketChannel> added = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private boolean listenersClosed;
     private final ThreadPoolExecutor pool;
     private final Thread acceptor;
     // selector thread only
@@ -187,13 +191,7 @@ public final class WireServer<M> implements AutoCloseable {
         this.selector = Selector.open();
         try {
             for (InetAddress a : bind) {
-                ServerSocketChannel ssc = ServerSocketChannel.open();
-                listeners.add(ssc);
-                ssc.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-                ssc.bind(new InetSocketAddress(a, 0), 256);
-                ssc.configureBlocking(false);
-                ssc.register(selector, SelectionKey.OP_ACCEPT);
-                endpoints.add(Endpoint.of((InetSocketAddress) ssc.getLocalAddress()));
+                bindListener(a).register(selector, SelectionKey.OP_ACCEPT);
             }
         } catch (IOException | RuntimeException e) {
             closeListeners();
@@ -235,7 +233,56 @@ public final class WireServer<M> implements AutoCloseable {
         this.alsoKey = second;
     }
 
-    /** Where the server listens, one endpoint per bound address, in the order given to {@link #start}. */
+    /** Opens a non-blocking listener on {@code address} (ephemeral port) and records it with its endpoint. */
+    private ServerSocketChannel bindListener(InetAddress address) throws IOException {
+        ServerSocketChannel ssc = ServerSocketChannel.open();
+        try {
+            ssc.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            ssc.bind(new InetSocketAddress(address, 0), 256);
+            ssc.configureBlocking(false);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(ssc);
+            throw e;
+        }
+        listeners.add(ssc);
+        endpoints.add(Endpoint.of((InetSocketAddress) ssc.getLocalAddress()));
+        return ssc;
+    }
+
+    /**
+     * Also listens on {@code address} from now on (a running service whose later peers reach this machine through
+     * another interface), or returns the endpoint already bound there. Thread-safe; the selector thread starts
+     * accepting on the new socket at its next wake-up.
+     *
+     * @throws IOException when the address cannot be bound, or the server no longer accepts
+     */
+    public Endpoint listen(InetAddress address) throws IOException {
+        Endpoint bound;
+        synchronized (listeners) {
+            String wanted = address.getHostAddress().replaceAll("%.*$", "");
+            for (Endpoint e : endpoints) {
+                if (e.address().equals(wanted)) {
+                    return e;
+                }
+            }
+            if (listenersClosed || closed) {
+                throw new IOException(name + " no longer accepts connections");
+            }
+            added.add(bindListener(address));
+            bound = endpoints.get(endpoints.size() - 1);
+        }
+        selector.wakeup();
+        return bound;
+    }
+
+    /** Registers the listeners {@link #listen} added (selector thread only). */
+    private void registerAdded() throws IOException {
+        for (ServerSocketChannel ssc; (ssc = added.poll()) != null; ) {
+            ssc.register(selector, acceptPaused ? 0 : SelectionKey.OP_ACCEPT);
+        }
+    }
+
+    /** Where the server listens, one endpoint per bound address: those given to {@link #start}, then {@link #listen}'s. */
     public List<Endpoint> endpoints() {
         return List.copyOf(endpoints);
     }
@@ -251,6 +298,7 @@ public final class WireServer<M> implements AutoCloseable {
     private void run() {
         try {
             while (!closed) {
+                registerAdded();
                 if (selector.selectedKeys().isEmpty()) {
                     selector.select(millisToNextEvent());
                 } else {
@@ -522,8 +570,11 @@ public final class WireServer<M> implements AutoCloseable {
     }
 
     private void closeListeners() {
-        for (ServerSocketChannel l : listeners) {
-            closeQuietly(l);
+        synchronized (listeners) {
+            listenersClosed = true;
+            for (ServerSocketChannel l : listeners) {
+                closeQuietly(l);
+            }
         }
     }
 

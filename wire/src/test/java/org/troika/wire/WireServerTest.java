@@ -91,6 +91,28 @@ class WireServerTest {
         assertEquals(new RelayMessage.Pong("job"), ping(s, SECRET, 10_000));
     }
 
+    /** Issue 21: a running service also listens on an address added later (peers on another network). */
+    @Test
+    void aListenerAddedWhileRunningServesOnlyOnItsOwnAddressAndOnce() throws Exception {
+        WireServer<RelayMessage> s = echo("ws-listen", WireServer.Limits.DEFAULT);
+        InetAddress second = InetAddress.getByName("127.0.0.9");
+        Endpoint first = s.endpoints().get(0);
+        Endpoint added = s.listen(second);
+        assertEquals("127.0.0.9", added.address());
+        assertEquals(added, s.listen(second), "a second listen on the same address bound another socket");
+        assertEquals(first, s.listen(LOOPBACK));
+        assertEquals(List.of(first, added), s.endpoints());
+        try (WireChannel<RelayMessage> c = WireChannel.connectAny(List.of(added), Protocol.RELAY, SECRET, 10_000)) {
+            c.send(new RelayMessage.Ping("later"));
+            assertEquals(new RelayMessage.Pong("later"), c.receive());
+        }
+        // only that address: the new port is not open on another one
+        assertThrows(IOException.class, () -> new Socket(LOOPBACK, added.port()).close());
+        s.stopAccepting();
+        assertThrows(IOException.class, () -> s.listen(InetAddress.getByName("127.0.0.10")));
+        assertThrows(IOException.class, () -> new Socket(second, added.port()).close(), "port still open after stop");
+    }
+
     @Test
     void anAuthenticatedClientIsServedWithItsFirstMessage() throws IOException {
         WireServer<RelayMessage> s = echo("ws-echo", WireServer.Limits.DEFAULT);

@@ -82,7 +82,7 @@ final class DoctorCommand implements Subcommand {
         CommandRunner runner = RunCommand.probes(probes, io.env());
         Doctor.Inputs in = new Doctor.Inputs(settings, error, io.env(), troikaHome(), step, runner,
                 s -> planner.plan(s, io.env()).plan().launch(),
-                s -> HostResolver.resolve(s, io.env(), RunCommand.jobEnvironments(), files, runner).plan());
+                s -> HostResolver.resolve(s, io.env(), RunCommand.jobEnvironments(), files, runner));
         DoctorReport report = Doctor.examine(in);
         io.out().print(json ? report.json() + "\n" : report.text());
         return report.exitCode();

@@ -18,7 +18,10 @@ import org.troika.launcher.elastic.ScriptHostDiscovery;
 import org.troika.launcher.exec.ElasticExecutor;
 import org.troika.launcher.exec.JobExecutor;
 import org.troika.launcher.exec.MpirunGenerationLauncher;
-import org.troika.launcher.exec.RelaySession;
+import org.troika.launcher.relay.HostAddresses;
+import org.troika.launcher.relay.RelaySession;
+import org.troika.launcher.relay.RemoteShell;
+import org.troika.launcher.relay.StartProgressReporter;
 import org.troika.launcher.hosts.HostResolver;
 import org.troika.launcher.mpi.FlavorDetector;
 import org.troika.launcher.spi.MpiInstall;
@@ -149,11 +152,15 @@ final class RunCommand implements Subcommand {
                 return JobExecutor.execute(watched.plan(), watched.resolved().plan(), s, io.out(), io.err(), timeline,
                         watch);
             }
-            try (RelaySession relay = RelaySession.start(s, allocationShell, watched.resolved().plan(), watched.mpi(),
-                    env, troikaHome(), io.err(), (host, why) -> { }, timeline)) {
-                Planned run = relay.active() ? plan(relay.settings(), env, watched.resolved(), watched.mpi(),
-                        relay.agent()) : watched;
-                return JobExecutor.execute(run.plan(), run.resolved().plan(), relay.settings(), io.out(), io.err(),
+            RelaySession.Request relayed = new RelaySession.Request(s, watched.mpi(), new RemoteShell(s,
+                    allocationShell, env), env, troikaHome(), io.err(), StartProgressReporter.stderrIsTerminal(env),
+                    timeline);
+            HostPlan hosts = watched.resolved().plan();
+            try (RelaySession relay = RelaySession.open(relayed, HostAddresses.remoteHosts(hosts), false)) {
+                RelaySession.Launch launch = relay.launch(hosts, s);
+                Planned run = launch.active() ? plan(launch.settings(), env, watched.resolved(), watched.mpi(),
+                        launch.agent()) : watched;
+                return JobExecutor.execute(run.plan(), run.resolved().plan(), launch.settings(), io.out(), io.err(),
                         timeline, watch);
             }
         }
@@ -188,7 +195,7 @@ final class RunCommand implements Subcommand {
                         return RunCommand.this.plan(gs, env, new HostResolver.Resolved(hosts, allocation), mpi, agent)
                                 .plan();
                     }
-                }, timeline, allocationShell)) {
+                }, timeline, new RemoteShell(s, allocationShell, io.env()))) {
             return ElasticExecutor.run(ElasticDriver.forSettings(s, discovery, launcher,
                     new TimelineElasticListener(ElasticListener.printing(io.err()), timeline)), io.err());
         }

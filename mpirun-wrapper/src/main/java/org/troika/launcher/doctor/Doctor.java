@@ -14,7 +14,10 @@ import org.troika.common.exec.CommandRunner;
 import org.troika.common.exec.CommandRunner.ProbeResult;
 import org.troika.common.exec.LaunchPlan;
 import org.troika.common.exec.SystemCommandRunner;
-import org.troika.launcher.exec.RelaySession;
+import org.troika.launcher.hosts.HostResolver;
+import org.troika.launcher.relay.HostAddresses;
+import org.troika.launcher.relay.RelaySession;
+import org.troika.launcher.relay.RemoteShell;
 import org.troika.launcher.mpi.FlavorDetector;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.HostSlots;
@@ -55,11 +58,12 @@ public final class Doctor {
      * @param timeout bound of every single step (a probe, a job, a host's remote shell, the services' start)
      * @param probes runs {@code mpirun --version}
      * @param planner plans a static launch exactly as {@code troika run} would (no side effects)
-     * @param resolver the host plan for given settings, as {@code troika run} resolves it
+     * @param resolver the host plan for given settings and the batch allocation (if any), as {@code troika run}
+     *     resolves them
      */
     public record Inputs(RunSettings settings, String settingsError, Map<String, String> env, Path troikaHome,
             Duration timeout, CommandRunner probes, Function<RunSettings, LaunchPlan> planner,
-            Function<RunSettings, HostPlan> resolver) {}
+            Function<RunSettings, HostResolver.Resolved> resolver) {}
 
     private Doctor() {}
 
@@ -69,12 +73,15 @@ public final class Doctor {
         List<Check> checks = new ArrayList<>();
         // the allocation first: the host checks run in the background while the local ones run here
         HostPlan plan = null;
+        String allocationShell = null;
         Check allocation;
         if (in.settings() == null) {
             allocation = Check.fail("allocation", null, in.settingsError(), fixOf(in.settingsError()));
         } else {
             try {
-                plan = in.resolver().apply(in.settings());
+                HostResolver.Resolved resolved = in.resolver().apply(in.settings());
+                plan = resolved.plan();
+                allocationShell = resolved.allocation() == null ? null : resolved.allocation().remoteShell();
                 allocation = Check.ok("allocation", null, plan.size() + " ranks from " + plan.source() + ": "
                         + plan.hostList());
             } catch (UsageException | java.io.UncheckedIOException e) {
@@ -99,14 +106,14 @@ public final class Doctor {
         }
         CompletableFuture<List<Check>> hosts = CompletableFuture.completedFuture(List.of());
         if (plan != null) {
-            List<String> remote = RelaySession.remoteHosts(plan);
+            List<String> remote = HostAddresses.remoteHosts(plan);
             if (remote.isEmpty()) {
                 hosts = CompletableFuture.completedFuture(List.of(Check.skip("hosts", null,
                         "every rank runs on this machine: no remote host to check")));
             } else {
                 boolean servicesNeeded = mpi != null && RelaySession.servicesWanted(in.settings(), mpi, remote);
-                RunSettings s = in.settings();
-                hosts = CompletableFuture.supplyAsync(() -> HostChecks.run(s, remote, in.troikaHome(), in.env(),
+                RemoteShell shell = new RemoteShell(in.settings(), allocationShell, in.env());
+                hosts = CompletableFuture.supplyAsync(() -> HostChecks.run(shell, remote, in.troikaHome(), in.env(),
                         in.timeout(), servicesNeeded));
             }
         }

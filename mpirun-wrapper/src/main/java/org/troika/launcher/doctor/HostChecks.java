@@ -9,35 +9,31 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.stream.Collectors;
-import org.troika.common.TroikaEnv;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner.ProbeResult;
-import org.troika.common.exec.LaunchPlan;
-import org.troika.common.exec.ProcessSupervisor;
-import org.troika.common.exec.SystemCommandRunner;
-import org.troika.launcher.exec.RelaySession;
-import org.troika.launcher.exec.TaskServiceCommandBuilder;
-import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.relay.HostAddresses;
+import org.troika.launcher.relay.NetworkChoice;
+import org.troika.launcher.relay.RemoteShell;
+import org.troika.launcher.relay.ServiceStart;
+import org.troika.launcher.relay.TaskServicePool;
 import org.troika.rsh.driver.DriverService;
 import org.troika.rsh.driver.HostsNotReadyException;
 import org.troika.rsh.driver.NicSelector;
-import org.troika.rsh.task.NicInventory;
-import org.troika.wire.NicAddress;
 import org.troika.wire.Secret;
 
 /**
  * The per-host part of {@code troika doctor}, all hosts in parallel, every step bounded by the timeout.
  *
  * <ol>
- *   <li>{@code remote-shell}: the remote shell {@code troika run} would use ({@link TaskServiceCommandBuilder})
+ *   <li>{@code remote-shell}: the remote shell {@code troika run} would use ({@link RemoteShell}: the allocation's
+ *       own launcher inside one)
  *       runs a probe script on the host: its clock ({@code clock}: skew against this machine, with the round trip as
  *       the error bound) and the free space of its own /tmp and /dev/shm ({@code disk});</li>
- *   <li>{@code task-service}: troika's task service starts on every reachable host and registers with a
- *       {@link DriverService}, as the relay does; {@code nics}: the addresses it reported;</li>
+ *   <li>{@code task-service}: troika's task service starts on every reachable host and registers, through the same
+ *       {@link TaskServicePool} as the relay; {@code nics}: the addresses it reported;</li>
  *   <li>{@code networks}: the services probe each other and {@link NicSelector} picks the common networks, with its
  *       reasons (a host that reaches no peer leaves no network).</li>
  * </ol>
@@ -51,40 +47,21 @@ final class HostChecks {
 
     private HostChecks() {}
 
-    static List<Check> run(RunSettings s, List<String> hosts, Path troikaHome, Map<String, String> env,
+    static List<Check> run(RemoteShell shell, List<String> hosts, Path troikaHome, Map<String, String> env,
             Duration timeout, boolean servicesNeeded) {
-        Map<String, List<Check>> byHost = new ConcurrentHashMap<>();
+        Map<String, List<Check>> byHost = new LinkedHashMap<>();
         List<String> reachable = new ArrayList<>();
-        ExecutorService pool = Executors.newFixedThreadPool(Math.min(32, hosts.size()), r -> {
-            Thread t = new Thread(r, "troika-doctor-host");
-            t.setDaemon(true);
-            return t;
+        remoteShell(shell, hosts, timeout).forEach((h, cs) -> {
+            byHost.put(h, new ArrayList<>(cs));
+            if (cs.get(0).verdict() == Check.Verdict.OK) {
+                reachable.add(h);
+            }
         });
-        try {
-            Map<String, Future<List<Check>>> futures = new LinkedHashMap<>();
-            for (String h : hosts) {
-                futures.put(h, pool.submit(() -> remoteShell(s, h, env, timeout)));
-            }
-            for (Map.Entry<String, Future<List<Check>>> e : futures.entrySet()) {
-                List<Check> cs;
-                try {
-                    cs = e.getValue().get();
-                } catch (Exception ex) {
-                    cs = List.of(Check.fail("remote-shell", e.getKey(), String.valueOf(ex), "see troika doctor --verbose"));
-                }
-                byHost.put(e.getKey(), new ArrayList<>(cs));
-                if (cs.get(0).verdict() == Check.Verdict.OK) {
-                    reachable.add(e.getKey());
-                }
-            }
-        } finally {
-            pool.shutdownNow();
-        }
         List<Check> network = new ArrayList<>();
         if (troikaHome == null || !Files.isExecutable(troikaHome.resolve("bin/troika-rsh"))) {
             network.add(Check.skip("task-service", null, "not run from the troika distribution (no bin/troika-rsh)"));
         } else if (!reachable.isEmpty()) {
-            services(s, reachable, troikaHome, env, timeout, servicesNeeded, byHost, network);
+            services(shell, reachable, troikaHome, env, timeout, servicesNeeded, byHost, network);
         }
         List<Check> out = new ArrayList<>();
         for (String h : hosts) {
@@ -94,36 +71,43 @@ final class HostChecks {
         return out;
     }
 
-    /** Runs the probe script through the remote shell; the first check is the reachability verdict. */
-    static List<Check> remoteShell(RunSettings s, String host, Map<String, String> env, Duration timeout) {
-        List<String> argv;
+    /**
+     * Runs the probe script on every host through the remote shell, in parallel; per host, the first check is the
+     * reachability verdict.
+     */
+    static Map<String, List<Check>> remoteShell(RemoteShell shell, List<String> hosts, Duration timeout) {
+        Map<String, List<Check>> out = new LinkedHashMap<>();
+        List<String> words = List.of("sh", "-c", PROBE_SCRIPT);
+        Map<String, RemoteShell.Ran> ran;
         try {
-            argv = TaskServiceCommandBuilder.build(s, host, List.of("sh", "-c", PROBE_SCRIPT));
+            ran = shell.runOnAll(hosts, words, timeout);
         } catch (UsageException e) {
-            return List.of(Check.fail("remote-shell", host, e.getMessage(), "fix --remote-shell"));
-        }
-        Map<String, String> shellEnv = new LinkedHashMap<>(env);
-        TroikaEnv.stripJobSecret(shellEnv);
-        long t0 = System.currentTimeMillis();
-        ProbeResult r = new SystemCommandRunner(shellEnv).run(argv, timeout);
-        long t1 = System.currentTimeMillis();
-        List<Check> out = new ArrayList<>();
-        Long remoteMillis = r.ok() ? epochMillis(r.output()) : null;
-        if (remoteMillis == null) {
-            String why = r.exitCode() == ProbeResult.TIMED_OUT ? "no answer in " + timeout.toSeconds() + " s"
-                    : "exit " + r.exitCode() + ": " + Doctor.lastLine(r.output());
-            out.add(Check.fail("remote-shell", host, "cannot run a command there (" + why + "): "
-                    + String.join(" ", argv.subList(0, argv.size() - 3)) + " ...",
-                    s.remoteShell() == null || s.remoteShell().equals("ssh")
-                            ? "check that 'ssh " + host + " true' works without a password (keys, host name, -p/-i)"
-                            : "check --remote-shell '" + s.remoteShell() + "' by hand for this host"));
+            hosts.forEach(h -> out.put(h, List.of(Check.fail("remote-shell", h, e.getMessage(),
+                    "fix --remote-shell"))));
             return out;
         }
-        out.add(Check.ok("remote-shell", host, "reachable in " + (t1 - t0) + " ms"));
-        out.add(skew(host, remoteMillis - (t0 + t1) / 2, (t1 - t0) / 2));
-        Map<String, Long> free = freeBytes(r.output());
-        out.add(Doctor.free("disk", host, "/tmp", free.getOrDefault("/tmp", -1L), Doctor.MIN_TMP_BYTES));
-        out.add(Doctor.free("disk", host, "/dev/shm", free.getOrDefault("/dev/shm", -1L), Doctor.MIN_SHM_BYTES));
+        for (String host : hosts) {
+            RemoteShell.Ran run = ran.get(host);
+            ProbeResult r = run == null ? new ProbeResult(ProbeResult.TIMED_OUT, "") : run.result();
+            List<String> argv = shell.argv(host, words);
+            Long remoteMillis = r.ok() ? epochMillis(r.output()) : null;
+            if (remoteMillis == null) {
+                String why = r.exitCode() == ProbeResult.TIMED_OUT ? "no answer in " + timeout.toSeconds() + " s"
+                        : "exit " + r.exitCode() + ": " + Doctor.lastLine(r.output());
+                out.put(host, List.of(Check.fail("remote-shell", host, "cannot run a command there (" + why + "): "
+                        + String.join(" ", argv.subList(0, argv.size() - 3)) + " ...", shell.howToCheck(host))));
+                continue;
+            }
+            long t0 = run.startedMillis();
+            long t1 = run.endedMillis();
+            List<Check> cs = new ArrayList<>();
+            cs.add(Check.ok("remote-shell", host, "reachable in " + (t1 - t0) + " ms through " + argv.get(0)));
+            cs.add(skew(host, remoteMillis - (t0 + t1) / 2, (t1 - t0) / 2));
+            Map<String, Long> free = freeBytes(r.output());
+            cs.add(Doctor.free("disk", host, "/tmp", free.getOrDefault("/tmp", -1L), Doctor.MIN_TMP_BYTES));
+            cs.add(Doctor.free("disk", host, "/dev/shm", free.getOrDefault("/dev/shm", -1L), Doctor.MIN_SHM_BYTES));
+            out.put(host, cs);
+        }
         return out;
     }
 
@@ -160,49 +144,50 @@ final class HostChecks {
         return out;
     }
 
-    /** Task services on the reachable hosts, their NICs, and the common networks. */
-    private static void services(RunSettings s, List<String> hosts, Path troikaHome, Map<String, String> env,
+    /**
+     * Task services on the reachable hosts, started as {@code troika run} starts them (the job's remote shell, a
+     * {@link TaskServicePool}); their NICs, and the common networks.
+     */
+    private static void services(RemoteShell shell, List<String> hosts, Path troikaHome, Map<String, String> env,
             Duration timeout, boolean needed, Map<String, List<Check>> byHost, List<Check> network) {
         Path troikaRsh = troikaHome.resolve("bin/troika-rsh").toAbsolutePath();
-        Secret secret = Secret.generate();
-        Path secretFile = null;
-        List<ProcessSupervisor> shells = new ArrayList<>();
+        Path tmp = Path.of(env.getOrDefault("TMPDIR", System.getProperty("java.io.tmpdir")));
         Map<String, StringBuffer> output = new ConcurrentHashMap<>();
-        try (DriverService driver = new DriverService(secret, RelaySession.bindAddress(hosts.get(0)), hosts,
-                RelaySession.HEARTBEAT, RelaySession.LIVENESS_TIMEOUT, (h, why) -> { })) {
-            secretFile = secret.writeToPrivateFile(Path.of(env.getOrDefault("TMPDIR",
-                    System.getProperty("java.io.tmpdir"))));
-            Map<String, String> shellEnv = new LinkedHashMap<>(env);
-            TroikaEnv.stripJobSecret(shellEnv);
-            for (String h : hosts) {
-                StringBuffer buf = new StringBuffer();
-                output.put(h, buf);
-                List<String> argv = TaskServiceCommandBuilder.build(s, h,
-                        TaskServiceCommandBuilder.serviceWords(troikaRsh, h, driver.endpoint()));
-                shells.add(ProcessSupervisor.start(new LaunchPlan(argv, shellEnv),
-                        ProcessSupervisor.Options.of(buf::append, buf::append).withStdin(secretFile)));
-            }
+        hosts.forEach(h -> output.put(h, new StringBuffer()));
+        PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
+        TaskServicePool.Config config = TaskServicePool.Config.of("troika doctor", Secret.generate(),
+                ServiceStart.throughShell(shell, troikaRsh, tmp, h -> output.get(h)::append, null),
+                HostAddresses::routeTo, timeout, quiet).withSeparateSharedHostnames(false);
+        try (TaskServicePool pool = TaskServicePool.open(config)) {
             long t0 = System.nanoTime();
+            String notReady = null;
             try {
-                driver.awaitHosts(timeout);
+                pool.ready(hosts);
             } catch (HostsNotReadyException e) {
-                // reported per host below
+                notReady = e.getMessage(); // reported per host below
             }
             long waited = (System.nanoTime() - t0) / 1_000_000L;
+            DriverService driver = pool.driver();
             Map<String, DriverService.HostInfo> up = new LinkedHashMap<>();
-            driver.hosts().forEach(i -> up.put(i.host(), i));
+            if (driver != null) {
+                driver.hosts().stream().filter(i -> pool.state(i.host()) != null && pool.state(i.host()).isUp())
+                        .forEach(i -> up.put(i.host(), i));
+            }
             Check.Verdict missing = needed ? Check.Verdict.FAIL : Check.Verdict.WARN;
             for (String h : hosts) {
                 DriverService.HostInfo info = up.get(h);
                 if (info == null) {
+                    String said = output.get(h).toString();
                     byHost.get(h).add(new Check("task-service", h, missing, "did not register within "
-                            + timeout.toSeconds() + " s: " + Doctor.lastLine(output.get(h).toString()),
+                            + timeout.toSeconds() + " s: " + (said.isBlank() && notReady != null ? notReady
+                                    : Doctor.lastLine(said)),
                             "the host must run " + troikaRsh + " (same path on every host) and reach this machine "
-                                    + "at " + driver.endpoint() + " (firewall, routes)"));
+                                    + "at " + (driver == null ? "its address" : pool.endpointFor(h))
+                                    + " (firewall, routes)"));
                     continue;
                 }
-                byHost.get(h).add(Check.ok("task-service", h, "started and registered (all hosts within " + waited
-                        + " ms), hostname " + info.hostname()));
+                byHost.get(h).add(Check.ok("task-service", h, "started through " + shell.name() + " and registered"
+                        + " (all hosts within " + waited + " ms), hostname " + info.hostname()));
                 byHost.get(h).add(Check.ok("nics", h, info.nics().stream().filter(n -> !n.loopback())
                         .map(n -> n.ifname() + " " + n.address() + "/" + n.prefixLength())
                         .collect(Collectors.joining(", "))));
@@ -212,10 +197,7 @@ final class HostChecks {
                         : "one remote host: no common network to choose"));
                 return;
             }
-            Map<String, List<NicAddress>> nics = new LinkedHashMap<>();
-            up.values().forEach(i -> nics.put(i.host(), i.nics()));
-            NicSelector.Choice c = NicSelector.select(nics, driver.probe(Duration.ofSeconds(2),
-                    timeout, 16), NicInventory.local());
+            NicSelector.Choice c = NetworkChoice.select(driver, List.copyOf(up.keySet()), timeout);
             String reasons = String.join("; ", c.reasons());
             if (c.empty()) {
                 network.add(Check.fail("networks", null, "no network every host can reach: " + reasons,
@@ -230,11 +212,6 @@ final class HostChecks {
                     "check that this machine can open a listening socket towards the hosts"));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } finally {
-            RelaySession.stopShells(shells);
-            if (secretFile != null) {
-                org.troika.common.PrivateFiles.deleteTreeQuietly(secretFile.getParent());
-            }
         }
     }
 }

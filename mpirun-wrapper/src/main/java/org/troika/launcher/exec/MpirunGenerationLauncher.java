@@ -32,6 +32,13 @@ import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.timeline.Timeline;
 import org.troika.launcher.watchdog.HangReport;
 import org.troika.launcher.watchdog.HangWatch;
+import org.troika.common.exec.CommandRunner.ProbeResult;
+import org.troika.launcher.relay.HostAddresses;
+import org.troika.launcher.relay.RelaySession;
+import org.troika.launcher.relay.RemoteShell;
+import org.troika.launcher.relay.RemoteShellCommandBuilder;
+import org.troika.launcher.relay.StartProgressReporter;
+import org.troika.rsh.Liveness;
 import org.troika.rsh.driver.HostsNotReadyException;
 import org.troika.wire.Secret;
 
@@ -93,8 +100,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     private volatile Running current;
     /** Every host word a generation ran on, in first-use order (the hosts to clean up at the end). */
     private final Set<String> everyHost = java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>());
-    /** The allocation's remote shell ({@code srun}, {@code blaunch}) or {@code null}. */
-    private final String allocationShell;
+    /** The job's remote shell: starts task services, and cleans the hosts up at the end. */
+    private final RemoteShell shell;
     private final List<Running> started = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** The job's one relay session (warm: its services outlive generations), opened by the first generation. */
     private RelaySession relay;
@@ -102,26 +109,18 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     private volatile List<String> usable = List.of();
 
     /**
+     * Records each generation's services, mpirun, hangs and lost hosts on {@code timeline}; every generation runs under
+     * the hang watchdog when the settings ask for it (elastic default: on).
+     *
      * @param base the elastic run settings (hosts, np and elastic fields are replaced per generation)
      * @param env the caller's environment; {@code TROIKA_SECRET_KEY} there (or a generated one) is the job secret
      * @param troikaHome the installation (for the relay), or {@code null}
+     * @param shell the job's remote shell (the allocation's own launcher inside one, unless {@code --remote-shell})
      */
     public MpirunGenerationLauncher(RunSettings base, Map<String, String> env, Path troikaHome, PrintStream out,
-            PrintStream err, Planner planner) throws IOException {
-        this(base, env, troikaHome, out, err, planner, Timeline.off(), null);
-    }
-
-    /**
-     * As above, recording each generation's services, mpirun, hangs and lost hosts on {@code timeline}; every
-     * generation runs under the hang watchdog when the settings ask for it (elastic default: on).
-     *
-     * @param allocationShell the batch allocation's own remote shell ({@code srun}, {@code blaunch}) that starts task
-     *     services unless {@code --remote-shell} is given, or {@code null}
-     */
-    public MpirunGenerationLauncher(RunSettings base, Map<String, String> env, Path troikaHome, PrintStream out,
-            PrintStream err, Planner planner, Timeline timeline, String allocationShell) throws IOException {
+            PrintStream err, Planner planner, Timeline timeline, RemoteShell shell) throws IOException {
         this.timeline = timeline;
-        this.allocationShell = allocationShell;
+        this.shell = shell;
         this.base = base;
         this.troikaHome = troikaHome;
         this.out = out;
@@ -211,7 +210,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
             Running now = current;
             try {
                 r.retain(servedHosts(hosts, now == null || now.result.isDone() ? List.of() : now.gen.hostNames()));
-            } catch (IOException | RuntimeException e) {
+            } catch (RuntimeException e) {
                 err.println("troika elastic: cannot start task services for the new hosts: " + e.getMessage());
             }
         }
@@ -231,8 +230,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     private synchronized RelaySession relay(RunSettings s, MpiInstall mpi, Map<String, String> e)
             throws IOException, InterruptedException {
         if (relay == null) {
-            RelaySession r = RelaySession.open(s, allocationShell, RelaySession.remoteHosts(usable), mpi, e, troikaHome,
-                    err, (host, why) -> { }, timeline, true);
+            RelaySession r = RelaySession.open(new RelaySession.Request(s, mpi, shell, e, troikaHome, err,
+                    StartProgressReporter.stderrIsTerminal(env), timeline), HostAddresses.remoteHosts(usable), true);
             // the worker key reaches every remote host over the authenticated channel, never as a path
             r.provideFile(TroikaEnv.WORKER_SECRET_FILE,
                     workerKey.encode().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
@@ -314,7 +313,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
 
     /**
      * Runs {@code troika-rsh cleanup --job ID} on every remote host any generation ran on, in parallel, through the
-     * remote shell; reports (one line each) the hosts it could not clean.
+     * job's remote shell; reports (one line each) the hosts it could not clean.
      */
     private void cleanRemoteHosts() {
         if (troikaHome == null || !Files.isExecutable(troikaHome.resolve("bin/troika-rsh"))) {
@@ -322,39 +321,31 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         }
         List<String> remote;
         synchronized (everyHost) {
-            remote = RelaySession.remoteHosts(List.copyOf(everyHost));
+            remote = HostAddresses.remoteHosts(List.copyOf(everyHost));
         }
-        Map<String, ProcessSupervisor> running = new LinkedHashMap<>();
-        List<String> words = TaskServiceCommandBuilder.cleanupWords(troikaHome.resolve("bin/troika-rsh")
-                .toAbsolutePath(), jobId);
+        Map<String, RemoteShell.Ran> ran;
+        try {
+            ran = shell.runOnAll(remote, RemoteShellCommandBuilder.cleanupWords(troikaHome.resolve("bin/troika-rsh")
+                    .toAbsolutePath(), jobId), CLEANUP_TIMEOUT);
+        } catch (RuntimeException e) {
+            err.println("troika elastic: cannot clean up the hosts: " + e.getMessage());
+            return;
+        }
         for (String host : remote) {
-            try {
-                List<String> argv = TaskServiceCommandBuilder.build(base, allocationShell, host, words);
-                Map<String, String> shellEnv = new LinkedHashMap<>(env);
-                TroikaEnv.stripJobSecret(shellEnv);
-                running.put(host, ProcessSupervisor.start(new org.troika.common.exec.LaunchPlan(argv, shellEnv),
-                        ProcessSupervisor.Options.of(seg -> { }, seg -> err.print("[cleanup " + host + "] " + seg))));
-            } catch (IOException | RuntimeException e) {
-                err.println("troika elastic: cannot clean up " + host + ": " + e.getMessage());
+            RemoteShell.Ran r = ran.get(host);
+            int code = r == null ? ProbeResult.TIMED_OUT : r.result().exitCode();
+            if (code != 0) {
+                err.println("troika elastic: could not clean up host " + host + " ("
+                        + (code == ProbeResult.TIMED_OUT ? "no answer within " + CLEANUP_TIMEOUT.toSeconds() + " s"
+                                : "exit " + code + ": " + lastLine(r.result().output()))
+                        + "); its /dev/shm/troika-" + jobId + " may be left");
             }
         }
-        long deadline = System.nanoTime() + CLEANUP_TIMEOUT.toNanos();
-        for (Map.Entry<String, ProcessSupervisor> r : running.entrySet()) {
-            try (ProcessSupervisor p = r.getValue()) {
-                Integer code = p.waitFor(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-                if (code == null) {
-                    p.terminate(Duration.ofSeconds(2));
-                }
-                if (code == null || code != 0) {
-                    err.println("troika elastic: could not clean up host " + r.getKey() + " ("
-                            + (code == null ? "no answer within " + CLEANUP_TIMEOUT.toSeconds() + " s" : "exit " + code)
-                            + "); its /dev/shm/troika-" + jobId + " may be left");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
+    }
+
+    private static String lastLine(String output) {
+        List<String> lines = output.lines().filter(l -> !l.isBlank()).toList();
+        return lines.isEmpty() ? "no output" : lines.get(lines.size() - 1).strip();
     }
 
     /** One generation's launch, run on its own thread. */
@@ -414,9 +405,10 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         hostLost(host);
                     } // a spare's service is started again when a generation needs it
                 });
+                RelaySession.Launch launch;
                 try {
                     relay.retain(servedHosts(usable, gen.hostNames()));
-                    relay.launch(gen.plan());
+                    launch = relay.launch(gen.plan(), s);
                 } catch (HostsNotReadyException x) {
                     // not the end of the job: those hosts are blacklisted and the next generation runs without them
                     err.println("troika elastic: generation " + gen.id() + ": " + x.getMessage());
@@ -426,8 +418,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     result.complete(r);
                     return r;
                 }
-                BackendPlan plan = withLocalWorkerKey(relay.active()
-                        ? planner.plan(relay.adjusted(s), gen.plan(), mpi, e, relay.agent()) : checked, workerKeyFile);
+                BackendPlan plan = withLocalWorkerKey(launch.active()
+                        ? planner.plan(launch.settings(), gen.plan(), mpi, e, launch.agent()) : checked, workerKeyFile);
                 if (s.verbose()) {
                     err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
                 }
@@ -439,7 +431,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         .withTimeline(timeline, "mpirun (generation " + gen.id() + ")", Map.of("generation",
                                 gen.id(), "worldSize", gen.size()))
                         .withFreshRankFiles(gen.id() == 1)
-                        .withLostHostWindow(relay.active() ? RelaySession.LIVENESS_TIMEOUT.plusSeconds(2)
+                        .withLostHostWindow(launch.active() ? Liveness.TIMEOUT.plusSeconds(2)
                                 : Duration.ZERO);
                 try (SupervisedLaunch l = SupervisedLaunch.start(spec)) {
                     started(l);
@@ -480,7 +472,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         /** This generation's notifier: rank 0's host updates, and the ranks' reports to {@link #shrink}. */
         private WorkerNotifier startNotifier(HangWatch watch) throws IOException {
             shrink = new ShrinkTracker(gen.plan(), shrinkNews(watch));
-            return new WorkerNotifier(workerKey, RelaySession.bindAddress(gen.hostNames()), gen.id(), gen.size(),
+            return new WorkerNotifier(workerKey, HostAddresses.routeTo(gen.hostNames()), gen.id(), gen.size(),
                     shrink);
         }
 

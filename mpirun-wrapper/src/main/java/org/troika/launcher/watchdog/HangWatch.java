@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 import org.troika.common.exec.LineSink;
-import org.troika.launcher.exec.RelaySession;
+import org.troika.launcher.relay.HostAddresses;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.UserText;
@@ -123,7 +123,7 @@ public final class HangWatch implements AutoCloseable {
         HangWatchdog dog = new HangWatchdog(plan, timeout, warning(s, timeout), s.startTimeout(),
                 System.currentTimeMillis());
         AtomicLong rank0Commits = new AtomicLong();
-        ProgressService service = new ProgressService(key, RelaySession.bindAddress(plan.hostNames()),
+        ProgressService service = new ProgressService(key, HostAddresses.routeTo(plan.hostNames()),
                 plan.size() * 2 + 16, r -> {
                     if (r.generation() != generation || !dog.report(r, System.currentTimeMillis())) {
                         return;

@@ -40,8 +40,9 @@ import org.troika.wire.WireServer;
  *       generations): {@link #expect} admits hosts (again, after a loss), {@link #release} stops one host's service
  *       without reporting it lost, and {@link #openAgentKey(Secret, Collection, Runnable)} opens each launch's agent key
  *       for that launch's hosts only.</li>
- *   <li>Binds only to the address it is given (the NIC that reaches the hosts, or loopback), on a {@link WireServer}:
- *       hello deadline, bounds on connections that have not proven the key, bounded threads.</li>
+ *   <li>Binds only to the address it is given (the NIC that reaches the hosts, or loopback), and to those added with
+ *       {@link #listen} (hosts reached through another interface), on a {@link WireServer}: hello deadline, bounds on
+ *       connections that have not proven the key, bounded threads.</li>
  * </ul>
  */
 public final class DriverService implements AutoCloseable {
@@ -185,9 +186,22 @@ public final class DriverService implements AutoCloseable {
         return agentKey != null;
     }
 
-    /** Where agents and task services reach this driver. */
+    /** Where agents on this machine reach this driver: its first listener. */
     public Endpoint endpoint() {
         return server.endpoints().get(0);
+    }
+
+    /**
+     * Also listens on {@code address} (a local address that routes to hosts the first listener does not reach), or
+     * returns the endpoint already there; task services of those hosts register at it. Thread-safe.
+     */
+    public Endpoint listen(InetAddress address) throws IOException {
+        return server.listen(address);
+    }
+
+    /** The hosts of the open (or last) agent key's launch its agents have looked up: their daemons are starting. */
+    public Set<String> agentLookups() {
+        return Set.copyOf(agentLookups);
     }
 
     /** Registered hosts, in the expected order. */

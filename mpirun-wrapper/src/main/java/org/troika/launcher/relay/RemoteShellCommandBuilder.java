@@ -1,4 +1,4 @@
-package org.troika.launcher.exec;
+package org.troika.launcher.relay;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -9,9 +9,9 @@ import org.troika.launcher.spi.RunSettings;
 import org.troika.wire.Endpoint;
 
 /**
- * Plans the command that starts one host's task service through the remote shell chosen with {@code --remote-shell}
- * (pure). The secret is never in it: the service reads it from stdin ({@code --secret-stdin}), which the executor
- * feeds from a private file and which ssh, srun and blaunch forward.
+ * Plans the command that runs words on one host (its task service, the doctor's probe, the end-of-job cleanup) through
+ * the remote shell (pure); {@link RemoteShell} runs it. The secret is never in it: the service reads it from stdin
+ * ({@code --secret-stdin}), which the executor feeds from a private file and which ssh, srun and blaunch forward.
  *
  * <ul>
  *   <li>{@code ssh} (default): {@code ssh [-p PORT] [-i FILE] -o BatchMode=yes -o ConnectTimeout=10
@@ -28,17 +28,12 @@ import org.troika.wire.Endpoint;
  * by the allocation ({@code srun} inside Slurm, {@code blaunch} inside LSF), so no sshd is needed on the nodes; else
  * {@code ssh}.
  */
-public final class TaskServiceCommandBuilder {
-    private TaskServiceCommandBuilder() {}
-
-    /** The task-service words run on the host. */
-    public static List<String> serviceWords(Path troikaRsh, String host, Endpoint driver) {
-        return serviceWords(troikaRsh, host, driver, null);
-    }
+public final class RemoteShellCommandBuilder {
+    private RemoteShellCommandBuilder() {}
 
     /**
-     * The task-service words run on the host; with {@code agentLabel} (not a secret) tree-spawned agents there get the
-     * launch agent key of that label instead of the job secret.
+     * The task-service words run on the host; with {@code agentLabel} (not a secret; {@code null}: none) tree-spawned
+     * agents there get the launch agent key of that label instead of the job secret.
      */
     public static List<String> serviceWords(Path troikaRsh, String host, Endpoint driver, String agentLabel) {
         List<String> w = new ArrayList<>(List.of(troikaRsh.toString(), "task-service", "--host", host, "--driver",
@@ -65,11 +60,6 @@ public final class TaskServiceCommandBuilder {
             return s.remoteShell().trim();
         }
         return allocationShell != null && !allocationShell.isBlank() ? allocationShell : "ssh";
-    }
-
-    /** {@link #build(RunSettings, String, String, List)} outside a batch allocation. */
-    public static List<String> build(RunSettings s, String host, List<String> serviceWords) {
-        return build(s, null, host, serviceWords);
     }
 
     /**

@@ -1,0 +1,292 @@
+package org.troika.launcher.relay;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import org.troika.common.TroikaEnv;
+import org.troika.common.UsageException;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.LaunchAgent;
+import org.troika.launcher.spi.MpiInstall;
+import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.timeline.Timeline;
+import org.troika.rsh.Liveness;
+import org.troika.rsh.driver.DriverService;
+import org.troika.rsh.driver.HostsNotReadyException;
+import org.troika.wire.Secret;
+
+/**
+ * The relay of one job (issue 3): readies each launch's remote hosts and tells the launch what to plan with. It holds
+ * the job's {@link TaskServicePool} (services through the job's {@link RemoteShell}), its {@link AgentKeyRotation} and
+ * its {@link NetworkChoice}, and composes them per launch:
+ *
+ * <pre>
+ *   try (RelaySession relay = RelaySession.open(request, remoteHosts, false)) {   // a static run: one launch
+ *       RelaySession.Launch l = relay.launch(hostPlan, settings);   // services up, agent key open, networks chosen
+ *       BackendPlan p = plan(l.settings(), l.agent());              // the agent is a planning input
+ *       ... execute p ...
+ *   }                                                               // Shutdown to every service; files removed
+ * </pre>
+ *
+ * An elastic job keeps one warm session ({@code open(..., true)}): {@link #retain} starts the services of hosts that
+ * joined (in the background, while a generation runs) and stops those of hosts that left; each {@link #launch} waits
+ * only for services not yet up and opens a fresh agent key for its hosts.
+ *
+ * <p>When it runs: services start when {@code --launch-agent relay} is given, or a {@code --remote-shell} is given and
+ * the agent is not {@code ssh}; only for Open MPI-family launchers and only for hosts that are not this machine. With
+ * {@code --launch-agent ssh} and a remote shell, services still run for network detection but mpirun keeps ssh.
+ * Otherwise the session is inactive and changes nothing.
+ *
+ * <p>Keys: see {@link TaskServicePool} (the job secret on each service's stdin) and {@link AgentKeyRotation} (mpirun,
+ * the agents and the daemons get only the launch's agent key, spent before any rank starts).
+ *
+ * <p>A start that takes longer than {@link StartProgressReporter#QUIET} says where it is on stderr, until every daemon
+ * of the launch has started ({@link StartProgressReporter}).
+ *
+ * <p>Threading: {@link #launch} and {@link #close} come from one thread at a time (a job's launches are sequential);
+ * {@link #retain} may come from another (the elastic driver's), and goes to the pool, which is thread-safe.
+ */
+public final class RelaySession implements AutoCloseable {
+    /**
+     * What a session needs.
+     *
+     * @param settings the run's settings (the launch agent, remote shell, start timeout, verbosity)
+     * @param mpi the MPI in use (only Open MPI's daemons go through the relay)
+     * @param shell the job's remote shell
+     * @param env the caller's environment ({@code TROIKA_SECRET_KEY} there, or a generated one, is the job secret)
+     * @param troikaHome the installation (its {@code bin/troika-rsh} is the agent and the service), or {@code null}
+     * @param err where lost hosts, failed starts and the start progress go
+     * @param progressInPlace whether {@code err} is a terminal (the progress line updates in place)
+     * @param timeline records each host's service start and loss
+     */
+    public record Request(RunSettings settings, MpiInstall mpi, RemoteShell shell, Map<String, String> env,
+            Path troikaHome, PrintStream err, boolean progressInPlace, Timeline timeline) {}
+
+    /**
+     * One launch as the relay readied it.
+     *
+     * @param settings the settings to plan the launch with: with the relay agent, ssh options were for starting the
+     *     services (the agent takes no plm_rsh_args); detected networks filled in when none were given
+     * @param agent the launch agent, a planning input ({@link org.troika.launcher.spi.LaunchContext#agent()}), or
+     *     {@code null}: Open MPI's own ssh starts the daemons
+     * @param active whether anything of the relay applies to this launch (else {@code settings} is the given one)
+     */
+    public record Launch(RunSettings settings, LaunchAgent agent, boolean active) {}
+
+    private final Request request;
+    private final boolean relay;
+    private final Path troikaRsh;
+    private final TaskServicePool pool;
+    private final AgentKeyRotation keys;
+    private final NetworkChoice networks;
+    private StartProgressReporter progress;
+
+    private RelaySession(Request r, Path troikaRsh) {
+        this.request = r;
+        this.relay = r.settings().launchAgent() != RunSettings.LaunchAgent.SSH;
+        this.troikaRsh = troikaRsh;
+        if (troikaRsh == null) {
+            this.pool = null;
+            this.keys = null;
+            this.networks = null;
+            return;
+        }
+        RunSettings s = r.settings();
+        Secret secret = Secret.fromEnvOrGenerate(r.env());
+        Path tmp = Path.of(r.env().getOrDefault("TMPDIR", System.getProperty("java.io.tmpdir")));
+        this.keys = relay ? new AgentKeyRotation(secret, tmp, s.startTimeout()) : null;
+        this.networks = s.networkInterfaces().isEmpty() ? new NetworkChoice(s.verbose(), r.err()) : null;
+        this.pool = TaskServicePool.open(TaskServicePool.Config.of("troika", secret,
+                ServiceStart.throughShell(r.shell(), troikaRsh, tmp, ServiceStart.tagged(r.err()),
+                        s.verbose() ? r.err() : null), HostAddresses::routeTo,
+                s.startTimeout(), r.err()).withAgentLabel(keys == null ? h -> null : keys::labelFor)
+                .withTimeline(r.timeline()));
+    }
+
+    /** Whether task services should run for this launch (pure). */
+    public static boolean servicesWanted(RunSettings s, MpiInstall mpi, List<String> remoteHosts) {
+        if (remoteHosts.isEmpty() || !mpi.flavor().isOpenMpiFamily()) {
+            return false;
+        }
+        return s.launchAgent() == RunSettings.LaunchAgent.RELAY || s.remoteShell() != null;
+    }
+
+    /**
+     * A session that starts nothing yet, or an inactive one when no services are wanted: neither the relay agent nor a
+     * remote shell, not Open MPI, a dry run, or ({@code warm} false) no remote host in {@code remote}.
+     *
+     * @param remote the remote hosts known now (an elastic job's may change)
+     * @param warm whether the session outlives launches (then it is active even while every host is this machine)
+     * @throws UsageException for impossible requests (relay without an installation, Hydra with relay, a host name
+     *     that does not resolve)
+     */
+    public static RelaySession open(Request r, List<String> remote, boolean warm) {
+        RunSettings s = r.settings();
+        if (s.launchAgent() == RunSettings.LaunchAgent.RELAY && !r.mpi().flavor().isOpenMpiFamily()) {
+            throw new UsageException("--launch-agent relay works with Open MPI only (" + r.mpi().flavor().displayName()
+                    + " has no plm_rsh_agent); drop it or use Open MPI");
+        }
+        if (s.dryRun() || !servicesWanted(s, r.mpi(), warm ? List.of("any") : remote)) {
+            return new RelaySession(r, null);
+        }
+        if (r.troikaHome() == null || !Files.isExecutable(r.troikaHome().resolve("bin/troika-rsh"))) {
+            throw new UsageException("the relay needs the troika installation's bin/troika-rsh on every host; run troika"
+                    + " from its distribution, or use --launch-agent ssh");
+        }
+        Path troikaRsh = r.troikaHome().resolve("bin/troika-rsh").toAbsolutePath();
+        if (troikaRsh.toString().contains(":") || troikaRsh.toString().chars().anyMatch(Character::isWhitespace)) {
+            throw new UsageException("troika is installed under '" + troikaRsh.getParent().getParent() + "', whose path "
+                    + "holds ':' or a space, which Open MPI's agent setting cannot carry; install it elsewhere");
+        }
+        for (String h : remote) {
+            HostAddresses.resolve(h); // an unknown host name is a usage error before anything starts
+        }
+        return new RelaySession(r, troikaRsh);
+    }
+
+    /** Whether the session runs services at all (else every call changes nothing). */
+    public boolean wanted() {
+        return pool != null;
+    }
+
+    /** Where lost hosts are reported from now on (a warm session's current generation). */
+    public void onHostLost(BiConsumer<String, String> listener) {
+        if (pool != null) {
+            pool.onHostLost(listener);
+        }
+    }
+
+    /**
+     * Keeps services on exactly the remote ones of {@code hosts}: starts those not starting or up, in the background,
+     * and stops the others. Returns at once.
+     */
+    public void retain(Collection<String> hosts) {
+        if (pool != null) {
+            pool.retain(HostAddresses.remoteHosts(hosts));
+        }
+    }
+
+    /**
+     * Hands key material to every host's task service (now and, in a warm session, to each host as it is readied),
+     * which writes it 0600 and names it {@code envName} to the commands it runs. Nothing when inactive.
+     */
+    public void provideFile(String envName, byte[] content) throws IOException, InterruptedException {
+        if (pool != null) {
+            pool.provideFile(envName, content);
+        }
+    }
+
+    /** Tells every host (now and as it is readied) that it holds elastic job {@code jobId}'s node store. */
+    public void announceNodeStore(String jobId) throws IOException {
+        if (pool != null) {
+            pool.announceNodeStore(jobId);
+        }
+    }
+
+    /** Hosts whose service was lost and not started again. */
+    public Set<String> lostHosts() {
+        return pool == null ? Set.of() : pool.lostHosts();
+    }
+
+    /** Hosts with a service starting or up, in start order. */
+    public List<String> serviceHosts() {
+        return pool == null ? List.of() : pool.hosts();
+    }
+
+    /**
+     * Readies the relay for one launch over {@code plan} with settings {@code s}: starts the services not running,
+     * waits for those not yet up (each host's start timeout counted from its own start), hands new hosts the session's
+     * files, chooses the networks when the hosts changed, and opens this launch's agent key for its hosts.
+     *
+     * @throws HostsNotReadyException naming the hosts whose service did not register in time or whose remote shell
+     *     ended first; their services are stopped (the session stays usable for a launch without them)
+     */
+    public Launch launch(HostPlan plan, RunSettings s) throws HostsNotReadyException, IOException,
+            InterruptedException {
+        List<String> remote = HostAddresses.remoteHosts(plan);
+        if (pool == null || remote.isEmpty()) {
+            return new Launch(s, null, false);
+        }
+        finishProgress();
+        StartReport report = new StartReport(remote);
+        progress = StartProgressReporter.every("troika", request.progressInPlace(), report::snapshot, request.err());
+        try {
+            pool.ready(remote);
+            DriverService d = pool.driver();
+            List<String> nets = networks == null ? null : networks.choose(d, remote);
+            RunSettings planned = s;
+            if (s.networkInterfaces().isEmpty() && nets != null) {
+                planned = planned.toBuilder().networkInterfaces(nets).build();
+            }
+            if (!relay) {
+                finishProgress();
+                return new Launch(planned, null, true);
+            }
+            Path keyFile = keys.open(d, remote);
+            report.daemonsFrom(d);
+            planned = planned.toBuilder().sshPort(null).sshIdentityFile(null).build();
+            return new Launch(planned, new LaunchAgent(troikaRsh, agentEnv(d, keyFile),
+                    request.shell().inAllocation()), true);
+        } catch (HostsNotReadyException | IOException | InterruptedException | RuntimeException e) {
+            finishProgress();
+            throw e;
+        }
+    }
+
+    /** What the agent needs in mpirun's environment: the driver and the agent key's file, never the job secret. */
+    static Map<String, String> agentEnv(DriverService d, Path keyFile) {
+        return Map.of(TroikaEnv.DRIVER_ADDR, d.endpoint().toString(), TroikaEnv.SECRET_FILE, keyFile.toString(),
+                TroikaEnv.LIVENESS_TIMEOUT_MS, Long.toString(Liveness.TIMEOUT.toMillis()));
+    }
+
+    /** The start progress of one launch: its hosts' services, then (relay) its daemons' lookups. */
+    private final class StartReport {
+        private final List<String> hosts;
+        private volatile DriverService daemons;
+
+        StartReport(List<String> hosts) {
+            this.hosts = hosts;
+        }
+
+        void daemonsFrom(DriverService d) {
+            this.daemons = d;
+        }
+
+        StartProgress.Snapshot snapshot() {
+            StartProgress.Hosts h = pool.progress(hosts);
+            DriverService d = daemons;
+            if (d == null) {
+                return new StartProgress.Snapshot(h, relay ? hosts.size() : 0, 0, null);
+            }
+            Set<String> started = d.agentLookups();
+            List<String> waiting = hosts.stream().filter(x -> !started.contains(x)).toList();
+            return new StartProgress.Snapshot(h, hosts.size(), hosts.size() - waiting.size(),
+                    waiting.isEmpty() ? null : waiting.get(0));
+        }
+    }
+
+    private void finishProgress() {
+        StartProgressReporter p = progress;
+        progress = null;
+        if (p != null) {
+            p.finish();
+        }
+    }
+
+    @Override
+    public void close() {
+        finishProgress();
+        if (pool != null) {
+            pool.close();
+        }
+        if (keys != null) {
+            keys.close();
+        }
+    }
+}

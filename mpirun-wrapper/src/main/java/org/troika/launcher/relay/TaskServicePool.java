@@ -1,0 +1,616 @@
+package org.troika.launcher.relay;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.UnaryOperator;
+import org.troika.common.UsageException;
+import org.troika.common.exec.ProcessSupervisor;
+import org.troika.launcher.timeline.Timeline;
+import org.troika.rsh.Liveness;
+import org.troika.rsh.driver.DriverService;
+import org.troika.rsh.driver.HostsNotReadyException;
+import org.troika.wire.Endpoint;
+import org.troika.wire.Secret;
+
+/**
+ * The task services of one job, one per host, with a state each ({@link HostState}): started through the job's
+ * {@link ServiceStart} (its remote shell, or Spark's tasks), registered at one {@link DriverService}, provisioned with
+ * the job's files, watched for loss, stopped. Static runs, elastic generations, {@code troika doctor} and Spark use it;
+ * hosts may join ({@link #start}, {@link #retain}) and leave ({@link #stop}) while a job runs.
+ *
+ * <pre>
+ *   pool.start(hosts)          entries STARTING; the driver expects them; their services start (in the background)
+ *   pool.ready(hosts)          start the missing ones, wait until registered, hand over files: PROVISIONED
+ *   pool.stop(host, why)       Shutdown to its service (or its remote shell ended): STOPPED
+ *   driver reports a loss      LOST, printed, told to the {@link #onHostLost} listener
+ *   pool.close()               Shutdown to every service, remote shells waited for, stdin files gone
+ * </pre>
+ *
+ * <p>Network: the driver listens on the local address that routes to each host ({@link Config#route}), one listener
+ * per distinct address, added as hosts appear; each service is told the listener on its own route. Nothing binds to
+ * the wildcard address.
+ *
+ * <p>Keys: the job secret reaches a started service on its stdin, from a 0600 file deleted as soon as it registered.
+ *
+ * <p>Threading: one monitor ({@code this}) guards the entries. It is held for bookkeeping and process starts only,
+ * never across a wait on the network: blocking driver calls (files, node store, Shutdown) run on the caller's thread
+ * without it. The driver's threads report registrations and losses; they take the monitor briefly (so an entry always
+ * exists before its service can register) and call the loss listener after releasing it. {@link #ready} waits on the
+ * monitor, woken by registrations, and looks at remote shells that ended every {@link #POLL}.
+ */
+public final class TaskServicePool implements AutoCloseable {
+    /** How often a wait for registrations looks at remote shells that ended. */
+    static final Duration POLL = Duration.ofMillis(20);
+
+    /** The local address that routes to a host (where the driver listens for that host's service). */
+    @FunctionalInterface
+    public interface Route {
+        InetAddress to(String host) throws IOException;
+    }
+
+    /**
+     * What a pool needs.
+     *
+     * @param prefix the first word of the lines it prints ({@code troika}, {@code troika-spark})
+     * @param secret the job secret: services and the driver authenticate with it
+     * @param start how services are started
+     * @param route where the driver listens for each host ({@link HostAddresses#routeTo(String)} for the relay)
+     * @param startTimeout how long a service may take to register, counted from its own start
+     * @param heartbeat heartbeat interval of the driver and services
+     * @param liveness silence after which a registered host is lost
+     * @param separateSharedHostnames whether hosts sharing a kernel hostname get their host word as hostname in a
+     *     private UTS namespace (needs root where they run)
+     * @param agentLabel the launch agent key label a service started now gets for a host ({@code null} result: none)
+     * @param timeline records each service's start and loss
+     * @param err where starts that failed and losses are printed
+     */
+    public record Config(String prefix, Secret secret, ServiceStart start, Route route, Duration startTimeout,
+            Duration heartbeat, Duration liveness, boolean separateSharedHostnames, UnaryOperator<String> agentLabel,
+            Timeline timeline, PrintStream err) {
+        /** The relay's defaults: {@link Liveness} intervals, shared hostnames separated, no agent label, no timeline. */
+        public static Config of(String prefix, Secret secret, ServiceStart start, Route route, Duration startTimeout,
+                PrintStream err) {
+            return new Config(prefix, secret, start, route, startTimeout, Liveness.HEARTBEAT, Liveness.TIMEOUT, true,
+                    host -> null, Timeline.off(), err);
+        }
+
+        public Config withLiveness(Duration heartbeat, Duration liveness) {
+            return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, separateSharedHostnames,
+                    agentLabel, timeline, err);
+        }
+
+        public Config withSeparateSharedHostnames(boolean separate) {
+            return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, separate, agentLabel,
+                    timeline, err);
+        }
+
+        public Config withAgentLabel(UnaryOperator<String> labelForHost) {
+            return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, separateSharedHostnames,
+                    labelForHost, timeline, err);
+        }
+
+        public Config withTimeline(Timeline t) {
+            return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, separateSharedHostnames,
+                    agentLabel, t, err);
+        }
+    }
+
+    /** One start of one host's service (a host started again gets a new entry). */
+    private static final class Entry {
+        final String host;
+        final long startedNanos = System.nanoTime();
+        final long startedMicros;
+        HostState state = HostState.STARTING;
+        ProcessSupervisor shell;
+        java.nio.file.Path secretFile;
+        /** Why it stopped before registering, for the error that names it. */
+        String problem;
+        /** The files (variable names) it holds. */
+        final Set<String> files = new LinkedHashSet<>();
+        boolean nodeStore;
+
+        Entry(String host, long startedMicros) {
+            this.host = host;
+            this.startedMicros = startedMicros;
+        }
+
+        boolean shellEnded() {
+            return shell != null && !shell.isAlive();
+        }
+    }
+
+    private final Config config;
+    /** The current entry of every host ever started, in first-start order (guarded by this). */
+    private final Map<String, Entry> entries = new LinkedHashMap<>();
+    /** Remote shells of services stopped before the end, waited for at close (guarded by this). */
+    private final List<ProcessSupervisor> stoppedShells = new ArrayList<>();
+    /** Files every host's service gets, by variable name (guarded by this). */
+    private final Map<String, byte[]> files = new LinkedHashMap<>();
+    private String nodeStoreJob;
+    private volatile BiConsumer<String, String> onHostLost = (h, why) -> { };
+    private volatile DriverService driver;
+    private boolean closed;
+
+    private TaskServicePool(Config config) {
+        this.config = config;
+    }
+
+    /** A pool with no service yet; the driver starts with the first host's. */
+    public static TaskServicePool open(Config config) {
+        return new TaskServicePool(config);
+    }
+
+    /** Where lost hosts are reported from now on, once per host, on a driver thread (after the state changed). */
+    public void onHostLost(BiConsumer<String, String> listener) {
+        this.onHostLost = listener;
+    }
+
+    /** The driver ({@code null} before the first start): key rotation and network choice talk to it. */
+    public DriverService driver() {
+        return driver;
+    }
+
+    /** Where agents on this machine reach the driver ({@code null} before the first start). */
+    public Endpoint endpoint() {
+        DriverService d = driver;
+        return d == null ? null : d.endpoint();
+    }
+
+    /** Where {@code host}'s service registers: the driver's listener on the route to it. */
+    public Endpoint endpointFor(String host) throws IOException {
+        DriverService d = driver;
+        if (d == null) {
+            throw new IllegalStateException("no task service was started yet");
+        }
+        return d.listen(config.route().to(host));
+    }
+
+    /** {@code host}'s state, or {@code null} when it was never started. */
+    public synchronized HostState state(String host) {
+        Entry e = entries.get(host);
+        return e == null ? null : e.state;
+    }
+
+    /** Hosts with a service starting or up (not lost or stopped), in start order. */
+    public synchronized List<String> hosts() {
+        return entries.values().stream().filter(e -> !e.state.isFinal()).map(e -> e.host).toList();
+    }
+
+    /** Hosts whose current service was lost. */
+    public synchronized Set<String> lostHosts() {
+        Set<String> out = new LinkedHashSet<>();
+        entries.values().stream().filter(e -> e.state == HostState.LOST).forEach(e -> out.add(e.host));
+        return out;
+    }
+
+    /**
+     * Starts the services of those of {@code hosts} that have none starting or up (never started, stopped, lost, or
+     * their remote shell ended), in the background; returns the hosts that could not be started, and why.
+     */
+    public Map<String, String> start(Collection<String> hosts) {
+        Map<String, String> failed = new LinkedHashMap<>();
+        List<String> restarted = new ArrayList<>();
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("the task-service pool is closed");
+            }
+            for (String host : new LinkedHashSet<>(hosts)) {
+                Entry running = entries.get(host);
+                if (running != null && !running.state.isFinal() && !running.shellEnded()) {
+                    continue;
+                }
+                if (running != null && !running.state.isFinal()) {
+                    end(running, HostState.STOPPED, "its remote shell ended");
+                    restarted.add(host);
+                }
+                String why = startOne(host);
+                if (why != null) {
+                    failed.put(host, why);
+                }
+            }
+        }
+        restarted.forEach(h -> releaseQuietly(h, "restarting its service"));
+        return failed;
+    }
+
+    /** Starts one host's service (under the monitor); its failure, or {@code null}. */
+    private String startOne(String host) {
+        Entry e = new Entry(host, config.timeline().nowMicros());
+        try {
+            DriverService d = driverFor(host);
+            Endpoint at = d.listen(config.route().to(host));
+            d.expect(List.of(host));
+            entries.remove(host); // re-inserted last: start order
+            entries.put(host, e);
+            ServiceStart.Started s = config.start().start(host, at, config.agentLabel().apply(host), config.secret());
+            e.shell = s.shell();
+            e.secretFile = s.secretFile();
+            return null;
+        } catch (IOException | UsageException ex) {
+            if (driver != null) {
+                driver.release(host, "not started");
+            }
+            entries.put(host, e);
+            end(e, HostState.STOPPED, ex.getMessage());
+            return ex.getMessage();
+        }
+    }
+
+    /** The driver, started at the route of the first host (guarded by this). */
+    private DriverService driverFor(String firstHost) throws IOException {
+        if (driver == null) {
+            DriverService d = new DriverService(config.secret(), config.route().to(firstHost), List.of(),
+                    config.heartbeat(), config.liveness(), this::lost);
+            d.onRegistered(this::registered);
+            driver = d;
+        }
+        return driver;
+    }
+
+    /** A service registered (driver thread): its stdin file goes at once; the timeline gets its start span. */
+    private void registered(String host) {
+        Entry e;
+        synchronized (this) {
+            e = entries.get(host);
+            if (e == null || e.state != HostState.STARTING || !move(e, HostState.REGISTERED)) {
+                return;
+            }
+            Secret.deleteFile(e.secretFile);
+            e.secretFile = null;
+            notifyAll();
+        }
+        config.timeline().span(Timeline.Kind.SERVICE, "task service", host, e.startedMicros,
+                config.timeline().nowMicros(), Map.of());
+    }
+
+    /** The driver lost a host's service (driver thread). */
+    private void lost(String host, String why) {
+        synchronized (this) {
+            Entry e = entries.get(host);
+            if (e == null || !move(e, HostState.LOST)) {
+                return;
+            }
+            notifyAll();
+        }
+        config.err().println(config.prefix() + ": host " + host + " lost: " + why);
+        config.timeline().instant(Timeline.Kind.FAILURE, "host lost", host, Map.of("why", why));
+        onHostLost.accept(host, why);
+    }
+
+    /** {@code e} to {@code next} if {@link HostState#canBecome} allows it (never out of a final state). */
+    private static boolean move(Entry e, HostState next) {
+        if (!e.state.canBecome(next)) {
+            return false;
+        }
+        e.state = next;
+        return true;
+    }
+
+    /** Ends {@code e} (under the monitor): final state, stdin file gone, its shell kept to wait for at close. */
+    private void end(Entry e, HostState how, String problem) {
+        if (!move(e, how)) {
+            return;
+        }
+        e.problem = problem;
+        Secret.deleteFile(e.secretFile);
+        e.secretFile = null;
+        if (e.shell != null) {
+            stoppedShells.add(e.shell);
+        }
+    }
+
+    /**
+     * Keeps services on exactly {@code hosts}: starts those not starting or up (in the background) and stops the
+     * others. Returns at once; starts that failed are printed.
+     */
+    public void retain(Collection<String> hosts) {
+        Set<String> keep = new LinkedHashSet<>(hosts);
+        for (String h : hosts()) {
+            if (!keep.contains(h)) {
+                stop(h, "host left the job");
+            }
+        }
+        start(keep).forEach((h, why) -> config.err().println(config.prefix() + ": cannot start the task service of "
+                + h + ": " + why));
+    }
+
+    /**
+     * Stops {@code host}'s service: Shutdown when it registered (its remote shell ends with it and is waited for at
+     * close), else its remote shell is ended now (nothing would tell a service that never registered to stop).
+     */
+    public void stop(String host, String why) {
+        ProcessSupervisor unregistered = null;
+        synchronized (this) {
+            Entry e = entries.get(host);
+            if (e == null || e.state.isFinal()) {
+                return;
+            }
+            boolean wasUp = e.state.isUp();
+            end(e, HostState.STOPPED, why);
+            if (!wasUp && e.shell != null && e.shell.isAlive()) {
+                unregistered = e.shell;
+            }
+        }
+        releaseQuietly(host, why);
+        if (unregistered != null) {
+            ProcessSupervisor shell = unregistered;
+            Thread t = new Thread(() -> {
+                try {
+                    shell.terminate(Duration.ofSeconds(2));
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "troika-relay-stop-" + host);
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    private void releaseQuietly(String host, String why) {
+        DriverService d = driver;
+        if (d != null) {
+            d.release(host, why);
+        }
+    }
+
+    /**
+     * Readies {@code hosts} for a launch: starts the services not starting or up, waits until each registered (its
+     * start timeout counted from its own start; a host whose remote shell ended fails at once), then hands the fresh
+     * ones the job's files and node store ({@link HostState#PROVISIONED}).
+     *
+     * @throws HostsNotReadyException naming the hosts that could not start, did not register in time, or whose remote
+     *     shell ended first; their services are stopped (the pool stays usable without them)
+     */
+    public void ready(List<String> hosts) throws HostsNotReadyException, IOException,
+            InterruptedException {
+        Map<String, String> notStarted = start(hosts);
+        if (!notStarted.isEmpty()) {
+            throw new HostsNotReadyException(List.copyOf(notStarted.keySet()), notStarted.entrySet().stream()
+                    .map(e -> "cannot start the task service of " + e.getKey() + ": " + e.getValue())
+                    .collect(java.util.stream.Collectors.joining("; ")));
+        }
+        awaitRegistered(hosts);
+        provision(hosts);
+    }
+
+    /**
+     * Waits until every one of {@code hosts} is up. Gives up once every host still missing has failed (its remote
+     * shell ended, it was lost or stopped, or its start timeout passed), stops those and names them.
+     */
+    private void awaitRegistered(List<String> hosts) throws HostsNotReadyException, InterruptedException {
+        List<Entry> failed = new ArrayList<>();
+        synchronized (this) {
+            while (true) {
+                failed.clear();
+                int missing = 0;
+                long now = System.nanoTime();
+                for (String h : hosts) {
+                    Entry e = entries.get(h);
+                    if (e.state.isUp()) {
+                        continue;
+                    }
+                    missing++;
+                    if (e.state.isFinal() || e.shellEnded()
+                            || now - e.startedNanos >= config.startTimeout().toNanos()) {
+                        failed.add(e);
+                    }
+                }
+                if (missing == 0) {
+                    return;
+                }
+                if (failed.size() == missing) {
+                    break;
+                }
+                wait(POLL.toMillis());
+            }
+        }
+        throw notReady(failed);
+    }
+
+    /** The error naming {@code failed} hosts (not under the monitor: reading a shell's exit code may wait). */
+    private HostsNotReadyException notReady(List<Entry> failed) {
+        List<String> names = failed.stream().map(e -> e.host).toList();
+        List<String> ended = new ArrayList<>();
+        for (Entry e : failed) {
+            if (e.shellEnded()) {
+                String code = exitOf(e.shell);
+                ended.add(e.host + " (exit " + code + ")");
+                config.timeline().instant(Timeline.Kind.FAILURE, "task service did not start", e.host,
+                        Map.of("remoteShellExit", code));
+            } else if (e.state == HostState.STARTING) {
+                config.timeline().instant(Timeline.Kind.FAILURE, "task service did not start", e.host,
+                        Map.of("timeoutSeconds", config.startTimeout().toSeconds()));
+            } else {
+                ended.add(e.host + " (" + (e.state == HostState.LOST ? "lost" : e.problem) + ")");
+            }
+            stop(e.host, "did not start in time");
+        }
+        if (ended.isEmpty()) {
+            return new HostsNotReadyException(names, config.startTimeout());
+        }
+        return new HostsNotReadyException(names, "task services did not come up on: "
+                + HostsNotReadyException.abbreviate(ended, HostsNotReadyException.SHOWN)
+                + ": the remote shell ended before the service registered (check that troika is installed there"
+                + " and the remote shell works; --verbose shows the command)");
+    }
+
+    private static String exitOf(ProcessSupervisor p) {
+        try {
+            Integer code = p.waitFor(Duration.ZERO);
+            return code == null ? "?" : code.toString();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "?";
+        }
+    }
+
+    /**
+     * Hands the registered ones of {@code hosts} what they do not hold yet (the job's files, the node store) and
+     * makes them {@link HostState#PROVISIONED}.
+     */
+    private void provision(List<String> hosts) throws IOException, InterruptedException {
+        DriverService d = driver;
+        List<String> fresh;
+        synchronized (this) {
+            fresh = hosts.stream().filter(h -> entries.get(h).state == HostState.REGISTERED).toList();
+        }
+        if (fresh.isEmpty()) {
+            return;
+        }
+        if (config.separateSharedHostnames()) {
+            d.separateSharedHostnames();
+        }
+        while (true) {
+            Map<String, List<String>> toSend = new LinkedHashMap<>();
+            List<String> toAnnounce = new ArrayList<>();
+            Map<String, byte[]> content;
+            String store;
+            synchronized (this) {
+                content = Map.copyOf(files);
+                store = nodeStoreJob;
+                for (String h : fresh) {
+                    Entry e = entries.get(h);
+                    for (String f : files.keySet()) {
+                        if (!e.files.contains(f)) {
+                            toSend.computeIfAbsent(f, k -> new ArrayList<>()).add(h);
+                        }
+                    }
+                    if (store != null && !e.nodeStore) {
+                        toAnnounce.add(h);
+                    }
+                }
+                if (toSend.isEmpty() && toAnnounce.isEmpty()) {
+                    fresh.forEach(h -> move(entries.get(h), HostState.PROVISIONED));
+                    return;
+                }
+            }
+            for (Map.Entry<String, List<String>> f : toSend.entrySet()) {
+                d.sendPrivateFile(f.getValue(), f.getKey(), content.get(f.getKey()), config.startTimeout());
+            }
+            if (!toAnnounce.isEmpty()) {
+                d.announceNodeStore(toAnnounce, store);
+            }
+            synchronized (this) {
+                toSend.forEach((f, to) -> to.forEach(h -> entries.get(h).files.add(f)));
+                toAnnounce.forEach(h -> entries.get(h).nodeStore = true);
+            }
+        }
+    }
+
+    /**
+     * Hands key material to every provisioned host's service now and to each later one as it is provisioned: the
+     * service writes it 0600 in its private directory and gives the commands it runs {@code envName} = that file.
+     *
+     * @throws IOException naming a host that could not store it within the start timeout
+     */
+    public void provideFile(String envName, byte[] content) throws IOException, InterruptedException {
+        List<String> to;
+        synchronized (this) {
+            files.put(envName, content.clone());
+            to = provisioned();
+        }
+        DriverService d = driver;
+        if (d != null && !to.isEmpty()) {
+            d.sendPrivateFile(to, envName, content, config.startTimeout());
+            synchronized (this) {
+                to.forEach(h -> entries.get(h).files.add(envName));
+            }
+        }
+    }
+
+    /**
+     * Tells every provisioned host (now, and each later one as it is provisioned) that it holds elastic job
+     * {@code jobId}'s node state store, which its service removes if it stops without the driver's Shutdown.
+     */
+    public void announceNodeStore(String jobId) throws IOException {
+        List<String> to;
+        synchronized (this) {
+            nodeStoreJob = jobId;
+            to = provisioned();
+        }
+        DriverService d = driver;
+        if (d != null && !to.isEmpty()) {
+            d.announceNodeStore(to, jobId);
+            synchronized (this) {
+                to.forEach(h -> entries.get(h).nodeStore = true);
+            }
+        }
+    }
+
+    private List<String> provisioned() {
+        return entries.values().stream().filter(e -> e.state == HostState.PROVISIONED).map(e -> e.host).toList();
+    }
+
+    /**
+     * Where the start of {@code hosts} is: how many are up, and the one that has been starting longest ({@code null}
+     * when all are up).
+     */
+    public synchronized StartProgress.Hosts progress(List<String> hosts) {
+        int up = 0;
+        Entry slowest = null;
+        for (String h : hosts) {
+            Entry e = entries.get(h);
+            if (e != null && e.state.isUp()) {
+                up++;
+            } else if (e != null && (slowest == null || e.startedNanos < slowest.startedNanos)) {
+                slowest = e;
+            }
+        }
+        return new StartProgress.Hosts(hosts.size(), up, slowest == null ? null : slowest.host);
+    }
+
+    /** Shutdown to every service, waits for their remote shells (then ends them), deletes the stdin files. */
+    @Override
+    public void close() {
+        List<ProcessSupervisor> shells = new ArrayList<>();
+        List<ProcessSupervisor> unregistered = new ArrayList<>();
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            for (Entry e : entries.values()) {
+                if (e.state == HostState.STARTING && e.shell != null) {
+                    unregistered.add(e.shell); // no Shutdown reaches it: ended below instead of waited for
+                }
+                end(e, HostState.STOPPED, "job finished");
+            }
+            shells.addAll(stoppedShells);
+            stoppedShells.clear();
+            shells.removeAll(unregistered);
+        }
+        DriverService d = driver;
+        if (d != null) {
+            d.close();
+        }
+        for (ProcessSupervisor p : unregistered) {
+            p.close();
+        }
+        stopShells(shells);
+    }
+
+    /** Waits for the remote shells of services told to shut down, then ends those still running. */
+    static void stopShells(List<ProcessSupervisor> shells) {
+        for (ProcessSupervisor p : shells) {
+            try {
+                // told to shut down by the driver, the services exit and their remote shells with them
+                if (p.waitFor(Duration.ofSeconds(10)) == null) {
+                    p.terminate(Duration.ofSeconds(3));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            p.close();
+        }
+    }
+}

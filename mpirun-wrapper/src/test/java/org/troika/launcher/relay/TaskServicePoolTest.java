@@ -1,0 +1,179 @@
+package org.troika.launcher.relay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.troika.rsh.driver.HostsNotReadyException;
+import org.troika.rsh.task.TaskService;
+import org.troika.wire.Endpoint;
+import org.troika.wire.Secret;
+
+/**
+ * The pool with real task services in this JVM over loopback (started on their own threads, as a remote shell would
+ * start them elsewhere): host states, loss, stop and restart, failed and silent starts, and the driver's listener per
+ * route.
+ */
+@Timeout(120)
+class TaskServicePoolTest {
+    private static final Duration HEARTBEAT = Duration.ofMillis(200);
+    private static final Duration LIVENESS = Duration.ofSeconds(2);
+
+    @TempDir
+    Path tmp;
+
+    private final Secret secret = Secret.generate();
+    private final Map<String, TaskService> services = new ConcurrentHashMap<>();
+    /** Where each service was told to register, in start order. */
+    private final List<String> told = new CopyOnWriteArrayList<>();
+    private final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+    private final List<TaskServicePool> pools = new CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void close() {
+        pools.forEach(TaskServicePool::close);
+        services.values().forEach(TaskService::close);
+    }
+
+    /** Starts an in-JVM task service for the host on its own thread (the pool's monitor is held meanwhile). */
+    private ServiceStart inProcess() {
+        return (host, driver, label, key) -> {
+            told.add(host + "@" + driver);
+            Thread t = new Thread(() -> {
+                try {
+                    services.put(host, new TaskService(new TaskService.Config(host, List.of(driver), key, HEARTBEAT,
+                            LIVENESS, Map.of(), tmp)).start());
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            return ServiceStart.Started.ELSEWHERE;
+        };
+    }
+
+    private TaskServicePool pool(ServiceStart start, TaskServicePool.Route route, Duration startTimeout) {
+        TaskServicePool p = TaskServicePool.open(TaskServicePool.Config.of("troika", secret, start, route, startTimeout,
+                new PrintStream(errBytes, true, StandardCharsets.UTF_8)).withLiveness(HEARTBEAT, LIVENESS)
+                .withSeparateSharedHostnames(false));
+        pools.add(p);
+        return p;
+    }
+
+    private static TaskServicePool.Route loopback() {
+        return h -> InetAddress.getLoopbackAddress();
+    }
+
+    @Test
+    void servicesGoFromStartingToProvisionedAndAStoppedHostStartsAgainAsANewEntry() throws Exception {
+        TaskServicePool pool = pool(inProcess(), loopback(), Duration.ofSeconds(30));
+        assertNull(pool.state("a"));
+        assertEquals(Map.of(), pool.start(List.of("a", "b")));
+        assertEquals(HostState.STARTING, pool.state("a"), "registered before its start returned?");
+        pool.ready(List.of("a", "b"));
+        assertEquals(HostState.PROVISIONED, pool.state("a"));
+        assertEquals(HostState.PROVISIONED, pool.state("b"));
+        assertEquals(List.of("a", "b"), pool.hosts());
+        pool.provideFile("TROIKA_TEST_FILE", "x".getBytes(StandardCharsets.US_ASCII)); // both confirm, or it throws
+
+        pool.stop("b", "host left the job");
+        assertEquals(HostState.STOPPED, pool.state("b"));
+        assertEquals(List.of("a"), pool.hosts());
+        assertTrue(services.get("b").awaitStop().contains("host left the job"));
+        assertEquals(Map.of(), pool.start(List.of("a"))); // a is up: not started again
+        assertEquals(2, told.size(), told.toString());
+
+        services.remove("b");
+        pool.ready(List.of("a", "b")); // b again: a new entry from STARTING, given the file it missed
+        assertEquals(HostState.PROVISIONED, pool.state("b"));
+        assertEquals(3, told.size(), told.toString());
+        assertEquals(List.of("a", "b"), pool.hosts());
+        assertTrue(pool.lostHosts().isEmpty(), errBytes.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aLostHostIsReportedOnceItsStateStaysLostAndAStartGivesItANewService() throws Exception {
+        TaskServicePool pool = pool(inProcess(), loopback(), Duration.ofSeconds(30));
+        LinkedBlockingQueue<String> lost = new LinkedBlockingQueue<>();
+        pool.onHostLost((h, why) -> lost.add(h + ": " + why));
+        pool.ready(List.of("a", "b"));
+        services.remove("a").close(); // the service vanishes without the driver's Shutdown
+        String report = lost.poll(30, TimeUnit.SECONDS);
+        assertTrue(report != null && report.startsWith("a: "), String.valueOf(report));
+        assertEquals(HostState.LOST, pool.state("a"));
+        assertEquals(java.util.Set.of("a"), pool.lostHosts());
+        pool.stop("a", "too late"); // refused: LOST is final
+        assertEquals(HostState.LOST, pool.state("a"));
+        assertTrue(errBytes.toString(StandardCharsets.UTF_8).contains("troika: host a lost: "));
+
+        pool.ready(List.of("a"));
+        assertEquals(HostState.PROVISIONED, pool.state("a"));
+        assertTrue(pool.lostHosts().isEmpty());
+        assertNull(lost.poll(LIVENESS.toMillis() * 2, TimeUnit.MILLISECONDS), "reported again: " + lost);
+    }
+
+    /** Issue 21: a host reached through another interface registers at a listener on that interface. */
+    @Test
+    void eachHostIsToldTheListenerOnItsOwnRouteAndNothingListensOnTheWildcard() throws Exception {
+        InetAddress second = InetAddress.getByName("127.0.0.2");
+        TaskServicePool pool = pool(inProcess(), h -> h.equals("b") ? second : InetAddress.getLoopbackAddress(),
+                Duration.ofSeconds(30));
+        pool.ready(List.of("a"));
+        pool.ready(List.of("a", "b")); // b joins later, on another route
+        assertEquals(HostState.PROVISIONED, pool.state("b"));
+        Endpoint first = pool.endpoint();
+        assertEquals("127.0.0.1", first.address());
+        assertEquals(List.of("a@" + first, "b@" + pool.endpointFor("b")), told);
+        assertEquals("127.0.0.2", pool.endpointFor("b").address());
+        assertThrows(IOException.class, () -> new java.net.Socket("127.0.0.3", pool.endpointFor("b").port()).close());
+    }
+
+    @Test
+    void aServiceThatNeverRegistersIsNamedAfterItsStartTimeoutAndStopped() {
+        TaskServicePool pool = pool(ServiceStart.elsewhere(), loopback(), Duration.ofSeconds(1));
+        long t0 = System.nanoTime();
+        HostsNotReadyException e = assertThrows(HostsNotReadyException.class, () -> pool.ready(List.of("x", "y")));
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertEquals(List.of("x", "y"), e.missing());
+        assertTrue(e.getMessage().startsWith("task services did not come up within 1 s on: x, y"), e.getMessage());
+        assertTrue(ms >= 900 && ms < 20_000, ms + " ms");
+        assertEquals(HostState.STOPPED, pool.state("x"));
+        assertEquals(List.of(), pool.hosts());
+    }
+
+    @Test
+    void aStartThatFailsIsNamedWithItsReasonAndTheOthersStillComeUp() throws Exception {
+        ServiceStart real = inProcess();
+        TaskServicePool pool = pool((host, driver, label, key) -> {
+            if (host.equals("bad")) {
+                throw new IOException("no such remote shell");
+            }
+            return real.start(host, driver, label, key);
+        }, loopback(), Duration.ofSeconds(30));
+        HostsNotReadyException e = assertThrows(HostsNotReadyException.class, () -> pool.ready(List.of("a", "bad")));
+        assertEquals(List.of("bad"), e.missing());
+        assertEquals("cannot start the task service of bad: no such remote shell", e.getMessage());
+        assertEquals(HostState.STOPPED, pool.state("bad"));
+        pool.ready(List.of("a"));
+        assertEquals(HostState.PROVISIONED, pool.state("a"));
+    }
+}

@@ -21,25 +21,36 @@ class PrivateFilesTest {
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(d)));
         assertTrue(d.getFileName().toString().startsWith("troika-" + ProcessHandle.current().pid() + "-"
                 + PrivateFiles.boot() + "-"), d.toString());
-        assertFalse(PrivateFiles.abandoned(d.getFileName().toString()), "a live owner's directory is not abandoned");
+        assertTrue(PrivateFiles.ownedName(d.getFileName().toString()));
+        assertTrue(Files.exists(d.resolve(PrivateFiles.LOCK)));
+        assertEquals(0, PrivateFiles.removeAbandoned(tmp), "a live owner's directory is not abandoned");
     }
 
     @Test
     void removesOnlyDirectoriesOfDeadOwnersOnThisKernel() throws Exception {
-        // a real process that has ended: its pid is dead (and not yet reused, in all likelihood, within the test)
+        // an owner killed with SIGKILL leaves its lock file unlocked (KeyDirectoryTest kills real owners, also from
+        // another PID namespace)
         Process p = new ProcessBuilder("true").start();
         p.waitFor();
         long dead = p.pid();
-        Path abandoned = Files.createDirectories(tmp.resolve("troika-" + dead + "-" + PrivateFiles.boot() + "-1a2b"));
+        Path abandoned = Files.createDirectories(tmp.resolve("troika-" + dead + "-" + PrivateFiles.boot() + "-9f"));
+        Files.writeString(abandoned.resolve(PrivateFiles.LOCK), "");
         Files.writeString(abandoned.resolve("secret"), "stale");
+        // without a lock file (an older troika's, or being removed), or from another kernel: never removed
+        Path unlocked = Files.createDirectories(tmp.resolve("troika-" + dead + "-" + PrivateFiles.boot() + "-1a2b"));
         Path otherKernel = Files.createDirectories(tmp.resolve("troika-" + dead + "-"
                 + (PrivateFiles.boot().equals("00000000") ? "11111111" : "00000000") + "-1a2b"));
+        Files.writeString(otherKernel.resolve(PrivateFiles.LOCK), "");
         Path live = PrivateFiles.createOwnedTempDirectory(tmp);
         Path foreign = Files.createDirectories(tmp.resolve("troika-scratch"));
         Path mine = PrivateFiles.createOwnedTempDirectory(tmp); // create() sweeps first
         assertFalse(Files.exists(abandoned), "a dead owner's key directory survived");
         assertTrue(Files.exists(otherKernel), "a directory from another machine or boot was removed");
+        assertTrue(Files.exists(unlocked), "a directory without a lock file was removed");
         assertTrue(Files.exists(live) && Files.exists(mine) && Files.exists(foreign));
         assertEquals(0, PrivateFiles.removeAbandoned(tmp));
+        PrivateFiles.deleteTree(live); // gives up its lock: nothing of it is left, and a new one can be made
+        assertFalse(Files.exists(live));
+        assertTrue(Files.exists(PrivateFiles.createOwnedTempDirectory(tmp)));
     }
 }

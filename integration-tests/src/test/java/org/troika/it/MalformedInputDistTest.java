@@ -52,6 +52,10 @@ class MalformedInputDistTest {
     }
 
     private Result troika(Map<String, String> env, String... args) throws Exception {
+        return troika(BOUND_S, env, args);
+    }
+
+    private Result troika(long boundS, Map<String, String> env, String... args) throws Exception {
         List<String> argv = new ArrayList<>(List.of(Dist.troika().toString()));
         argv.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(new java.io.File(
@@ -69,9 +73,9 @@ class MalformedInputDistTest {
         pb.redirectOutput(out.toFile()).redirectError(err.toFile());
         long start = System.nanoTime();
         Process p = pb.start();
-        if (!p.waitFor(BOUND_S, TimeUnit.SECONDS)) {
+        if (!p.waitFor(boundS, TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            throw new AssertionError("troika " + String.join(" ", args) + " still runs after " + BOUND_S + " s");
+            throw new AssertionError("troika " + String.join(" ", args) + " still runs after " + boundS + " s");
         }
         return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
                 Files.readString(err, StandardCharsets.UTF_8), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
@@ -158,5 +162,57 @@ class MalformedInputDistTest {
                 "1", "true"));
         assertTrue(line.startsWith("troika: error: host discovery script ") && line.endsWith("exited with code 1:"
                 + " inventory down"), line);
+    }
+    /**
+     * Issue 22: a config file is bounded before it is parsed. A 60 MB file was "check its permissions", 10-20 MB ran
+     * out of memory with a trace, a 6 MB comment took 17 s (SnakeYAML's reader copied its window per character), 1,000
+     * levels or a self-reference were a StackOverflowError with a 1,025-line trace.
+     */
+    @Test
+    void configFilesAreBoundedBeforeTheyAreParsed() throws Exception {
+        Path huge = dir.resolve("huge.yaml");
+        try (java.io.Writer w = Files.newBufferedWriter(huge)) {
+            w.write("# ");
+            for (int i = 0; i < 60; i++) {
+                w.write("c".repeat(1_000_000));
+            }
+            w.write("\nparams: {}\n");
+        }
+        assertTrue(assertRefused(troika(Map.of(), "run", "--config-file", huge.toString(), "-np", "1", "true"))
+                .contains("more than the 1048576-byte limit for config files"));
+        Path deep = Files.writeString(dir.resolve("deep.yaml"), "params: " + "[".repeat(1000) + "]".repeat(1000));
+        assertTrue(assertRefused(troika(Map.of(), "run", "--config-file", deep.toString(), "-np", "1", "true"))
+                .contains("nests maps and lists more than 32 levels deep"));
+        Path self = Files.writeString(dir.resolve("self.yaml"), "params: &p {x: *p}\n");
+        assertTrue(assertRefused(troika(Map.of(), "run", "--config-file", self.toString(), "-np", "1", "true"))
+                .contains("is not valid YAML"));
+        // just under the limit, nearly all comment: read at once (it took seconds per MB)
+        Path comment = Files.writeString(dir.resolve("comment.yaml"), "# " + "c".repeat(1_000_000)
+                + "\nparams: {fusion_threshold_mb: 1}\n");
+        Result ok = troika(Map.of(), "run", "--config-file", comment.toString(), "-np", "1", "--dry-run", "true");
+        assertEquals(0, ok.code(), ok.err());
+    }
+
+    /**
+     * Issue 22: a valid hostfile of 500,000 hosts and 1,000,000 slots (19.5 MB; the limits are 64 MiB and 1,048,576)
+     * ran out of memory with a trace; and running out of memory is one line, not a trace.
+     */
+    @Test
+    void aHalfMillionHostHostfileIsPlannedAndRunningOutOfMemoryIsOneLine() throws Exception {
+        Path hosts = dir.resolve("big.hosts");
+        try (java.io.Writer w = Files.newBufferedWriter(hosts)) {
+            for (int i = 0; i < 500_000; i++) {
+                w.write(String.format("node%06d.cluster.example.org slots=2%n", i));
+            }
+        }
+        Result r = troika(300, Map.of(), "hosts", "--hostfile", hosts.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith("# hosts from hostfile"), r.out().substring(0, Math.min(300, r.out().length())));
+        assertEquals(1_000_002, r.out().lines().count());
+        assertTrue(r.out().endsWith("999999 node499999.cluster.example.org 1 499999\n"));
+        Result oom = troika(300, Map.of("TROIKA_JAVA_OPTS", "-Xms8m -Xmx24m"), "hosts", "--hostfile", hosts.toString());
+        assertEquals(1, oom.code(), oom.err());
+        assertEquals(1, oom.err().lines().count(), oom.err());
+        assertTrue(oom.err().startsWith("troika: out of memory: "), oom.err());
     }
 }

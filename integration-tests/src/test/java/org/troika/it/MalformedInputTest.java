@@ -308,6 +308,27 @@ class MalformedInputTest {
         return cases;
     }
 
+    /** Issue 22: config files bounded before parsing: size (comments count), nesting, aliases, file kinds. */
+    static List<Case> configCases() throws Exception {
+        fileCases(); // makes the FIFO
+        Map<String, String> files = new java.util.LinkedHashMap<>();
+        files.put("a 2 MB comment", "# " + "c".repeat(2_000_000) + "\n");
+        files.put("1000 levels of flow lists", "params: " + "[".repeat(1000) + "]".repeat(1000) + "\n");
+        files.put("an unclosed 500000-level list", "params: " + "[".repeat(500_000) + "\n");
+        files.put("a self-referencing map", "params: &p {x: *p}\n");
+        files.put("a self-referencing list", "a: &a [*a]\n");
+        files.put("billion laughs", "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                + "c: [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n");
+        List<Case> cases = new ArrayList<>();
+        files.forEach((name, text) -> cases.add(new Case("config file: " + name, List.of("run", "--config-file",
+                write(text), "-np", "1", "true"), Map.of())));
+        for (String special : List.of(dir.resolve("fifo").toString(), "/dev/zero", dir.toString())) {
+            cases.add(new Case("config file " + special, List.of("run", "--config-file", special, "-np", "1", "true"),
+                    Map.of()));
+        }
+        return cases;
+    }
+
     static List<Case> discoveryCases() throws IOException {
         Map<String, String> scripts = new java.util.LinkedHashMap<>();
         scripts.put("a 20 MB line", "head -c 20000000 /dev/zero | tr '\\000' a; echo");
@@ -452,6 +473,7 @@ class MalformedInputTest {
         cases.addAll(fileCases());
         cases.addAll(discoveryCases());
         cases.addAll(timelineCases());
+        cases.addAll(configCases());
         cases.addAll(repeatCases());
         cases.addAll(otherCases());
         Map<String, Case> byName = new java.util.LinkedHashMap<>(); // a case generated twice runs once

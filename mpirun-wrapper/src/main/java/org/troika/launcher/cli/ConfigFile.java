@@ -1,10 +1,9 @@
 package org.troika.launcher.cli;
 
-import java.io.IOException;
 import java.math.BigDecimal;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -17,6 +16,10 @@ import org.apache.commons.cli.Options;
 import org.apache.commons.cli.ParseException;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.api.lowlevel.Parse;
+import org.snakeyaml.engine.v2.events.CollectionEndEvent;
+import org.snakeyaml.engine.v2.events.CollectionStartEvent;
+import org.snakeyaml.engine.v2.events.Event;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.troika.common.TroikaEnv;
@@ -48,6 +51,10 @@ final class ConfigFile {
     private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warning", "error", "fatal");
     private static final int MAX_FUSION_MB = 1024;
     private static final int MAX_SECONDS = 24 * 3600;
+    /** Largest config file, comments included (Horovod's are a few hundred bytes). */
+    static final int MAX_BYTES = 1 << 20;
+    /** Deepest nesting of maps and lists (Horovod's config has 2 levels). */
+    static final int MAX_DEPTH = 32;
 
     private ConfigFile() {}
 
@@ -138,20 +145,32 @@ final class ConfigFile {
         return new Applied(merged, m.env(), warnings, file, keyOfFlag);
     }
 
-    /** Reads and parses the file: a mapping, or an empty one for an empty file. */
+    /**
+     * Reads and parses the file: a mapping, or an empty one for an empty file. Bounded before SnakeYAML sees a byte:
+     * at most {@value #MAX_BYTES} bytes (comments included), then an event pass (SnakeYAML's parser is a state
+     * machine, its composer recursive) refuses nesting deeper than {@value #MAX_DEPTH}; SnakeYAML's own limits are
+     * set: no alias of a map or list (so neither self-reference nor "billion laughs"), no recursive keys, the code
+     * point limit, no duplicate keys.
+     */
     static Map<?, ?> load(String file, FileSource files) {
-        String text;
-        try {
-            text = String.join("\n", files.readLines(Path.of(file)));
-        } catch (NoSuchFileException e) {
-            throw new UsageException("config file " + file + " does not exist; check the path given to --config-file");
-        } catch (IOException e) {
-            throw new UsageException("config file " + file + " cannot be read (" + e.getMessage() + "); check its permissions");
-        }
+        String text = files.readText("config file " + file, Path.of(file), MAX_BYTES, "config files",
+                "check the path given to --config-file");
+        LoadSettings settings = LoadSettings.builder().setLabel(file).setAllowDuplicateKeys(false)
+                .setMaxAliasesForCollections(0).setAllowRecursiveKeys(false).setCodePointLimit(MAX_BYTES)
+                .setUseMarks(true).setBufferSize(MAX_BYTES + 1).build();
         Object doc;
         try {
-            LoadSettings settings = LoadSettings.builder().setLabel(file).setAllowDuplicateKeys(false)
-                    .setMaxAliasesForCollections(20).setCodePointLimit(1 << 20).build();
+            int depth = 0;
+            for (Iterator<Event> events = new Parse(settings).parseString(text).iterator(); events.hasNext(); ) {
+                Event e = events.next();
+                if (e instanceof CollectionStartEvent && ++depth > MAX_DEPTH) {
+                    String where = e.getStartMark().map(mk -> " at line " + (mk.getLine() + 1)).orElse("");
+                    throw new UsageException("config file " + file + " nests maps and lists more than " + MAX_DEPTH
+                            + " levels deep" + where + "; Horovod's config needs 2");
+                } else if (e instanceof CollectionEndEvent) {
+                    depth--;
+                }
+            }
             doc = new Load(settings).loadFromString(text);
         } catch (MarkedYamlEngineException e) {
             String where = e.getProblemMark().map(mk -> " at line " + (mk.getLine() + 1) + ", column "

@@ -71,6 +71,14 @@ public final class Main {
                 e.printStackTrace(io.err());
             }
             return UsageException.EXIT_CODE;
+        } catch (OutOfMemoryError e) {
+            // the stack is unwound, so what the job held is garbage now: one line, not a trace
+            io.err().println(errorLine("troika: ", "out of memory: this job's plan needs more than troika's "
+                    + (Runtime.getRuntime().maxMemory() >> 20) + " MiB heap; raise it, e.g. TROIKA_JAVA_OPTS=-Xmx4g"));
+            if (verbose) {
+                e.printStackTrace(io.err());
+            }
+            return 1;
         } catch (Exception e) {
             io.err().println(errorLine("troika: ", e.getMessage() == null ? e.toString() : e.getMessage()));
             if (verbose) {

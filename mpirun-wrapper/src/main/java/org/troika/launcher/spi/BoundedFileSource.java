@@ -10,8 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
+import java.util.AbstractList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.RandomAccess;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -47,35 +50,92 @@ final class BoundedFileSource implements FileSource {
 
     @Override
     public List<String> readLines(Path path) throws IOException {
+        return new TextLines(readText(path, maxBytes, "host files"));
+    }
+
+    @Override
+    public String readText(Path path, long limit, String what) throws IOException {
+        long max = Math.min(limit, maxBytes);
         if (regularOnly) {
             BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
             if (!a.isRegularFile()) {
                 throw new Unusable("is " + FileSource.kindOf(path) + ", not a regular file");
             }
-            if (a.size() > maxBytes) {
-                throw tooLarge(a.size());
+            if (a.size() > max) {
+                throw tooLarge(a.size(), max, what);
             }
         }
-        byte[] bytes = readWithTimeout(path);
-        if (bytes.length > maxBytes) {
-            throw tooLarge(-1);
+        byte[] bytes = readWithTimeout(path, max);
+        if (bytes.length > max) {
+            throw tooLarge(-1, max, what);
         }
-        String text;
         try {
-            text = StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(bytes)).toString();
         } catch (CharacterCodingException e) {
             throw new Unusable("is not UTF-8 text");
         }
-        return text.lines().toList();
     }
 
-    private byte[] readWithTimeout(Path path) throws IOException {
+    /**
+     * The lines of a text without a string per line: the text and two offsets per line (8 bytes), each line made
+     * when it is asked for. A 1,000,000-line host file holds its text once, not twice plus a million objects.
+     * Lines end at {@code \n}, {@code \r\n} or {@code \r}, as {@link String#lines()}.
+     */
+    static final class TextLines extends AbstractList<String> implements RandomAccess {
+        private final String text;
+        private int[] starts = new int[16];
+        private int[] ends = new int[16];
+        private int size;
+
+        TextLines(String text) {
+            this.text = text;
+            int start = 0;
+            int n = text.length();
+            for (int i = 0; i < n; i++) {
+                char c = text.charAt(i);
+                if (c == '\n' || c == '\r') {
+                    add(start, i);
+                    if (c == '\r' && i + 1 < n && text.charAt(i + 1) == '\n') {
+                        i++;
+                    }
+                    start = i + 1;
+                }
+            }
+            if (start < n) {
+                add(start, n);
+            }
+            starts = Arrays.copyOf(starts, size);
+            ends = Arrays.copyOf(ends, size);
+        }
+
+        private void add(int start, int end) {
+            if (size == starts.length) {
+                starts = Arrays.copyOf(starts, size * 2);
+                ends = Arrays.copyOf(ends, size * 2);
+            }
+            starts[size] = start;
+            ends[size++] = end;
+        }
+
+        @Override
+        public String get(int i) {
+            Objects.checkIndex(i, size);
+            return text.substring(starts[i], ends[i]);
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+    }
+
+    private byte[] readWithTimeout(Path path, long max) throws IOException {
         FutureTask<byte[]> read = new FutureTask<>(() -> {
             try (InputStream in = Files.newInputStream(path)) {
-                return in.readNBytes((int) maxBytes + 1);
+                return in.readNBytes((int) max + 1);
             }
         });
         Thread t = new Thread(read, "troika-read-" + path.getFileName());
@@ -91,6 +151,9 @@ final class BoundedFileSource implements FileSource {
             if (e.getCause() instanceof IOException io) {
                 throw io;
             }
+            if (e.getCause() instanceof Error err) {
+                throw err; // out of memory is troika's failure (one line from Main), not the file's
+            }
             throw new IOException(e.getCause());
         } catch (InterruptedException e) {
             t.interrupt();
@@ -99,8 +162,8 @@ final class BoundedFileSource implements FileSource {
         }
     }
 
-    private Unusable tooLarge(long size) {
-        return new Unusable((size >= 0 ? "is " + size + " bytes, more" : "has more") + " than the " + maxBytes
-                + "-byte limit for host files");
+    private static Unusable tooLarge(long size, long max, String what) {
+        return new Unusable((size >= 0 ? "is " + size + " bytes, more" : "has more") + " than the " + max
+                + "-byte limit for " + what);
     }
 }

@@ -31,6 +31,21 @@ public interface FileSource {
      */
     List<String> readLines(Path path) throws IOException;
 
+    /**
+     * The file's text, refused before it is read in full when it has more than {@code maxBytes} bytes (the real
+     * reader also caps it at {@link #MAX_BYTES}). This default, for recorded files in tests, joins the lines.
+     *
+     * @param what the kind of file, for the message ("config files")
+     * @throws Unusable as {@link #readLines}, or when the file is larger than {@code maxBytes}
+     */
+    default String readText(Path path, long maxBytes, String what) throws IOException {
+        String text = String.join("\n", readLines(path));
+        if (text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > maxBytes) {
+            throw new Unusable("has more than the " + maxBytes + "-byte limit for " + what);
+        }
+        return text;
+    }
+
     /** The real file system: regular files only, size-capped, with a timeout (see {@link BoundedFileSource}). */
     static FileSource system() {
         return new BoundedFileSource(MAX_BYTES, TIMEOUT, true);
@@ -43,9 +58,29 @@ public interface FileSource {
      * @param fix what the user can do, e.g. {@code "pass -H/--hostfile instead"}
      */
     default List<String> readHostLines(String what, Path path, String fix) {
+        return explained(what, fix, () -> readLines(path));
+    }
+
+    /**
+     * Reads a text file of at most {@code maxBytes} (e.g. a config file) and turns every failure into one usage error,
+     * as {@link #readHostLines}.
+     *
+     * @param kind the kind of file for the size message, e.g. {@code "config files"}
+     */
+    default String readText(String what, Path path, long maxBytes, String kind, String fix) {
+        return explained(what, fix, () -> readText(path, maxBytes, kind));
+    }
+
+    /** A read that may fail with an {@link IOException}. */
+    @FunctionalInterface
+    interface Read<T> {
+        T read() throws IOException;
+    }
+
+    private static <T> T explained(String what, String fix, Read<T> read) {
         String problem;
         try {
-            return readLines(path);
+            return read.read();
         } catch (NoSuchFileException e) {
             problem = "does not exist";
         } catch (AccessDeniedException e) {

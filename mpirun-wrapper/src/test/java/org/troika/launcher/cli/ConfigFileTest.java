@@ -217,6 +217,50 @@ class ConfigFileTest {
         assertFalse(e.getMessage().contains("\n"));
     }
 
+    /**
+     * Issue 22: bounded before parsing. Comments count toward the 1 MiB (a 6 MB comment took 17 s, 10-20 MB ran out
+     * of memory); nesting and aliases of maps and lists end in one line (self-reference and 1,000 levels were a
+     * StackOverflowError and a 1,025-line trace).
+     */
+    static Stream<Arguments> bounds() {
+        String laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                + "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n";
+        StringBuilder block = new StringBuilder();
+        for (int i = 0; i < 1000; i++) {
+            block.append(" ".repeat(i)).append("k").append(i).append(":\n");
+        }
+        return Stream.of(
+                Arguments.of("# " + "c".repeat(ConfigFile.MAX_BYTES) + "\nparams: {}\n",
+                        "config file hvd.yaml has more than the 1048576-byte limit for config files; check the path"
+                                + " given to --config-file"),
+                Arguments.of("params: &p {x: *p}\n", "config file hvd.yaml is not valid YAML"),
+                Arguments.of("a: &a [*a]\n", "config file hvd.yaml is not valid YAML"),
+                Arguments.of(laughs, "config file hvd.yaml is not valid YAML"),
+                Arguments.of("params: " + "[".repeat(1000) + "]".repeat(1000) + "\n",
+                        "config file hvd.yaml nests maps and lists more than 32 levels deep at line 1"),
+                Arguments.of("params: " + "[".repeat(500_000) + "\n",
+                        "config file hvd.yaml nests maps and lists more than 32 levels deep at line 1"),
+                Arguments.of(block.toString(), "config file hvd.yaml nests maps and lists more than 32 levels deep at"
+                        + " line 33"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("bounds")
+    void oversizedDeepOrSelfReferencingFilesAreOneLine(String yaml, String start) {
+        UsageException e = assertThrows(UsageException.class, () -> apply(yaml, withOperabilityFlags(), "hostname"));
+        assertTrue(e.getMessage().startsWith(start), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"), e.getMessage());
+    }
+
+    @Test
+    void aFileJustUnderTheLimitWithALongCommentIsRead() {
+        String yaml = "# " + "c".repeat(ConfigFile.MAX_BYTES - 100) + "\nparams:\n  fusion_threshold_mb: 2\n";
+        assertEquals(Map.of("TROIKA_FUSION_THRESHOLD", Long.toString(2L << 20)),
+                apply(yaml, withOperabilityFlags(), "hostname").env());
+        String nested = "params: {fusion_threshold_mb: 1, x: " + "[".repeat(29) + "]".repeat(29) + "}\n";
+        assertEquals(1, apply(nested, withOperabilityFlags(), "hostname").warnings().size());
+    }
+
     @Test
     void missingFile() {
         UsageException e = assertThrows(UsageException.class, () -> ConfigFile.apply(

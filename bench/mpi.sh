@@ -44,24 +44,11 @@ round() {
     MpiBench "$2" "$5" "$3" jna "$4"
 }
 
-# The peer: Open MPI 5.0.7's own Java bindings (JNI; ../shared/peers/ompi-java) run only inside the Open MPI 5 root
-# that scripts/openmpi5-root.sh builds. Each command there runs in a private mount namespace (nothing is mounted on
-# the host): the root with /proc, /sys, /dev, a private /dev/shm, the host's JDK 25 (FFM ranks) and /tmp, where this
-# script's programs and jars are.
-OMPI5_ROOT=${TROIKA_OMPI5_ROOT:-/var/cache/troika-test/openmpi5-root}
-PEER=${PEER:-/work/shared/peers/ompi-java}
-in_root() {
-  unshare --mount --propagation private /bin/sh -c '
-    set -e; R=$1; J=$2; shift 2
-    mount --bind "$R" "$R"; mount -t proc proc "$R/proc"; mount -t sysfs sysfs "$R/sys"; mount --rbind /dev "$R/dev"
-    mount -t tmpfs -o mode=1777,nosuid,nodev shm "$R/dev/shm"
-    mkdir -p "$R$J" "$R/tmp"; mount --bind "$J" "$R$J"; mount --rbind /tmp "$R/tmp"
-    exec chroot "$R" env -i PATH=/usr/bin:/bin HOME=/root OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$@"
-  ' sh "$OMPI5_ROOT" "$(dirname "$(dirname "$JAVA22")")" "$@"
-}
+# The peer: Open MPI 5.0.7's own Java bindings (JNI), inside the Open MPI 5 root (bench/mpi/ompi5.bash)
+source "$(dirname "$0")/mpi/ompi5.bash"
+jdk22_home=$(dirname "$(dirname "$JAVA22")")
 peer=no
-if [ -f "$OMPI5_ROOT/.troika-root-packages" ] && [ -f "$PEER/mpi.jar" ] && [ "$(id -u)" = 0 ] && [ "$ffm" = yes ] \
-    && [ -d "$root/dist/target/troika/lib" ]; then
+if ompi5_available && [ "$ffm" = yes ] && [ -d "$root/dist/target/troika/lib" ]; then
   peer=yes
   mkdir -p "$BENCH_TMP/peer"
   cp "$PEER/mpi.jar" "$PEER/Bench.java" "$here/osu.c" "$BENCH_TMP/peer/"
@@ -69,18 +56,18 @@ if [ -f "$OMPI5_ROOT/.troika-root-packages" ] && [ -f "$PEER/mpi.jar" ] && [ "$(
   mkdir -p "$BENCH_TMP/peer/lib"
   cp "$root"/dist/target/troika/lib/*.jar "$BENCH_TMP/peer/lib/"
   cp "$BENCH_TMP"/MpiBench*.class "$BENCH_TMP/peer/"
-  in_root /bin/sh -c "cd $BENCH_TMP/peer && mpicc -O2 -o osu5 osu.c && javac -nowarn -cp mpi.jar -d . Bench.java"
+  in_root "$jdk22_home" /bin/sh -c "cd $BENCH_TMP/peer && mpicc -O2 -o osu5 osu.c && javac -nowarn -cp mpi.jar -d . Bench.java"
 fi
 # one round inside the Open MPI 5 root: C, troika over FFM (JDK 25), Open MPI's Java bindings (JDK 21); np $1, $2
 # repetitions
 peer_round() {
   local p="$BENCH_TMP/peer" mpirun=(timeout -k 5 900 mpirun "${bind[@]}" --oversubscribe -np "$1")
-  in_root "${mpirun[@]}" "$p/osu5" "$SCALE" "$2" allreduce,latency 1048576 | sed 's/impl=c /impl=c5 /'
-  in_root "${mpirun[@]}" -x TROIKA_MPI_BACKEND=ffm -x TROIKA_LIBMPI=libmpi.so.40 "$JAVA22" \
+  in_root "$jdk22_home" "${mpirun[@]}" "$p/osu5" "$SCALE" "$2" allreduce,latency 1048576 | sed 's/impl=c /impl=c5 /'
+  in_root "$jdk22_home" "${mpirun[@]}" -x TROIKA_MPI_BACKEND=ffm -x TROIKA_LIBMPI=libmpi.so.40 "$JAVA22" \
     --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -cp "$p:$p/lib/*" MpiBench "$SCALE" "$2" \
     allreduce,latency troika5 1048576
   for v in buf arr; do
-    in_root "${mpirun[@]}" java -XX:+UseSerialGC -Djava.library.path=/usr/lib/x86_64-linux-gnu -cp "$p/mpi.jar:$p" \
+    in_root "$jdk22_home" "${mpirun[@]}" java -XX:+UseSerialGC -Djava.library.path=/usr/lib/x86_64-linux-gnu -cp "$p/mpi.jar:$p" \
       Bench "$v" ar8 ar1m pp8 | awk -v v="$v" '/^OMPI-Java/ { split($5, b, "="); split($6, i, "="); split($7, u, "=")
         t = $3 == "pp8" ? "latency" : "allreduce"
         printf "impl=ompijava-%s test=%s bytes=%s iters=%s min_us=%s med_us=%s\n", v, t, b[2], i[2], u[2], u[2] }'

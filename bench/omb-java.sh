@@ -1,0 +1,109 @@
+#!/bin/bash
+# bench/omb-java.sh — the OSU Micro-Benchmarks for Java (OMB-J 7.0, ../shared/peers/omb-java, unchanged) side by side
+# on three Java MPI bindings, in the Open MPI 5.0.7 root (scripts/openmpi5-root.sh), all on one JDK (JAVA, default
+# Temurin 25, bind-mounted into the root):
+#   ompi-jni  Open MPI 5.0.7's own Java bindings (../shared/peers/ompi-java/mpi.jar + the root's libmpi_java, JNI);
+#   drop-in   troika's `mpi` package (troika-ompi-java.jar, FFM): the same OMB-J class files, with troika's jar on
+#             the class path instead of Open MPI's (DROPIN_JAR; its columns are left out while it is not built);
+#   api       troika-mpi's own API (FFM): bench/omb/OmbTroika.java, OMB-J's loops written for it.
+# Rows: latency (OSULatency), bandwidth (OSUBandwidthOMPI: windows of 64 iSends; its byte[] form OSUBandwidth only
+# where the binding compiles it), allreduce (OSUAllReduce, float SUM) and bcast (OSUBcast, bytes) at 8 B, 1 KiB,
+# 64 KiB and 1 MiB, with direct buffers ("-a buffer") and arrays ("-a arrays"). OMB-J's own iteration counts; ROUNDS
+# rounds (default 3), every program once per round, interleaved; a cell is the best of the rounds (least time, most
+# MB/s). Ratios are time ratios (bandwidth: inverted), so < 1 means faster than the reference. Targets (issue 24.4):
+# drop-in/api <= 1.1, drop-in/ompi <= 1 on every row. Env: ROUNDS, NP (default 2), JAVA, DROPIN_JAR.
+# Needs the built distribution, the Open MPI 5 root and root privileges (the root is entered with unshare + chroot).
+set -euo pipefail
+source "$(dirname "$0")/mpi/env.bash"
+source "$(dirname "$0")/mpi/ompi5.bash"
+ROUNDS=${ROUNDS:-3}
+JAVA=${JAVA:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
+OMB=${OMB:-/work/shared/peers/omb-java}
+DROPIN_JAR=${DROPIN_JAR:-$root/dist/target/troika/lib/troika-ompi-java.jar}
+ompi5_available || { echo "bench: needs the Open MPI 5 root (scripts/openmpi5-root.sh), $PEER/mpi.jar and root" >&2; exit 2; }
+[ -d "$root/dist/target/troika/lib" ] || { echo "bench: build the distribution first (make build)" >&2; exit 2; }
+jdk=$(dirname "$(dirname "$JAVA")")
+w=$BENCH_TMP/omb
+mkdir -p "$w/lib" "$w/omb" "$w/omb-dropin" "$w/api"
+cp "$PEER/mpi.jar" "$w/"
+cp "$root"/dist/target/troika/lib/*.jar "$w/lib/"
+# OMB-J as it is, compiled against Open MPI's mpi.jar (OSUBandwidth/OSUBiBandwidth pass byte[] to iSend, which that
+# API refuses at compile time; the *OMPI forms use direct buffers)
+mapfile -t sources < <(cd "$OMB" && find mpi -name '*.java' ! -name OSUBandwidth.java ! -name OSUBiBandwidth.java)
+(cd "$OMB" && "$jdk/bin/javac" -nowarn -cp "$w/mpi.jar" -d "$w/omb" "${sources[@]}")
+"$jdk/bin/javac" -nowarn -cp "$w/lib/*" -d "$w/api" "$(dirname "$0")/omb/OmbTroika.java"
+dropin=no
+if [ -f "$DROPIN_JAR" ]; then
+  dropin=yes
+  cp "$DROPIN_JAR" "$w/dropin.jar"
+  # byte[] bandwidth: only if the drop-in's iSend takes arrays (then OSUBandwidth compiles against it)
+  (cd "$OMB" && "$jdk/bin/javac" -nowarn -cp "$w/dropin.jar:$w/lib/*" -d "$w/omb-dropin" mpi/common/BenchmarkUtils.java \
+    mpi/pt2pt/OSUBandwidth.java) >/dev/null 2>&1 || true
+fi
+bind=(--bind-to none)
+if [ "$(nproc)" -ge "$NP" ]; then bind=(--bind-to core --map-by core); fi
+run() { # impl api test: prints "impl api test size value" for every size line of the program's output
+  local impl=$1 api=$2 test=$3 cls range=8:1048576 jvm=("$JAVA" -XX:+UseSerialGC) cp args
+  case $test in
+    latency) cls=mpi.pt2pt.OSULatency ;;
+    bw) cls=mpi.pt2pt.OSUBandwidthOMPI ;;
+    allreduce) cls=mpi.collective.OSUAllReduce; range=2:1048576 ;;
+    bcast) cls=mpi.collective.OSUBcast ;;
+  esac
+  case $impl in
+    ompi) cp=$w/mpi.jar:$w/omb; jvm+=(-Djava.library.path=/usr/lib/x86_64-linux-gnu); args=("$cls" -m "$range" -a "$api") ;;
+    dropin) cp=$w/dropin.jar:$w/lib/*:$w/omb; jvm+=(--enable-native-access=ALL-UNNAMED); args=("$cls" -m "$range" -a "$api")
+      if [ "$test" = bw ] && [ "$api" = arrays ]; then cp=$w/dropin.jar:$w/lib/*:$w/omb-dropin; args=(mpi.pt2pt.OSUBandwidth -m "$range" -a arrays); fi ;;
+    api) cp=$w/lib/*:$w/api; jvm+=(--enable-native-access=ALL-UNNAMED); args=(OmbTroika "$test" "$api" "$range") ;;
+  esac
+  in_root "$jdk" timeout -k 5 600 mpirun "${bind[@]}" --oversubscribe -np "$NP" "${jvm[@]}" -cp "$cp" "${args[@]}" 2>&1 \
+    | awk -v p="$impl $api $test" '$1 ~ /^[0-9]+$/ && NF >= 2 && $2 ~ /^[0-9.]+$/ { print p, $1, $2 }'
+}
+impls=(ompi api)
+[ "$dropin" = yes ] && impls=(ompi dropin api)
+echo "load before: $(uptime)"
+for ((r = 0; r < ROUNDS; r++)); do
+  for test in latency bw allreduce bcast; do
+    for api in buffer arrays; do
+      for impl in "${impls[@]}"; do
+        # Open MPI's bindings have no array form of non-blocking sends; the drop-in's only if OSUBandwidth compiled
+        if [ "$test" = bw ] && [ "$api" = arrays ]; then
+          [ "$impl" = ompi ] && continue
+          [ "$impl" = dropin ] && [ ! -f "$w/omb-dropin/mpi/pt2pt/OSUBandwidth.class" ] && continue
+        fi
+        run "$impl" "$api" "$test"
+      done
+    done
+  done
+done > "$w/raw.txt"
+echo "load after:  $(uptime)"
+echo
+echo "OMB-J, $NP ranks on $(nproc) cores (${bind[*]}), Open MPI 5.0.7, $("$JAVA" -version 2>&1 | head -1), best of $ROUNDS rounds"
+echo "cells: us (bw: MB/s); ratios are time ratios (bw: inverted), < 1 = faster than the reference; targets: drop-in/api <= 1.1, drop-in/ompi <= 1"
+awk -v dropin="$dropin" '
+  { k = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4; v = $5 + 0; bw = $3 == "bw"
+    if (!(k in best) || (bw ? v > best[k] : v < best[k])) best[k] = v }
+  function cell(impl, api, test, size) { k = impl SUBSEP api SUBSEP test SUBSEP size; return (k in best) ? best[k] : -1 }
+  function ratio(a, b, test) { if (a < 0 || b < 0 || a == 0 || b == 0) return "-"; return sprintf("%.2f", test == "bw" ? b / a : a / b) }
+  function num(v) { return v < 0 ? "-" : (v >= 1000 ? sprintf("%.0f", v) : sprintf("%.2f", v)) }
+  END {
+    split("latency bw allreduce bcast", tests, " "); split("8 1024 65536 1048576", sizes, " "); split("buffer arrays", apis, " ")
+    printf "%-9s %-7s", "test", "size"
+    for (a = 1; a <= 2; a++) {
+      printf " | %-7s %9s %9s", apis[a], "ompi-jni", "api"
+      if (dropin == "yes") printf " %9s %11s %12s", "drop-in", "drop-in/api", "drop-in/ompi"
+      printf " %9s", "api/ompi"
+    }
+    printf "\n"
+    for (t = 1; t <= 4; t++) for (s = 1; s <= 4; s++) {
+      test = tests[t]; size = sizes[s]
+      printf "%-9s %-7s", test, size >= 1048576 ? "1 MiB" : size >= 1024 ? size / 1024 " KiB" : size " B"
+      for (a = 1; a <= 2; a++) {
+        o = cell("ompi", apis[a], test, size); p = cell("api", apis[a], test, size); d = cell("dropin", apis[a], test, size)
+        printf " | %-7s %9s %9s", "", num(o), num(p)
+        if (dropin == "yes") printf " %9s %11s %12s", num(d), ratio(d, p, test), ratio(d, o, test)
+        printf " %9s", ratio(p, o, test)
+      }
+      printf "\n"
+    }
+  }' "$w/raw.txt"

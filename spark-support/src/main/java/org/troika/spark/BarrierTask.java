@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.BarrierTaskContext;
 import org.troika.common.TroikaEnv;
+import org.troika.common.exec.NativeText;
 import org.troika.rsh.agent.AgentKey;
 import org.troika.rsh.task.TaskService;
 import org.troika.wire.Endpoint;
@@ -78,7 +79,7 @@ final class BarrierTask implements BarrierStage.PartitionFn<Integer, Integer> {
                 }
                 if (!a.serviceHost().isEmpty()) {
                     service.start(new TaskService.Config(a.serviceHost(), a.driver(), key, HEARTBEAT, LIVENESS,
-                            System.getenv(), Path.of(System.getProperty("java.io.tmpdir")),
+                            NativeText.environment(), Path.of(System.getProperty("java.io.tmpdir")),
                             AgentKey.derive(key, agentLabel)));
                 }
                 SparkMessage end = c.receive();

@@ -25,7 +25,7 @@ public final class SystemCommandRunner implements CommandRunner {
 
     /** Probes run with this JVM's environment. */
     public static SystemCommandRunner withSystemEnv() {
-        return new SystemCommandRunner(System.getenv());
+        return new SystemCommandRunner(NativeText.environment()); // the bytes as given (NativeText)
     }
 
     @Override

@@ -476,10 +476,68 @@ class MalformedInputTest {
         cases.addAll(configCases());
         cases.addAll(repeatCases());
         cases.addAll(otherCases());
+        cases.addAll(outputFolderCases());
         Map<String, Case> byName = new java.util.LinkedHashMap<>(); // a case generated twice runs once
         cases.forEach(c -> byName.putIfAbsent(c.name(), c));
         assertTrue(byName.size() >= 700, "generated " + byName.size() + " cases");
         return byName.values().stream()
                 .map(c -> dynamicTest(c.name().replaceAll("\\p{Cntrl}", "?"), () -> assertRefused(c)));
+    }
+
+    /**
+     * Issue 22: {@code --output-filename} folders that cannot hold rank files (a file, a device, a folder troika cannot
+     * write, a FIFO, link or folder where a rank file goes), for static and elastic runs. Each is one line, exit 2,
+     * before anything is launched; nothing is written into the folder and a link's target is never touched.
+     */
+    static List<Case> outputFolderCases() throws Exception {
+        Path out = dir.resolve("outputs");
+        Files.createDirectories(out);
+        Path afile = Files.writeString(out.resolve("a-file"), "x\n");
+        Path fifoDir = Files.createDirectories(out.resolve("fifo"));
+        if (!Files.exists(fifoDir.resolve("rank.0.stdout"), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            assertEquals(0, new ProcessBuilder("mkfifo", fifoDir.resolve("rank.0.stdout").toString()).inheritIO()
+                    .start().waitFor());
+        }
+        Path linkDir = Files.createDirectories(out.resolve("link"));
+        Path victim = Files.writeString(out.resolve("victim"), "must stay\n");
+        if (!Files.exists(linkDir.resolve("rank.1.stderr"), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            Files.createSymbolicLink(linkDir.resolve("rank.1.stderr"), victim);
+        }
+        Path dirDir = Files.createDirectories(out.resolve("dir").resolve("rank.0.stderr"));
+        Map<String, Path> bad = new java.util.LinkedHashMap<>();
+        bad.put("a file", afile);
+        bad.put("/dev/null", Path.of("/dev/null"));
+        bad.put("a folder inside a file", afile.resolve("sub"));
+        bad.put("an unwritable folder", Path.of("/proc/1/fdinfo"));
+        bad.put("a FIFO as rank.0.stdout", fifoDir);
+        bad.put("a link as rank.1.stderr", linkDir);
+        bad.put("a folder as rank.0.stderr", dirDir.getParent());
+        List<Case> cases = new ArrayList<>();
+        for (Map.Entry<String, Path> b : bad.entrySet()) {
+            cases.add(new Case("--output-filename " + b.getKey(), List.of("run", "--output-filename",
+                    b.getValue().toString(), "-np", "2", "-H", "localhost:2", "true"), Map.of()));
+            cases.add(new Case("elastic --output-filename " + b.getKey(), List.of("run", "--output-filename",
+                    b.getValue().toString(), "--host-discovery-script", discovery("localhost:2\n").toString(),
+                    "--min-np", "2", "true"), Map.of()));
+        }
+        return cases;
+    }
+
+    @Test
+    void aRefusedOutputFolderGetsNothingWrittenAndALinksTargetIsUntouched() throws Exception {
+        outputFolderCases().forEach(c -> {
+            try {
+                assertRefused(c);
+            } catch (Exception e) {
+                throw new AssertionError(c.name(), e);
+            }
+        });
+        Path out = dir.resolve("outputs");
+        assertEquals("must stay\n", Files.readString(out.resolve("victim")));
+        for (String d : List.of("fifo", "link", "dir")) {
+            try (Stream<Path> files = Files.list(out.resolve(d))) {
+                assertEquals(1, files.count(), d + " holds only what the test planted (no rank files, no timeline)");
+            }
+        }
     }
 }

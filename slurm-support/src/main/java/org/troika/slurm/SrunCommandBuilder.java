@@ -110,8 +110,7 @@ public final class SrunCommandBuilder {
         argv.addAll(s.mpiArgs());
         argv.addAll(RankLaunch.rankCommand(ctx));
         // --output-filename: troika writes DIR/rank.N.stdout|stderr from the labelled lines, as for every mpirun
-        RankOutput rankOutput = s.outputFilename() == null ? null
-                : new RankOutput(s.outputFilename(), ctx.hostPlan().size(), RankOutput.TagFormat.SRUN);
+        RankOutput rankOutput = new RankOutput(s.outputFilename(), ctx.hostPlan().size(), RankOutput.TagFormat.SRUN);
         return new BackendPlan(new LaunchPlan(argv, env), files, warnings, rankOutput);
     }
 

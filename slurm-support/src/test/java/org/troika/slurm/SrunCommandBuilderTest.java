@@ -164,7 +164,9 @@ class SrunCommandBuilderTest {
                 .rankOutput();
         assertEquals(new org.troika.launcher.spi.RankOutput(Path.of("/out"), 3,
                 org.troika.launcher.spi.RankOutput.TagFormat.SRUN), out);
-        assertNull(plan(settings().build(), OMPI4).rankOutput());
+        assertNull(plan(settings().build(), OMPI4).rankOutput().dir());
+        assertEquals(org.troika.launcher.spi.RankOutput.TagFormat.SRUN,
+                plan(settings().build(), OMPI4).rankOutput().format(), "the labels are read without files too");
     }
 
     @Test

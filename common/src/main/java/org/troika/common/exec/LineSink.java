@@ -1,10 +1,8 @@
 package org.troika.common.exec;
 
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-
 /**
- * Receives a child's output one segment at a time, as {@link LineSplitter} cuts it.
+ * Receives a child's output as text, one segment at a time, as {@link LineSplitter} cuts it (decoded as UTF-8: for
+ * output troika reads as text, never for what ranks print, which goes through as bytes: {@link OutputSink}).
  *
  * <p>A segment is a line with its terminator: it ends in {@code "\n"}, {@code "\r\n"} or a lone {@code "\r"} (a
  * progress-bar redraw), or, for the last piece before end of stream and for the pieces of a line longer than
@@ -18,22 +16,6 @@ import java.nio.charset.StandardCharsets;
 public interface LineSink {
     /** Takes one segment (never {@code null}, never empty). Implementations should write and flush it at once. */
     void accept(String segment);
-
-    /**
-     * A sink that writes each segment through to {@code to} as UTF-8 and flushes it (holding {@code to}'s lock, so
-     * stdout and stderr segments never interleave inside a line), then hands it to {@code then} (e.g. a failure
-     * parser).
-     */
-    static LineSink copyTo(PrintStream to, LineSink then) {
-        return segment -> {
-            byte[] b = segment.getBytes(StandardCharsets.UTF_8);
-            synchronized (to) {
-                to.write(b, 0, b.length);
-                to.flush();
-            }
-            then.accept(segment);
-        };
-    }
 
     /** A sink that drops everything. */
     static LineSink discard() {

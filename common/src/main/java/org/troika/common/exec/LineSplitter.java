@@ -8,16 +8,17 @@ import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
- * Cuts a byte stream into {@link LineSink} segments: decodes UTF-8 incrementally (a multi-byte character split across
- * two reads is carried over, malformed bytes become U+FFFD), splits after {@code \n}, {@code \r\n} and a lone
- * {@code \r}, and hands each finished segment to the sink immediately. Text without a terminator is held until the
- * terminator arrives or {@link #finish()} flushes it, but never more than {@value #MAX_SEGMENT} characters: a longer
+ * An {@link OutputSink} that cuts a byte stream into text {@link LineSink} segments, for output troika reads as
+ * text (probes, task-service start messages; a launch's output goes through as bytes instead): decodes UTF-8
+ * incrementally (a multi-byte character split across two reads is carried over, malformed bytes become U+FFFD),
+ * splits after {@code \n}, {@code \r\n} and a lone {@code \r}, and hands each finished segment to the sink
+ * immediately. Text without a terminator is held until the terminator arrives or {@link #end()} flushes it, but never more than {@value #MAX_SEGMENT} characters: a longer
  * line is handed over in pieces of that size (never splitting a surrogate pair), so a child that prints endless
  * text without a newline cannot fill the heap.
  *
  * <p>Not thread-safe: one splitter per stream, fed by one thread.
  */
-public final class LineSplitter {
+public final class LineSplitter implements OutputSink {
     /** Most characters held for one segment; a longer line is emitted in pieces. */
     public static final int MAX_SEGMENT = 64 * 1024;
 
@@ -37,7 +38,8 @@ public final class LineSplitter {
     }
 
     /** Decodes {@code len} bytes and emits every segment they complete. */
-    public void feed(byte[] buf, int off, int len) {
+    @Override
+    public void write(byte[] buf, int off, int len) {
         ByteBuffer in;
         if (carry.position() > 0) {
             carry.flip();
@@ -58,7 +60,8 @@ public final class LineSplitter {
     }
 
     /** End of stream: decodes what is left (an incomplete character becomes U+FFFD) and emits the last segment. */
-    public void finish() {
+    @Override
+    public void end() {
         carry.flip();
         CharBuffer tail = CharBuffer.allocate(8);
         decoder.decode(carry, tail, true);

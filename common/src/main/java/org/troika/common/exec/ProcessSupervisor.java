@@ -39,8 +39,9 @@ import org.troika.common.TroikaEnv;
  *       to every tagged process; otherwise it waits while tagged processes remain and does so if the JVM dies
  *       before {@link #close()} ended them. It ignores SIGINT, SIGTERM and SIGHUP, lives outside the group and carries no
  *       tag, so group signals don't stop it.</li>
- *   <li>stdout and stderr are read by one daemon thread each, cut into segments by a {@link LineSplitter} and handed
- *       to the caller's {@link LineSink}s from those threads.</li>
+ *   <li>stdout and stderr are read by one daemon thread each and handed to the caller's {@link OutputSink}s from
+ *       those threads, as read (up to {@value #READ_BUFFER} bytes at a time); text sinks ({@link LineSink}) get them
+ *       cut into lines by a {@link LineSplitter}.</li>
  *   <li>Exit codes: the plan is exec'd, so the exit status is the program's own; death by signal N is reported as
  *       {@code 128 + N} (see {@link PosixSignal#exitCodeOf}); a program that cannot be executed gives 127 and a
  *       message on its stderr.</li>
@@ -114,15 +115,15 @@ public final class ProcessSupervisor implements AutoCloseable {
     /**
      * How to start a plan.
      *
-     * @param stdout receives the child's stdout segments
-     * @param stderr receives the child's stderr segments
+     * @param stdout receives the child's stdout bytes
+     * @param stderr receives the child's stderr bytes
      * @param stdin file the child reads as stdin ({@code /dev/null} by default)
      * @param guardGrace the guard's grace between SIGTERM and SIGKILL after the JVM is gone (rounded up to seconds)
      * @param guard whether to start the parent-death guard (default); without it the plan still gets its own
      *     session and {@link #terminate} works, but nothing cleans up if the JVM dies: only for short commands
      *     that end by themselves (probes), where it saves two process starts
      */
-    public record Options(LineSink stdout, LineSink stderr, Path stdin, Duration guardGrace, boolean guard) {
+    public record Options(OutputSink stdout, OutputSink stderr, Path stdin, Duration guardGrace, boolean guard) {
         public Options {
             Objects.requireNonNull(stdout, "stdout");
             Objects.requireNonNull(stderr, "stderr");
@@ -132,8 +133,13 @@ public final class ProcessSupervisor implements AutoCloseable {
             }
         }
 
-        /** Output to the given sinks, stdin from {@code /dev/null}, a guard with the default grace. */
+        /** Output as text lines to the given sinks, stdin from {@code /dev/null}, a guard with the default grace. */
         public static Options of(LineSink stdout, LineSink stderr) {
+            return ofBytes(new LineSplitter(stdout), new LineSplitter(stderr));
+        }
+
+        /** Output as bytes to the given sinks, stdin from {@code /dev/null}, a guard with the default grace. */
+        public static Options ofBytes(OutputSink stdout, OutputSink stderr) {
             return new Options(stdout, stderr, Path.of("/dev/null"), DEFAULT_GRACE, true);
         }
 
@@ -214,25 +220,27 @@ public final class ProcessSupervisor implements AutoCloseable {
         return start(plan, Options.of(stdout, stderr));
     }
 
-    private Thread reader(InputStream in, LineSink sink, String stream) {
+    private Thread reader(InputStream in, OutputSink sink, String stream) {
         Thread t = new Thread(() -> pump(in, sink), "troika-" + stream + "-" + process.pid());
         t.setDaemon(true);
         t.start();
         return t;
     }
 
-    private static void pump(InputStream in, LineSink sink) {
-        LineSplitter splitter = new LineSplitter(sink);
-        byte[] buf = new byte[1000];
+    /** Bytes read from a stream at most at a time (a pipe's default capacity on Linux). */
+    static final int READ_BUFFER = 64 * 1024;
+
+    private static void pump(InputStream in, OutputSink sink) {
+        byte[] buf = new byte[READ_BUFFER];
         try (in) {
             int n;
             while ((n = in.read(buf)) > 0) {
-                splitter.feed(buf, 0, n);
+                sink.write(buf, 0, n);
             }
         } catch (IOException e) {
-            // the stream was closed under us (the supervisor gave up waiting): flush what we have
+            // the stream was closed under us (the supervisor gave up waiting): hand on what we have
         } finally {
-            splitter.finish();
+            sink.end();
         }
     }
 

@@ -13,7 +13,7 @@ class LineSplitterTest {
 
     private void feed(String s) {
         byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        splitter.feed(b, 0, b.length);
+        splitter.write(b, 0, b.length);
     }
 
     @Test
@@ -34,7 +34,7 @@ class LineSplitterTest {
     void holdsPartialTextUntilFinish() {
         feed("no newline");
         assertEquals(List.of(), segments);
-        splitter.finish();
+        splitter.end();
         assertEquals(List.of("no newline"), segments);
     }
 
@@ -48,7 +48,7 @@ class LineSplitterTest {
         assertEquals(3, segments.size(), "held back until the bound, then handed over");
         segments.forEach(s -> assertEquals(max, s.length()));
         feed("y\n");
-        splitter.finish();
+        splitter.end();
         assertEquals(endless + "y\n", String.join("", segments));
     }
 
@@ -64,9 +64,9 @@ class LineSplitterTest {
     void carriesMultiByteCharactersSplitAcrossReads() {
         byte[] b = "h\u00e9 \u20ac \uD834\uDD1E\n".getBytes(StandardCharsets.UTF_8);
         for (int i = 0; i < b.length; i++) {
-            splitter.feed(b, i, 1);
+            splitter.write(b, i, 1);
         }
-        splitter.finish();
+        splitter.end();
         assertEquals(List.of("h\u00e9 \u20ac \uD834\uDD1E\n"), segments);
     }
 
@@ -86,14 +86,14 @@ class LineSplitterTest {
     @Test
     void trailingCarriageReturnIsFlushedAtFinish() {
         feed("x\r");
-        splitter.finish();
+        splitter.end();
         assertEquals(List.of("x\r"), segments);
     }
 
     @Test
     void malformedAndTruncatedBytesBecomeReplacementCharacters() {
-        splitter.feed(new byte[] {'a', (byte) 0xff, 'b', '\n', (byte) 0xe2, (byte) 0x82}, 0, 6);
-        splitter.finish();
+        splitter.write(new byte[] {'a', (byte) 0xff, 'b', '\n', (byte) 0xe2, (byte) 0x82}, 0, 6);
+        splitter.end();
         assertEquals(List.of("a\ufffdb\n", "\ufffd"), segments);
     }
 }

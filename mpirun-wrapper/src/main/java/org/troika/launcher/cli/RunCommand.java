@@ -22,6 +22,7 @@ import org.troika.launcher.relay.HostAddresses;
 import org.troika.launcher.relay.RelaySession;
 import org.troika.launcher.relay.RemoteShell;
 import org.troika.launcher.relay.StartProgressReporter;
+import org.troika.launcher.exec.SupervisedLaunch;
 import org.troika.launcher.hosts.HostResolver;
 import org.troika.launcher.mpi.FlavorDetector;
 import org.troika.launcher.spi.MpiInstall;
@@ -93,10 +94,14 @@ final class RunCommand implements Subcommand {
         }
         Timeline timeline = timelineFile == null ? Timeline.off() : Timeline.to(timelineFile);
         timeline.title(s.timelineCommand() ? "troika run " + String.join(" ", s.command()) : "troika run");
+        boolean badInput = false;
         try {
             return s.elastic() ? runElastic(s, io, timeline) : runStatic(s, io, timeline);
+        } catch (UsageException e) {
+            badInput = true; // nothing ran: nothing is written
+            throw e;
         } finally {
-            if (timeline.enabled()) {
+            if (timeline.enabled() && !badInput) {
                 try {
                     timeline.close();
                     io.err().println(UserText.line("troika: timeline: ", timelineFile + " (Perfetto / chrome://tracing), "
@@ -127,6 +132,9 @@ final class RunCommand implements Subcommand {
         if (s.dryRun()) {
             io.out().println(planned.plan().launch().render());
             return 0;
+        }
+        if (s.outputFilename() != null) {
+            SupervisedLaunch.checkRankFolder(s.outputFilename()); // before any task service or rank starts
         }
         // issue 3 (RelaySession, owned by the launch-agent work): task services on the remote hosts and the troika-rsh
         // agent for Open MPI's daemons, plus network detection. Inactive (changes nothing) unless --launch-agent relay
@@ -178,6 +186,9 @@ final class RunCommand implements Subcommand {
         ElasticLimits.from(s); // bad limits fail before anything is created
         HostDiscovery discovery = firstDiscoveryChecked(HostDiscovery.forSettings(s,
                 probes != null ? probes : ScriptHostDiscovery.systemRunner(io.env())));
+        if (s.outputFilename() != null) {
+            SupervisedLaunch.checkRankFolder(s.outputFilename()); // before the first generation
+        }
         // the allocation (if any) does not change between generations: its launcher starts the task services
         org.troika.launcher.spi.Allocation allocation = allocation(io.env());
         String allocationShell = allocation == null ? null : allocation.remoteShell();

@@ -43,6 +43,8 @@ public final class JobExecutor {
     private final Path outputDir;
     private final Object lock = new Object();
     private SupervisedLaunch running;
+    /** The thread starting the launch, until it runs (a signal interrupts a wait there). */
+    private Thread starting;
     private PosixSignal early;
 
     JobExecutor(SupervisedLaunch.Spec spec, RunSettings settings) {
@@ -83,13 +85,31 @@ public final class JobExecutor {
             if (verbose) {
                 spec.err().println("troika: running " + plan.launch().render());
             }
-            SupervisedLaunch launch;
             synchronized (lock) {
                 if (early != null) {
                     return early.exitCode(); // interrupted before the start
                 }
+                starting = Thread.currentThread();
+            }
+            SupervisedLaunch launch;
+            try {
                 launch = SupervisedLaunch.start(spec);
+            } catch (java.io.InterruptedIOException e) {
+                Thread.interrupted(); // a signal ended a wait that no file system call would have ended
+                synchronized (lock) {
+                    PosixSignal sig = early != null ? early : PosixSignal.INT;
+                    spec.err().println("troika: stopped by SIG" + sig.name() + " before the launch");
+                    return sig.exitCode();
+                }
+            }
+            PosixSignal during;
+            synchronized (lock) {
                 running = launch;
+                starting = null;
+                during = early;
+            }
+            if (during != null) {
+                launch.interrupt(during); // the signal came while the launch started
             }
             try (launch) {
                 LaunchOutcome outcome = launch.await();
@@ -133,12 +153,23 @@ public final class JobExecutor {
      */
     void onSignal(PosixSignal signal) {
         SupervisedLaunch launch;
+        Thread waiting;
         synchronized (lock) {
             launch = running;
             if (launch == null) {
-                early = signal; // not started yet: run() sees the signal and does not start
-                return;
+                if (early == null) {
+                    early = signal; // not started yet: run() sees the signal and does not start
+                }
+                waiting = starting;
+            } else {
+                waiting = null;
             }
+        }
+        if (launch == null) {
+            if (waiting != null) {
+                waiting.interrupt(); // e.g. waiting for a rank file to open
+            }
+            return;
         }
         launch.interrupt(signal);
     }

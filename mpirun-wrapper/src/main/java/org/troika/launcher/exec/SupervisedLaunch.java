@@ -8,7 +8,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import org.troika.common.exec.LineSink;
 import org.troika.common.exec.PosixSignal;
 import org.troika.common.exec.ProcessSupervisor;
 import org.troika.launcher.mpi.MpiFailureParser;
@@ -53,7 +52,8 @@ public final class SupervisedLaunch implements AutoCloseable {
      * @param lostHostWindow when the launcher failed naming no rank and no host was lost yet: how long to wait for
      *     the relay's liveness check to name a lost host (the relay's agents may give up on a partitioned host before
      *     the driver does); zero without a relay
-     * @param lines sees every output line too (as the supervisor cuts them)
+     * @param lines gets the lines ranks print that start with {@code troika elastic: } (the fault-tolerant
+     *     generation's world events, until those are wire messages), or {@code null}
      */
     public record Spec(BackendPlan plan, HostPlan hosts, PrintStream out, PrintStream err, Timeline timeline,
             String spanName, Map<String, Object> spanArgs, HangWatch watch, boolean freshRankFiles, Duration grace,
@@ -68,7 +68,6 @@ public final class SupervisedLaunch implements AutoCloseable {
             Objects.requireNonNull(watch, "watch");
             Objects.requireNonNull(grace, "grace");
             Objects.requireNonNull(lostHostWindow, "lostHostWindow");
-            Objects.requireNonNull(lines, "lines");
         }
 
         /**
@@ -78,7 +77,7 @@ public final class SupervisedLaunch implements AutoCloseable {
         public static Spec of(BackendPlan plan, HostPlan hosts, PrintStream out, PrintStream err) {
             return new Spec(plan, hosts, out, err, Timeline.off(), "mpirun",
                     Map.of("command", plan.launch().argv().get(0)), HangWatch.off(), true,
-                    ProcessSupervisor.DEFAULT_GRACE, Duration.ZERO, line -> { });
+                    ProcessSupervisor.DEFAULT_GRACE, Duration.ZERO, null);
         }
 
         public Spec withTimeline(Timeline t, String name, Map<String, Object> args) {
@@ -140,37 +139,44 @@ public final class SupervisedLaunch implements AutoCloseable {
     /**
      * Writes the plan's files, makes the rank files, starts the launcher and arms the watchdog.
      *
-     * @throws IOException if a plan file cannot be written or the launcher cannot be started (nothing is left)
-     * @throws java.io.UncheckedIOException if a rank file cannot be made (nothing was launched)
+     * @throws IOException if a plan file cannot be written or the launcher cannot be started (nothing is left), or
+     *     the wait for the rank files was interrupted ({@link java.io.InterruptedIOException})
+     * @throws org.troika.common.UsageException if a rank file cannot be made (nothing was launched)
      */
     public static SupervisedLaunch start(Spec spec) throws IOException {
-        PlanFiles files = PlanFiles.write(spec.plan().files());
-        RankFileWriter rankFiles = null;
+        // the rank files first: a folder or file that is not what it should be launches nothing and leaves nothing
+        RankFileWriter rankFiles = RankFileWriter.open(spec.plan().rankOutput(), spec.freshRankFiles());
+        PlanFiles files = null;
         try {
-            rankFiles = RankFileWriter.open(spec.plan().rankOutput(), spec.freshRankFiles());
+            files = PlanFiles.write(spec.plan().files());
             MpiFailureParser failures = new MpiFailureParser(spec.hosts());
-            RankFileWriter rf = rankFiles;
-            LineSink tail = line -> {
-                failures.accept(line);
-                spec.lines().accept(line);
-            };
-            ProcessSupervisor sup = ProcessSupervisor.start(spec.plan().launch(), ProcessSupervisor.Options.of(
-                    spec.watch().output(LineSink.copyTo(spec.out(), rf.then(false, tail))),
-                    spec.watch().output(LineSink.copyTo(spec.err(), rf.then(true, tail))))
-                    .withGuardGrace(spec.grace()));
-            SupervisedLaunch launch = new SupervisedLaunch(spec, files, rf, failures, sup);
+            LaunchOutput output = new LaunchOutput(spec.plan().rankOutput(), rankFiles, spec.watch()::rankOutput,
+                    failures, spec.lines());
+            ProcessSupervisor sup = ProcessSupervisor.start(spec.plan().launch(), ProcessSupervisor.Options.ofBytes(
+                    output.stream(spec.out(), false), output.stream(spec.err(), true)).withGuardGrace(spec.grace()));
+            SupervisedLaunch launch = new SupervisedLaunch(spec, files, rankFiles, failures, sup);
             spec.watch().arm(h -> {
                 spec.timeline().instant(Timeline.Kind.TEARDOWN, "hang: tearing down", null, Map.of());
                 launch.tearDown(spec.grace());
             });
             return launch;
         } catch (IOException | RuntimeException e) {
-            if (rankFiles != null) {
-                rankFiles.close();
+            rankFiles.close();
+            if (files != null) {
+                files.close();
             }
-            files.close();
             throw e;
         }
+    }
+
+    /**
+     * Checks an {@code --output-filename} folder before anything starts (task services, the first generation): made
+     * when missing, writable, and no rank file in it that is not a regular file.
+     *
+     * @throws org.troika.common.UsageException one line naming the problem and the fix
+     */
+    public static void checkRankFolder(java.nio.file.Path dir) {
+        RankFileWriter.check(dir);
     }
 
     /** The launcher's process id. */

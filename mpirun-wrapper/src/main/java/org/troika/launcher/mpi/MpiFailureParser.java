@@ -8,7 +8,9 @@ import org.troika.common.exec.PosixSignal;
 import org.troika.launcher.spi.HostPlan;
 
 /**
- * Finds the first failed rank in the MPI launcher's output, fed line by line (stdout and stderr, in any order).
+ * Finds the first failed rank in the MPI launcher's own output, fed line by line (stdout and stderr, in any order).
+ * Only the launcher's own lines are its diagnosis: the output pipeline never feeds it a line a rank printed (tagged),
+ * so a rank cannot name another rank, host or exit code by printing the launcher's words.
  *
  * <p>Recognised (Open MPI 4.1.4 text, checked on Debian 12; {@code prterun} wording of Open MPI 5 too):
  * <pre>
@@ -39,8 +41,9 @@ import org.troika.launcher.spi.HostPlan;
 public final class MpiFailureParser {
     private static final Pattern PROCESS_NAME = Pattern.compile("^\\s*Process name:\\s*\\[.*?,(\\d+)\\]\\s*$");
     private static final Pattern EXIT_CODE = Pattern.compile("^\\s*Exit code:\\s*(-?\\d+)\\s*$");
+    private static final String NOTICED = " noticed that process rank ";
     private static final Pattern SIGNALED = Pattern.compile(
-            "\\S+ noticed that process rank (\\d+) with PID \\d+ on node (\\S+) exited on signal (\\d+)");
+            " noticed that process rank (\\d+) with PID \\d+ on node (\\S+) exited on signal (\\d+)");
     private static final Pattern ABORTED = Pattern.compile("^MPI_ABORT was invoked on rank (\\d+) in communicator");
     private static final Pattern ABORT_CODE = Pattern.compile("^(?:with errorcode|Errorcode:)\\s*(-?\\d+)");
 
@@ -66,55 +69,87 @@ public final class MpiFailureParser {
         this.hosts = hosts;
     }
 
-    /** Takes one line of output (a trailing terminator is ignored). */
+    private static final byte[] NO_MAIN_CLASS = "Error: Could not find or load main class"
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /**
+     * Takes one line of the launcher's own output (a trailing terminator is ignored). Each pattern is tried only on a
+     * line that has its fixed words, so a line costs a few {@code contains} checks.
+     */
     public synchronized void accept(String line) {
         String l = line.strip();
-        if (l.contains("unable to launch the specified application") || l.contains("Could not find or load main class")) {
+        if (l.contains("unable to launch the specified application")) {
             missingProgram = true;
         }
         if (first != null) {
             return;
         }
-        String joined = previous + " " + l;
+        String before = previous;
         previous = l;
-        Matcher m = SRUN_TASK.matcher(l);
-        if (m.matches()) {
-            Integer signal = m.group(3) != null ? null : SIGNAL_TEXT.get(m.group(4));
-            if (m.group(3) != null || signal != null) {
-                int code = m.group(3) != null ? Integer.parseInt(m.group(3)) : PosixSignal.exitCodeOf(signal);
-                first = new FailedRank(Integer.parseInt(m.group(2)), m.group(1), code);
+        Matcher m;
+        if (l.startsWith("srun: error: ")) {
+            m = SRUN_TASK.matcher(l);
+            if (m.matches()) {
+                Integer signal = m.group(3) != null ? null : SIGNAL_TEXT.get(m.group(4));
+                if (m.group(3) != null || signal != null) {
+                    int code = m.group(3) != null ? Integer.parseInt(m.group(3)) : PosixSignal.exitCodeOf(signal);
+                    first = new FailedRank(Integer.parseInt(m.group(2)), m.group(1), code);
+                }
             }
             return;
         }
-        m = SIGNALED.matcher(l);
-        if (!m.find()) {
-            m = SIGNALED.matcher(joined);
+        if (l.contains(NOTICED) || before.contains(NOTICED)) {
+            m = SIGNALED.matcher(l);
+            if (!m.find()) {
+                m = SIGNALED.matcher(before + " " + l);
+            }
+            if (m.find(0)) {
+                int signal = Integer.parseInt(m.group(3));
+                int code = signal >= 1 && signal <= 64 ? PosixSignal.exitCodeOf(signal) : 128 + signal;
+                first = new FailedRank(Integer.parseInt(m.group(1)), m.group(2), code);
+                return;
+            }
         }
-        if (m.find(0)) {
-            int signal = Integer.parseInt(m.group(3));
-            int code = signal >= 1 && signal <= 64 ? PosixSignal.exitCodeOf(signal) : 128 + signal;
-            first = new FailedRank(Integer.parseInt(m.group(1)), m.group(2), code);
-            return;
+        if (l.startsWith("MPI_ABORT was invoked")) {
+            m = ABORTED.matcher(l);
+            if (m.find()) {
+                pendingAbort = Integer.parseInt(m.group(1));
+                return;
+            }
         }
-        m = ABORTED.matcher(l);
-        if (m.find()) {
-            pendingAbort = Integer.parseInt(m.group(1));
-            return;
+        if (pendingAbort != null && (l.startsWith("with errorcode") || l.startsWith("Errorcode:"))) {
+            m = ABORT_CODE.matcher(l);
+            if (m.find()) {
+                first = new FailedRank(pendingAbort, hostOf(pendingAbort), Integer.parseInt(m.group(1)));
+                return;
+            }
         }
-        m = ABORT_CODE.matcher(l);
-        if (m.find() && pendingAbort != null) {
-            first = new FailedRank(pendingAbort, hostOf(pendingAbort), Integer.parseInt(m.group(1)));
-            return;
+        if (l.startsWith("Process name:")) {
+            m = PROCESS_NAME.matcher(l);
+            if (m.matches()) {
+                pendingRank = Integer.parseInt(m.group(1));
+                return;
+            }
         }
-        m = PROCESS_NAME.matcher(l);
-        if (m.matches()) {
-            pendingRank = Integer.parseInt(m.group(1));
-            return;
+        if (pendingRank != null && l.startsWith("Exit code:")) {
+            m = EXIT_CODE.matcher(l);
+            if (m.matches()) {
+                int rank = pendingRank;
+                first = new FailedRank(rank, hostOf(rank), Integer.parseInt(m.group(1)));
+            }
         }
-        m = EXIT_CODE.matcher(l);
-        if (m.matches() && pendingRank != null) {
-            int rank = pendingRank;
-            first = new FailedRank(rank, hostOf(rank), Integer.parseInt(m.group(1)));
+    }
+
+    /**
+     * The first bytes of a line a rank printed: notes a JVM that could not find its main class (for
+     * {@link #missingProgramHint}; a rank's words never name a failed rank).
+     */
+    public void acceptRankLineStart(byte[] b, int off, int len) {
+        if (len >= NO_MAIN_CLASS.length && java.util.Arrays.equals(b, off, off + NO_MAIN_CLASS.length, NO_MAIN_CLASS,
+                0, NO_MAIN_CLASS.length)) {
+            synchronized (this) {
+                missingProgram = true;
+            }
         }
     }
 

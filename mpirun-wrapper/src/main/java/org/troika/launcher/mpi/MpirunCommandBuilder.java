@@ -234,8 +234,7 @@ public final class MpirunCommandBuilder {
      * rank; Open MPI 4 and Hydra have their own layouts). The launcher always tags (see the tagging part above).
      */
     private static RankOutput rankOutput(LaunchContext ctx, RankOutput.TagFormat format) {
-        Path dir = ctx.settings().outputFilename();
-        return dir == null ? null : new RankOutput(dir, ctx.hostPlan().size(), format);
+        return new RankOutput(ctx.settings().outputFilename(), ctx.hostPlan().size(), format);
     }
 
     /** {@code -H host:slots,...}, or a scratch hostfile ({@code name slots=N} lines) when the list is too long. */

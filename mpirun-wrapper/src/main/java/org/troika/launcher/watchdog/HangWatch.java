@@ -9,11 +9,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
-import org.troika.common.exec.LineSink;
 import org.troika.launcher.relay.HostAddresses;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.RunSettings;
@@ -29,7 +26,7 @@ import org.troika.wire.Secret;
  * <pre>
  *   try (HangWatch w = HangWatch.start(settings, env, plan, generation, timeline, err)) {
  *       env.putAll(w.env());                 // TROIKA_PROGRESS_ADDR / _KEY / _INTERVAL_MS for the ranks
- *       ... start the launch with output through w.output(sink) ...
+ *       ... start the launch; its output pipeline calls w.rankOutput(rank, now) ...
  *       w.arm(report -&gt; teardown());         // called once when a hang is declared
  *       if (w.hang().isPresent()) ...        // a failure: exit {@value #EXIT_HANG} / next generation
  *   }
@@ -42,9 +39,6 @@ public final class HangWatch implements AutoCloseable {
     public static final Duration ELASTIC_DEFAULT = Duration.ofSeconds(300);
     /** Default warning time when the timeout is long enough. */
     static final Duration WARNING_DEFAULT = Duration.ofSeconds(60);
-
-    private static final Pattern OMPI_TAG = Pattern.compile("^\\[\\d+,(\\d+)\\]<std(?:out|err)>:");
-    private static final Pattern HYDRA_TAG = Pattern.compile("^\\[(\\d+)\\] ");
 
     private final HangWatchdog dog;
     private final ProgressService service;
@@ -168,34 +162,14 @@ public final class HangWatch implements AutoCloseable {
         return e;
     }
 
-    /** {@code inner} that also shows each output line's rank (from mpirun's tags) to the watchdog. */
-    public LineSink output(LineSink inner) {
-        if (!active()) {
-            return inner;
+    /**
+     * {@code rank} printed something at {@code nowMillis} (the output pipeline reads the tags): output counts as
+     * progress while it flows.
+     */
+    public void rankOutput(int rank, long nowMillis) {
+        if (active()) {
+            dog.output(rank, nowMillis);
         }
-        return segment -> {
-            inner.accept(segment);
-            long now = System.currentTimeMillis();
-            for (String line : segment.split("\n")) {
-                int r = rankOf(line);
-                if (r >= 0) {
-                    dog.output(r, now);
-                }
-            }
-        };
-    }
-
-    /** The rank of a tagged output line ({@code [1,3]<stdout>:} or Hydra's {@code [3] }), or -1. */
-    static int rankOf(String line) {
-        Matcher m = OMPI_TAG.matcher(line);
-        if (!m.find()) {
-            m = HYDRA_TAG.matcher(line);
-            if (!m.find()) {
-                return -1;
-            }
-        }
-        String d = m.group(1);
-        return d.length() > 9 ? -1 : Integer.parseInt(d);
     }
 
     /** A rank that died while the others go on: see {@link HangWatchdog#forget}. */

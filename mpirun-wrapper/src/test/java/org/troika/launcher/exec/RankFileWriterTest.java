@@ -28,11 +28,13 @@ class RankFileWriterTest {
         RankOutput spec = new RankOutput(tmp.resolve("logs"), 3, TagFormat.PRRTE);
         Files.createDirectories(spec.dir());
         Files.writeString(spec.file(2, true), "from an earlier run\n");
-        try (RankFileWriter w = RankFileWriter.open(spec)) {
-            w.accept("[1,0]<stdout>: a\n", false);
-            w.accept("[1,0]<stderr>: b\n", true);
-            w.accept("launcher's own line\n", true);
-            w.accept("[1,0]<stdout>: c", false); // the last segment of a stream may lack its terminator
+        try (RankFileWriter w = RankFileWriter.open(spec, true)) {
+            Pipeline p = new Pipeline(spec, w);
+            p.out("[1,0]<stdout>: a\n");
+            p.err("[1,0]<stderr>: b\n");
+            p.err("launcher's own line\n");
+            p.out("[1,0]<stdout>: c"); // the last bytes of a stream may lack their terminator
+            p.end();
         }
         assertEquals("a\nc", Files.readString(spec.file(0, false)));
         assertEquals("b\n", Files.readString(spec.file(0, true)));
@@ -46,15 +48,19 @@ class RankFileWriterTest {
     void laterGenerationsAppendAndManyRanksStayWithinTheOpenFileLimit() throws Exception {
         int ranks = RankFileWriter.OPEN_LIMIT * 3;
         RankOutput spec = new RankOutput(tmp, ranks, TagFormat.HYDRA);
-        try (RankFileWriter w = RankFileWriter.open(spec)) {
+        try (RankFileWriter w = RankFileWriter.open(spec, true)) {
+            Pipeline p = new Pipeline(spec, w);
             for (int round = 0; round < 2; round++) {
                 for (int rank = 0; rank < ranks; rank++) {
-                    w.accept("[" + rank + "] line " + round + "\n", rank % 2 == 1);
+                    p.write(rank % 2 == 1, "[" + rank + "] line " + round + "\n");
                 }
             }
+            p.end();
         }
         try (RankFileWriter w = RankFileWriter.open(spec, false)) {
-            w.accept("[5] next generation\n", true);
+            Pipeline p = new Pipeline(spec, w);
+            p.err("[5] next generation\n");
+            p.end();
         }
         assertEquals("line 0\nline 1\n", Files.readString(spec.file(ranks - 2, false)));
         assertEquals("line 0\nline 1\nnext generation\n", Files.readString(spec.file(5, true)));
@@ -79,5 +85,37 @@ class RankFileWriterTest {
         assertEquals("out 1\n", Files.readString(spec.file(1, false)));
         assertEquals("err 1\n", Files.readString(spec.file(1, true)));
         assertEquals("", Files.readString(spec.file(0, true)));
+    }
+
+    /** The launch's output pipeline over a writer, its console discarded. */
+    static final class Pipeline {
+        private final org.troika.common.exec.OutputSink out;
+        private final org.troika.common.exec.OutputSink err;
+
+        Pipeline(RankOutput spec, RankFileWriter w) {
+            LaunchOutput o = new LaunchOutput(spec, w, (r, t) -> { }, new org.troika.launcher.mpi.MpiFailureParser(null),
+                    null);
+            PrintStream console = new PrintStream(java.io.OutputStream.nullOutputStream());
+            out = o.stream(console, false);
+            err = o.stream(console, true);
+        }
+
+        void write(boolean stderr, String s) {
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            (stderr ? err : out).write(b, 0, b.length);
+        }
+
+        void out(String s) {
+            write(false, s);
+        }
+
+        void err(String s) {
+            write(true, s);
+        }
+
+        void end() {
+            out.end();
+            err.end();
+        }
     }
 }

@@ -78,7 +78,9 @@ class MpiFailureParserTest {
     @Test
     void aProgramOrClassAHostLacksEarnsTheShareNothingReminder() {
         MpiFailureParser p = new MpiFailureParser(PLAN);
-        p.accept("[1,1]<stderr>:Error: Could not find or load main class org.example.Train\n");
+        byte[] jvm = "Error: Could not find or load main class org.example.Train\n".getBytes(
+                java.nio.charset.StandardCharsets.UTF_8);
+        p.acceptRankLineStart(jvm, 0, jvm.length); // rank 1's line, after its tag
         p.accept(NON_ZERO_EXIT);
         assertEquals(Optional.of(MpiFailureParser.MISSING_PROGRAM_HINT), p.missingProgramHint());
         MpiFailureParser q = new MpiFailureParser(PLAN);

@@ -238,7 +238,9 @@ class MpirunCommandBuilderTest {
             }
             assertTrue(plan.launch().argv().stream().noneMatch(w -> w.contains("logs")), plan.launch().render());
         });
-        assertNull(USER.build(ctx(settings().build(), OMPI5, ENV)).rankOutput());
+        // no files, but the tags are still read (hang watchdog, the launcher's own lines for the failure report)
+        assertNull(USER.build(ctx(settings().build(), OMPI5, ENV)).rankOutput().dir());
+        assertEquals(RankOutput.TagFormat.PRRTE, USER.build(ctx(settings().build(), OMPI5, ENV)).rankOutput().format());
     }
 
     @Test

@@ -62,11 +62,50 @@ class RankOutputTest {
         assertEquals(Optional.empty(), new RankOutput(Path.of("d"), 4, format).parse(segment, true));
     }
 
+    /** Moved from HangWatch (which parsed tags itself and missed timestamps and srun labels). */
+    @Test
+    void outputTagsGiveTheRank() {
+        assertEquals(3, rankOf(TagFormat.ORTE, "[1,3]<stdout>:step 4"));
+        assertEquals(12, rankOf(TagFormat.PRRTE, "[1,12]<stderr>: warning"));
+        assertEquals(2, rankOf(TagFormat.HYDRA, "[2] hello from hydra"));
+        assertEquals(-1, rankOf(TagFormat.ORTE, "troika: something"));
+        assertEquals(5, rankOf(TagFormat.ORTE, "Mon Nov 23 06:27:45 2026[1,5]<stdout>:step 4"));
+        assertEquals(5, rankOf(TagFormat.PRRTE, "[Mon Nov 23 06:27:45 2026][1,5]<stdout>: step 4"));
+        assertEquals(11, rankOf(TagFormat.SRUN, "11: step 4"));
+        assertEquals(3, rankOf(TagFormat.SRUN, " 3: step 4"));
+    }
+
+    private static int rankOf(TagFormat format, String line) {
+        return new RankOutput(null, 16, format).parse(line, false).map(Line::rank).orElse(-1);
+    }
+
+    /** A tag cut by a read is a prefix: the next bytes decide; anything else is decided at once. */
+    @Test
+    void aTagCutByAReadWaitsForMoreAndNothingElseDoes() {
+        String[][] cases = {{"ORTE", "Mon Nov 23 06:27:45 2026[1,5]<stdout>:"}, {"PRRTE",
+                "[Mon Nov 23 06:27:45 2026][1,5]<stderr>: "}, {"HYDRA", "[12] "}, {"SRUN", "  12: "}};
+        for (String[] c : cases) {
+            TagFormat f = TagFormat.valueOf(c[0]);
+            byte[] b = c[1].getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            RankOutput.Tag t = new RankOutput.Tag();
+            for (int n = 0; n < b.length; n++) {
+                assertEquals(RankOutput.MORE, f.match(b, 0, n, t), c[0] + " after " + n + " bytes");
+            }
+            assertEquals(b.length, f.match(b, 0, b.length, t), c[0]);
+            assertEquals(0, f.match("x".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, 1, t), c[0]);
+        }
+        byte[] cut = "[1,0]<stdout>:".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        assertEquals(RankOutput.MORE, TagFormat.PRRTE.match(cut, 0, cut.length, new RankOutput.Tag()),
+                "PRRTE's space may still follow");
+    }
+
     @Test
     void filesAreOnePerRankAndStream() {
         RankOutput o = new RankOutput(Path.of("/logs"), 2, TagFormat.PRRTE);
         assertEquals(Path.of("/logs/rank.1.stdout"), o.file(1, false));
         assertEquals(Path.of("/logs/rank.0.stderr"), o.file(0, true));
         assertThrows(IllegalArgumentException.class, () -> new RankOutput(Path.of("/logs"), 0, TagFormat.ORTE));
+        assertThrows(NullPointerException.class, () -> new RankOutput(null, 2, TagFormat.ORTE).file(0, false),
+                "no folder, no files");
     }
 }

@@ -164,12 +164,4 @@ class HangWatchdogTests {
     void reportsFromRanksOutsideTheWorldAreRefused() {
         assertFalse(dog().report(at(4, 1, 1, ""), 0));
     }
-
-    @Test
-    void outputTagsGiveTheRank() {
-        assertEquals(3, HangWatch.rankOf("[1,3]<stdout>:step 4"));
-        assertEquals(12, HangWatch.rankOf("[1,12]<stderr>: warning"));
-        assertEquals(2, HangWatch.rankOf("[2] hello from hydra"));
-        assertEquals(-1, HangWatch.rankOf("troika: something"));
-    }
 }

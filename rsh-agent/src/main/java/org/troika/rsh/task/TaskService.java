@@ -18,7 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.troika.common.TroikaEnv;
-import org.troika.common.exec.LineSink;
+import org.troika.common.exec.OutputSink;
 import org.troika.common.exec.ProcessSupervisor;
 import org.troika.wire.Endpoint;
 import org.troika.wire.NicAddress;
@@ -308,7 +308,7 @@ public final class TaskService implements AutoCloseable {
         try {
             // the supervisor tags the command's processes: found even after they left setsid -w's session
             p = ProcessSupervisor.start(CommandPlanner.plan(e.commandLine(), privateHostname, childEnv()),
-                    ProcessSupervisor.Options.of(sink(c, 1), sink(c, 2)));
+                    ProcessSupervisor.Options.ofBytes(sink(c, 1), sink(c, 2)));
         } catch (IOException x) {
             c.send(new RelayMessage.Failure("cannot start the command on " + config.host() + ": " + x.getMessage()));
             return;
@@ -388,10 +388,11 @@ public final class TaskService implements AutoCloseable {
     /** The files written by {@link #storePrivateFile}, by variable name. */
     private final Map<String, Path> privateFiles = new ConcurrentHashMap<>();
 
-    private static LineSink sink(WireChannel<RelayMessage> c, int stream) {
-        return seg -> {
+    /** The command's output to the agent exactly as read (orted's own messages; ranks' output goes through mpirun). */
+    private static OutputSink sink(WireChannel<RelayMessage> c, int stream) {
+        return (b, off, len) -> {
             try {
-                c.send(new RelayMessage.Output(stream, seg.getBytes(StandardCharsets.UTF_8)));
+                c.send(new RelayMessage.Output(stream, java.util.Arrays.copyOfRange(b, off, off + len)));
             } catch (IOException e) {
                 // the agent is gone; the watcher stops the command
             }

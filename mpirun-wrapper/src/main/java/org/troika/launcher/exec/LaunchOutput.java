@@ -1,12 +1,8 @@
 package org.troika.launcher.exec;
 
-import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.function.Consumer;
 import org.troika.common.exec.OutputSink;
 import org.troika.launcher.mpi.MpiFailureParser;
 import org.troika.launcher.spi.RankOutput;
@@ -38,8 +34,6 @@ final class LaunchOutput {
     static final int LAUNCHER_LINE_MAX = 8 * 1024;
     /** Most bytes of an unfinished stderr line held back from the console (so troika's lines do not cut it). */
     static final int CONSOLE_HOLD_MAX = 64 * 1024;
-    /** The worker's lines about its elastic world start with this (read until those events are wire messages). */
-    private static final byte[] ELASTIC_PREFIX = "troika elastic: ".getBytes(StandardCharsets.US_ASCII);
 
     /** Length of Open MPI's ctime-style date. */
     private static final int DATE = 24;
@@ -50,7 +44,6 @@ final class LaunchOutput {
     private final RankFileWriter files;
     private final Activity watch;
     private final MpiFailureParser failures;
-    private final Consumer<String> elasticLines;
     private final boolean filing;
 
     /** Who hears that a rank printed ({@link HangWatch#rankOutput}); called at most once per rank and read. */
@@ -61,15 +54,12 @@ final class LaunchOutput {
 
     /**
      * @param ranks how the launcher tags its ranks' lines, or {@code null} (every line is the launcher's own)
-     * @param elasticLines gets the lines ranks print that start with {@code troika elastic: }, or {@code null}
      */
-    LaunchOutput(RankOutput ranks, RankFileWriter files, Activity watch, MpiFailureParser failures,
-            Consumer<String> elasticLines) {
+    LaunchOutput(RankOutput ranks, RankFileWriter files, Activity watch, MpiFailureParser failures) {
         this.ranks = ranks;
         this.files = files;
         this.watch = watch;
         this.failures = failures;
-        this.elasticLines = elasticLines;
         this.filing = ranks != null && ranks.dir() != null;
     }
 
@@ -110,7 +100,6 @@ final class LaunchOutput {
         private final int[] active;
         private int activeCount;
         private int stamp;
-        private final Map<Long, ByteArrayOutputStream> elastic = new HashMap<>();
 
         Stream(PrintStream console, boolean fromStderr) {
             this.console = console;
@@ -314,28 +303,10 @@ final class LaunchOutput {
             if (lineStart) {
                 lineStart = false;
                 failures.acceptRankLineStart(b, from, n);
-                if (elasticLines != null && n >= ELASTIC_PREFIX.length && Arrays.equals(b, from,
-                        from + ELASTIC_PREFIX.length, ELASTIC_PREFIX, 0, ELASTIC_PREFIX.length)) {
-                    elastic.put(key(), new ByteArrayOutputStream());
-                }
             }
             if (filing) {
                 files.write(cur, curErr, b, from, n);
             }
-            if (!elastic.isEmpty()) {
-                ByteArrayOutputStream line = elastic.get(key());
-                if (line != null) {
-                    line.write(b, from, Math.min(n, 4096));
-                    if (b[to - 1] == '\n' || line.size() >= 4096) {
-                        elastic.remove(key());
-                        elasticLines.accept(line.toString(StandardCharsets.UTF_8));
-                    }
-                }
-            }
-        }
-
-        private long key() {
-            return (long) cur << 1 | (curErr ? 1 : 0);
         }
 
         private void active(int rank) {

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
 import org.troika.common.exec.PosixSignal;
 import org.troika.common.exec.ProcessSupervisor;
 import org.troika.launcher.mpi.MpiFailureParser;
@@ -52,12 +51,10 @@ public final class SupervisedLaunch implements AutoCloseable {
      * @param lostHostWindow when the launcher failed naming no rank and no host was lost yet: how long to wait for
      *     the relay's liveness check to name a lost host (the relay's agents may give up on a partitioned host before
      *     the driver does); zero without a relay
-     * @param lines gets the lines ranks print that start with {@code troika elastic: } (the fault-tolerant
-     *     generation's world events, until those are wire messages), or {@code null}
      */
     public record Spec(BackendPlan plan, HostPlan hosts, PrintStream out, PrintStream err, Timeline timeline,
             String spanName, Map<String, Object> spanArgs, HangWatch watch, boolean freshRankFiles, Duration grace,
-            Duration lostHostWindow, Consumer<String> lines) {
+            Duration lostHostWindow) {
         public Spec {
             Objects.requireNonNull(plan, "plan");
             Objects.requireNonNull(out, "out");
@@ -77,36 +74,29 @@ public final class SupervisedLaunch implements AutoCloseable {
         public static Spec of(BackendPlan plan, HostPlan hosts, PrintStream out, PrintStream err) {
             return new Spec(plan, hosts, out, err, Timeline.off(), "mpirun",
                     Map.of("command", plan.launch().argv().get(0)), HangWatch.off(), true,
-                    ProcessSupervisor.DEFAULT_GRACE, Duration.ZERO, null);
+                    ProcessSupervisor.DEFAULT_GRACE, Duration.ZERO);
         }
 
         public Spec withTimeline(Timeline t, String name, Map<String, Object> args) {
-            return new Spec(plan, hosts, out, err, t, name, args, watch, freshRankFiles, grace, lostHostWindow, lines);
+            return new Spec(plan, hosts, out, err, t, name, args, watch, freshRankFiles, grace, lostHostWindow);
         }
 
         public Spec withWatch(HangWatch w) {
             return new Spec(plan, hosts, out, err, timeline, spanName, spanArgs, w, freshRankFiles, grace,
-                    lostHostWindow, lines);
+                    lostHostWindow);
         }
 
         public Spec withFreshRankFiles(boolean fresh) {
-            return new Spec(plan, hosts, out, err, timeline, spanName, spanArgs, watch, fresh, grace, lostHostWindow,
-                    lines);
+            return new Spec(plan, hosts, out, err, timeline, spanName, spanArgs, watch, fresh, grace, lostHostWindow);
         }
 
         public Spec withGrace(Duration g) {
             return new Spec(plan, hosts, out, err, timeline, spanName, spanArgs, watch, freshRankFiles, g,
-                    lostHostWindow, lines);
+                    lostHostWindow);
         }
 
         public Spec withLostHostWindow(Duration window) {
-            return new Spec(plan, hosts, out, err, timeline, spanName, spanArgs, watch, freshRankFiles, grace, window,
-                    lines);
-        }
-
-        public Spec withLines(Consumer<String> l) {
-            return new Spec(plan, hosts, out, err, timeline, spanName, spanArgs, watch, freshRankFiles, grace,
-                    lostHostWindow, l);
+            return new Spec(plan, hosts, out, err, timeline, spanName, spanArgs, watch, freshRankFiles, grace, window);
         }
     }
 
@@ -151,7 +141,7 @@ public final class SupervisedLaunch implements AutoCloseable {
             files = PlanFiles.write(spec.plan().files());
             MpiFailureParser failures = new MpiFailureParser(spec.hosts());
             LaunchOutput output = new LaunchOutput(spec.plan().rankOutput(), rankFiles, spec.watch()::rankOutput,
-                    failures, spec.lines());
+                    failures);
             ProcessSupervisor sup = ProcessSupervisor.start(spec.plan().launch(), ProcessSupervisor.Options.ofBytes(
                     output.stream(spec.out(), false), output.stream(spec.err(), true)).withGuardGrace(spec.grace()));
             SupervisedLaunch launch = new SupervisedLaunch(spec, files, rankFiles, failures, sup);

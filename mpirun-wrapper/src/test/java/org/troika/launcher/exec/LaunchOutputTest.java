@@ -104,14 +104,13 @@ class LaunchOutputTest {
         final ByteArrayOutputStream consoleOut = new ByteArrayOutputStream();
         final ByteArrayOutputStream consoleErr = new ByteArrayOutputStream();
         final Set<Integer> active = new TreeSet<>();
-        final List<String> elastic = new ArrayList<>();
         final OutputSink out;
         final OutputSink err;
 
         Run(TagFormat format) throws Exception {
             spec = new RankOutput(tmp.resolve("logs"), RANKS, format);
             files = RankFileWriter.open(spec, true);
-            LaunchOutput o = new LaunchOutput(spec, files, (r, t) -> active.add(r), failures, elastic::add);
+            LaunchOutput o = new LaunchOutput(spec, files, (r, t) -> active.add(r), failures);
             out = o.stream(new PrintStream(consoleOut), false);
             err = o.stream(new PrintStream(consoleErr), true);
         }
@@ -237,26 +236,13 @@ class LaunchOutputTest {
         assertEquals(Optional.of(new FailedRank(1, "node0", 137)), real.failures.first(), "the launcher's own line");
     }
 
-    /** Until they are wire messages, the worker's elastic lines are read from the ranks' output, tags taken off. */
-    @Test
-    void theWorkersElasticLinesArePickedOutOfTheRanksOutput() throws Exception {
-        List<Read> reads = List.of(new Read(0, true, "troika elastic: ranks 2 failed; 2 of 3 go on\n".getBytes(
-                StandardCharsets.UTF_8)), new Read(1, true, "say troika elastic: rank 1 leaves\n".getBytes(
-                StandardCharsets.UTF_8)), new Read(1, true, "troika elastic: rank 1 leaves with code 0\n".getBytes(
-                StandardCharsets.UTF_8)));
-        Run run = new Run(TagFormat.PRRTE);
-        run.feed(launcherStreams(TagFormat.PRRTE, false, reads), new Random(5));
-        assertEquals(List.of("troika elastic: ranks 2 failed; 2 of 3 go on\n",
-                "troika elastic: rank 1 leaves with code 0\n"), run.elastic);
-    }
-
     /** Without tags (jsrun) every line is the launcher's own, and nothing is filed. */
     @Test
     void untaggedLaunchersLinesAreAllItsOwn() {
         MpiFailureParser failures = new MpiFailureParser(HOSTS);
         ByteArrayOutputStream console = new ByteArrayOutputStream();
         try (RankFileWriter none = RankFileWriter.open(null, true)) {
-            OutputSink err = new LaunchOutput(null, none, (r, t) -> { }, failures, null).stream(new PrintStream(
+            OutputSink err = new LaunchOutput(null, none, (r, t) -> { }, failures).stream(new PrintStream(
                     console), true);
             byte[] b = "srun: error: node1: task 2: Exited with exit code 7\n".getBytes(StandardCharsets.UTF_8);
             err.write(b, 0, b.length);

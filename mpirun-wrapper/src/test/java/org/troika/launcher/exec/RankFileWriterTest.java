@@ -93,8 +93,8 @@ class RankFileWriterTest {
         private final org.troika.common.exec.OutputSink err;
 
         Pipeline(RankOutput spec, RankFileWriter w) {
-            LaunchOutput o = new LaunchOutput(spec, w, (r, t) -> { }, new org.troika.launcher.mpi.MpiFailureParser(null),
-                    null);
+            LaunchOutput o = new LaunchOutput(spec, w, (r, t) -> { },
+                    new org.troika.launcher.mpi.MpiFailureParser(null));
             PrintStream console = new PrintStream(java.io.OutputStream.nullOutputStream());
             out = o.stream(console, false);
             err = o.stream(console, true);

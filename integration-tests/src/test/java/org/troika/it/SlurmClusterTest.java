@@ -122,6 +122,28 @@ class SlurmClusterTest {
     }
 
     /**
+     * Issue 21: {@code troika doctor} inside {@code sbatch -N 3 -n 6} reaches n2 and n3 and starts its task services
+     * there with srun, as {@code troika run} does (the same task-service pool and remote shell). Before, doctor used
+     * ssh whatever the allocation: "[FAIL] remote-shell (n2): ... ssh: connect to host n2 port 22: Connection refused".
+     */
+    @Test
+    void doctorInsideTheAllocationStartsItsTaskServicesWithSrun() throws Exception {
+        Path script = Files.write(dir.resolve("doctor.sh"), NativeText.encode("#!/bin/sh\nexec '" + troika
+                + "' doctor\n"));
+        Job job = submitBatch("doctor", "-N 3 -n 6", script, Map.of());
+        for (String n : List.of("n2", "n3")) {
+            assertTrue(job.output.lines().anyMatch(l -> l.startsWith("[OK  ] remote-shell (" + n + "): reachable in ")
+                    && l.endsWith(" through srun")), job::describe);
+            assertTrue(job.output.lines().anyMatch(l -> l.startsWith("[OK  ] task-service (" + n + "): started "
+                    + "through srun and registered")), job::describe);
+        }
+        assertFalse(job.output.contains("[FAIL] remote-shell"), job::describe);
+        assertFalse(job.output.contains("[FAIL] task-service"), job::describe);
+        assertFalse(job.output.contains("ssh: connect"), job::describe);
+        assertFalse(job.output.contains("remote-shell (n1)"), "this machine is not a remote host\n" + job.describe());
+    }
+
+    /**
      * Renders {@code troika template slurm -N 3 -n 2 -- <runOptions> sh -c 'echo rank host'} with the packaged
      * troika, submits it, waits, and returns the host each rank printed.
      */
@@ -506,8 +528,13 @@ class SlurmClusterTest {
     /** {@link #runBatchJob(String, String, List, Map)} with shell commands run before troika in the script. */
     private static Job runBatchJob(String name, String sbatchArgs, String prelude, List<String> troikaArgs,
             Map<String, String> env) throws Exception {
+        return submitBatch(name, sbatchArgs, writeBatchScript(name, prelude, troikaArgs), env);
+    }
+
+    /** Submits {@code script} with {@code sbatchArgs}, waits for the job to end, and returns it with its output. */
+    private static Job submitBatch(String name, String sbatchArgs, Path script, Map<String, String> env)
+            throws Exception {
         Path out = dir.resolve(name + ".out");
-        Path script = writeBatchScript(name, prelude, troikaArgs);
         List<String> argv = new ArrayList<>(List.of("sbatch", "--parsable"));
         argv.addAll(List.of(sbatchArgs.split(" ")));
         argv.addAll(List.of("-o", out.toString(), "-D", dir.toString(), script.toString()));

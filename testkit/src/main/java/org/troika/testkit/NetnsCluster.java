@@ -30,6 +30,9 @@ import java.util.concurrent.TimeUnit;
  *             "docker0" (veth end) 10.(S+1).0.1/24 on every host (same address: routes nowhere) -- the decoy
  *             lo up; hostname TAG+I; private /tmp, /dev/shm, /etc/hosts; sshd on 10.S.0.(I+1):22 when asked
  * </pre>
+ * With {@link #onBridges} the hosts are spread over several bridges, each its own subnet (10.S.0.0/24, 10.(S+2).0.0/24,
+ * ...; the decoy stays 10.(S+1)): a host on one bridge reaches the root namespace only through that bridge's address,
+ * and no host routes to another bridge's hosts (two networks the launcher sits on).
  * Only 10.x subnets, only inside namespaces this class creates. Needs root, iproute2 and util-linux (unshare, nsenter).
  */
 public final class NetnsCluster implements AutoCloseable {
@@ -45,21 +48,23 @@ public final class NetnsCluster implements AutoCloseable {
 
     private final String tag;
     private final int subnet;
+    private final int bridges;
     private final List<Host> hosts;
     private final Path dir;
-    private final MachineLock lock;
+    private final List<MachineLock> locks;
     private final Map<String, Process> anchors = new LinkedHashMap<>();
     private final Map<String, Long> anchorPids = new LinkedHashMap<>();
     /** Shared paths bound into the hosts' private /tmp or /dev/shm (not leftovers of a job). */
     private final List<String> sharedPrivate = new ArrayList<>();
     private boolean sshd;
 
-    private NetnsCluster(String tag, int subnet, List<Host> hosts, Path dir, MachineLock lock) {
+    private NetnsCluster(String tag, int subnet, int bridges, List<Host> hosts, Path dir, List<MachineLock> locks) {
         this.tag = tag;
         this.subnet = subnet;
+        this.bridges = bridges;
         this.hosts = hosts;
         this.dir = dir;
-        this.lock = lock;
+        this.locks = locks;
     }
 
     /** {@link #create(String, int, int, List)} sharing the distribution under test ({@link Dist#home()}) when built. */
@@ -79,34 +84,53 @@ public final class NetnsCluster implements AutoCloseable {
      *     {@code /tmp} or {@code /dev/shm} need naming, everything else outside them is visible anyway
      */
     public static NetnsCluster create(String tag, int subnet, int n, List<Path> shared) throws IOException {
+        return create(tag, subnet, n, shared, 1);
+    }
+
+    /**
+     * {@code n} hosts spread over {@code bridges} bridges in turn (host 1 on the first, host 2 on the second, ...), bridge
+     * {@code b}'s subnet 10.(S+2b).0.0/24, sharing the distribution under test when built.
+     */
+    public static NetnsCluster onBridges(String tag, int subnet, int n, int bridges) throws IOException {
+        List<Path> shared = new ArrayList<>();
+        Dist.homeIfBuilt().ifPresent(shared::add);
+        return create(tag, subnet, n, shared, bridges);
+    }
+
+    private static NetnsCluster create(String tag, int subnet, int n, List<Path> shared, int bridges)
+            throws IOException {
         Requires.root();
         Requires.command("ip");
         Requires.command("unshare");
         Requires.command("nsenter");
-        if (!tag.matches("[a-z]{2,6}") || subnet < 100 || subnet > 250) {
-            throw new IllegalArgumentException("tag must be 2-6 lowercase letters and subnet in 100-250");
+        if (!tag.matches("[a-z]{2,6}") || subnet < 100 || subnet + 2 * (bridges - 1) > 250 || bridges < 1) {
+            throw new IllegalArgumentException("tag must be 2-6 lowercase letters and subnets in 100-250");
         }
         List<Host> hosts = new ArrayList<>();
         for (int i = 1; i <= n; i++) {
             // the namespace is named after its address, so a host word names both (ip netns exec {host}) without DNS
-            String address = "10." + subnet + ".0." + (i + 1);
+            String address = "10." + bridgeSubnet(subnet, (i - 1) % bridges) + ".0." + (i + 1);
             hosts.add(new Host(address, address, "nic" + i, tag + i));
         }
+        List<MachineLock> locks = new ArrayList<>();
+        for (int b = 0; b < bridges; b++) {
+            locks.add(MachineLock.take("netns-" + bridgeSubnet(subnet, b)));
+        }
         // the shared home must not live under /tmp: every host has its own /tmp
-        NetnsCluster c = new NetnsCluster(tag, subnet, List.copyOf(hosts),
-                Files.createTempDirectory(Path.of("/var/tmp"), "troika-netns-" + tag + "-"),
-                MachineLock.take("netns-" + subnet));
+        NetnsCluster c = new NetnsCluster(tag, subnet, bridges, List.copyOf(hosts),
+                Files.createTempDirectory(Path.of("/var/tmp"), "troika-netns-" + tag + "-"), locks);
         try {
             c.removeLeftovers();
-            String br = tag + "br";
-            ip("link", "add", br, "type", "bridge");
-            ip("addr", "add", c.bridgeAddress() + "/24", "dev", br);
-            ip("link", "set", br, "up");
+            for (int b = 0; b < bridges; b++) {
+                ip("link", "add", c.bridgeName(b), "type", "bridge");
+                ip("addr", "add", "10." + bridgeSubnet(subnet, b) + ".0.1/24", "dev", c.bridgeName(b));
+                ip("link", "set", c.bridgeName(b), "up");
+            }
             for (int i = 1; i <= n; i++) {
                 Host h = hosts.get(i - 1);
                 ip("netns", "add", h.netns());
                 ip("link", "add", tag + "v" + i, "type", "veth", "peer", "name", h.ifname(), "netns", h.netns());
-                ip("link", "set", tag + "v" + i, "master", br);
+                ip("link", "set", tag + "v" + i, "master", c.bridgeName((i - 1) % bridges));
                 ip("link", "set", tag + "v" + i, "up");
                 ip("-n", h.netns(), "link", "set", "lo", "up");
                 ip("-n", h.netns(), "addr", "add", h.address() + "/24", "dev", h.ifname());
@@ -138,9 +162,22 @@ public final class NetnsCluster implements AutoCloseable {
         return hosts;
     }
 
-    /** The root namespace's address on the bridge (where a launcher's services bind). */
+    /** The root namespace's address on the (first) bridge (where a launcher's services bind). */
     public String bridgeAddress() {
         return "10." + subnet + ".0.1";
+    }
+
+    /** The root namespace's address on {@code host}'s bridge: the only one of this machine it reaches. */
+    public String bridgeAddress(Host host) {
+        return host.address().substring(0, host.address().lastIndexOf('.')) + ".1";
+    }
+
+    private static int bridgeSubnet(int subnet, int bridge) {
+        return subnet + 2 * bridge;
+    }
+
+    private String bridgeName(int bridge) {
+        return bridge == 0 ? tag + "br" : tag + "br" + bridge;
     }
 
     /** The data subnet as CIDR. */
@@ -393,7 +430,9 @@ public final class NetnsCluster implements AutoCloseable {
             exitCode(List.of("ip", "netns", "del", hosts.get(i - 1).netns()));
             exitCode(List.of("ip", "link", "del", tag + "v" + i));
         }
-        exitCode(List.of("ip", "link", "del", tag + "br"));
+        for (int b = 0; b < bridges; b++) {
+            exitCode(List.of("ip", "link", "del", bridgeName(b)));
+        }
     }
 
     /** Kills everything in the namespaces, deletes them, the bridge and the key directory. */
@@ -424,9 +463,11 @@ public final class NetnsCluster implements AutoCloseable {
         for (int i = 1; i <= hosts.size(); i++) {
             exitCode(List.of("ip", "link", "del", tag + "v" + i));
         }
-        exitCode(List.of("ip", "link", "del", tag + "br"));
+        for (int b = 0; b < bridges; b++) {
+            exitCode(List.of("ip", "link", "del", bridgeName(b)));
+        }
         PrivateFiles.deleteTreeQuietly(dir);
-        lock.close();
+        locks.forEach(MachineLock::close);
     }
 
     private static void ip(String... args) throws IOException {

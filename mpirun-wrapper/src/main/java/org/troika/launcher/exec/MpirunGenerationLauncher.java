@@ -32,11 +32,10 @@ import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.timeline.Timeline;
 import org.troika.launcher.watchdog.HangReport;
 import org.troika.launcher.watchdog.HangWatch;
-import org.troika.common.exec.CommandRunner.ProbeResult;
 import org.troika.launcher.relay.HostAddresses;
+import org.troika.launcher.relay.GenerationRelay;
 import org.troika.launcher.relay.RelaySession;
 import org.troika.launcher.relay.RemoteShell;
-import org.troika.launcher.relay.RemoteShellCommandBuilder;
 import org.troika.launcher.relay.StartProgressReporter;
 import org.troika.rsh.Liveness;
 import org.troika.rsh.driver.HostsNotReadyException;
@@ -44,8 +43,8 @@ import org.troika.wire.Secret;
 
 /**
  * The real {@link GenerationLauncher}: each generation is one static launch planned by the ordinary planner
- * ({@code MpirunBackend}) over the generation's hosts, through a {@link RelaySession} when a remote shell or the relay
- * agent is set, supervised by a {@link ProcessSupervisor}.
+ * ({@code MpirunBackend}) over the generation's hosts, through the job's {@link GenerationRelay} (one warm
+ * {@link RelaySession}) when a remote shell or the relay agent is set, supervised by a {@link SupervisedLaunch}.
  *
  * <p>Rank environment (on top of the caller's, through the planner's {@code -x} exports): {@code TROIKA_ELASTIC=1},
  * {@code TROIKA_JOB_ID}, {@code TROIKA_ELASTIC_GENERATION}, and for rank 0's host updates
@@ -57,8 +56,8 @@ import org.troika.wire.Secret;
  * the default, the task services start through ssh, the allocation's launcher or {@code --remote-shell}).
  *
  * <p>Cleanup: at the end (success, failure, Ctrl-C) every host any generation ran on gets
- * {@code troika-rsh cleanup --job ID} through the remote shell, which removes its node state store; this machine's
- * store and key file are removed directly.
+ * {@code troika-rsh cleanup --job ID} through the remote shell ({@link GenerationRelay#close}), which removes its node
+ * state store; this machine's store and key file are removed directly.
  *
  * <p>Each generation is one {@link SupervisedLaunch}; {@link GenerationExits} turns its outcome into the ranks' exits.
  * A host the relay's liveness check declares lost (killed, partitioned) ends the generation with that host's ranks as
@@ -98,15 +97,9 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     private final Path workerKeyFile;
     private final Timeline timeline;
     private volatile Running current;
-    /** Every host word a generation ran on, in first-use order (the hosts to clean up at the end). */
-    private final Set<String> everyHost = java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>());
-    /** The job's remote shell: starts task services, and cleans the hosts up at the end. */
-    private final RemoteShell shell;
     private final List<Running> started = new java.util.concurrent.CopyOnWriteArrayList<>();
-    /** The job's one relay session (warm: its services outlive generations), opened by the first generation. */
-    private RelaySession relay;
-    /** The usable hosts the driver last reported (services run on them and on the running generation's hosts). */
-    private volatile List<String> usable = List.of();
+    /** The job's warm relay (task services outlive generations) and the end-of-job cleanup of its hosts. */
+    private final GenerationRelay relay;
 
     /**
      * Records each generation's services, mpirun, hangs and lost hosts on {@code timeline}; every generation runs under
@@ -120,7 +113,6 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     public MpirunGenerationLauncher(RunSettings base, Map<String, String> env, Path troikaHome, PrintStream out,
             PrintStream err, Planner planner, Timeline timeline, RemoteShell shell) throws IOException {
         this.timeline = timeline;
-        this.shell = shell;
         this.base = base;
         this.troikaHome = troikaHome;
         this.out = out;
@@ -137,6 +129,10 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         this.workerKey = WorkerNotifier.workerKey(job);
         this.workerKeyFile = workerKey.writeToPrivateFile(Path.of(env.getOrDefault("TMPDIR",
                 System.getProperty("java.io.tmpdir"))));
+        // the worker key reaches every remote host over the authenticated channel, never as a path
+        this.relay = new GenerationRelay(shell, troikaHome, err, StartProgressReporter.stderrIsTerminal(env), timeline,
+                jobId, Map.of(TroikaEnv.WORKER_SECRET_FILE, workerKey.encode().getBytes(
+                        java.nio.charset.StandardCharsets.US_ASCII)));
     }
 
     public String jobId() {
@@ -201,50 +197,14 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
      */
     @Override
     public void hostsChanged(List<String> hosts) {
-        usable = List.copyOf(hosts);
-        RelaySession r;
-        synchronized (this) {
-            r = relay;
-        }
-        if (r != null) {
-            Running now = current;
-            try {
-                r.retain(servedHosts(hosts, now == null || now.result.isDone() ? List.of() : now.gen.hostNames()));
-            } catch (RuntimeException e) {
-                err.println("troika elastic: cannot start task services for the new hosts: " + e.getMessage());
-            }
-        }
-    }
-
-    /** The hosts that keep (or get) a task service: the usable ones and the running generation's (pure). */
-    static List<String> servedHosts(List<String> usable, List<String> running) {
-        java.util.LinkedHashSet<String> all = new java.util.LinkedHashSet<>(running);
-        all.addAll(usable);
-        return List.copyOf(all);
-    }
-
-    /**
-     * The job's relay session, opened on the first call with that generation's settings: it gets the worker key and
-     * the node-store announcement once, and hands both to every host at its first launch.
-     */
-    private synchronized RelaySession relay(RunSettings s, MpiInstall mpi, Map<String, String> e)
-            throws IOException, InterruptedException {
-        if (relay == null) {
-            RelaySession r = RelaySession.open(new RelaySession.Request(s, mpi, shell, e, troikaHome, err,
-                    StartProgressReporter.stderrIsTerminal(env), timeline), HostAddresses.remoteHosts(usable), true);
-            // the worker key reaches every remote host over the authenticated channel, never as a path
-            r.provideFile(TroikaEnv.WORKER_SECRET_FILE,
-                    workerKey.encode().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            r.announceNodeStore(jobId); // removed by the host itself if this launcher dies
-            relay = r;
-        }
-        return relay;
+        Running now = current;
+        relay.hostsChanged(hosts, now == null || now.result.isDone() ? List.of() : now.gen.hostNames());
     }
 
     @Override
     public RunningGeneration launch(Generation gen) {
         Running running = new Running(gen);
-        everyHost.addAll(gen.hostNames());
+        relay.used(gen.hostNames());
         current = running;
         started.add(running);
         Thread t = new Thread(running::run, "troika-generation-" + gen.id());
@@ -263,14 +223,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         try {
             closeGeneration(r);
         } finally {
-            RelaySession session;
-            synchronized (this) {
-                session = relay;
-                relay = null;
-            }
-            if (session != null) {
-                session.close(); // Shutdown to every task service; their remote shells end
-            }
+            relay.close(); // Shutdown to every task service; every remote host any generation ran on cleaned up
             try {
                 Files.deleteIfExists(workerKeyFile);
                 Files.deleteIfExists(workerKeyFile.getParent());
@@ -279,7 +232,6 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
             }
             org.troika.common.PrivateFiles.deleteTreeQuietly(org.troika.common.NodeStorePaths.directory(
                     org.troika.common.NodeStorePaths.DEFAULT_BASE, jobId));
-            cleanRemoteHosts();
         }
     }
 
@@ -306,46 +258,6 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 break;
             }
         }
-    }
-
-    /** How long the end-of-job cleanup may take per host. */
-    static final Duration CLEANUP_TIMEOUT = Duration.ofSeconds(20);
-
-    /**
-     * Runs {@code troika-rsh cleanup --job ID} on every remote host any generation ran on, in parallel, through the
-     * job's remote shell; reports (one line each) the hosts it could not clean.
-     */
-    private void cleanRemoteHosts() {
-        if (troikaHome == null || !Files.isExecutable(troikaHome.resolve("bin/troika-rsh"))) {
-            return;
-        }
-        List<String> remote;
-        synchronized (everyHost) {
-            remote = HostAddresses.remoteHosts(List.copyOf(everyHost));
-        }
-        Map<String, RemoteShell.Ran> ran;
-        try {
-            ran = shell.runOnAll(remote, RemoteShellCommandBuilder.cleanupWords(troikaHome.resolve("bin/troika-rsh")
-                    .toAbsolutePath(), jobId), CLEANUP_TIMEOUT);
-        } catch (RuntimeException e) {
-            err.println("troika elastic: cannot clean up the hosts: " + e.getMessage());
-            return;
-        }
-        for (String host : remote) {
-            RemoteShell.Ran r = ran.get(host);
-            int code = r == null ? ProbeResult.TIMED_OUT : r.result().exitCode();
-            if (code != 0) {
-                err.println("troika elastic: could not clean up host " + host + " ("
-                        + (code == ProbeResult.TIMED_OUT ? "no answer within " + CLEANUP_TIMEOUT.toSeconds() + " s"
-                                : "exit " + code + ": " + lastLine(r.result().output()))
-                        + "); its /dev/shm/troika-" + jobId + " may be left");
-            }
-        }
-    }
-
-    private static String lastLine(String output) {
-        List<String> lines = output.lines().filter(l -> !l.isBlank()).toList();
-        return lines.isEmpty() ? "no output" : lines.get(lines.size() - 1).strip();
     }
 
     /** One generation's launch, run on its own thread. */
@@ -399,16 +311,13 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 RunSettings s = withRelayForKeys(given, mpi);
                 // planned before any service starts, so bad input launches nothing; the relay may change the inputs
                 BackendPlan checked = planner.plan(s, gen.plan(), mpi, e, null);
-                RelaySession relay = relay(s, mpi, e);
-                relay.onHostLost((host, why) -> {
-                    if (gen.hostNames().contains(host)) {
-                        hostLost(host);
-                    } // a spare's service is started again when a generation needs it
-                });
                 RelaySession.Launch launch;
                 try {
-                    relay.retain(servedHosts(usable, gen.hostNames()));
-                    launch = relay.launch(gen.plan(), s);
+                    launch = relay.ready(gen.plan(), s, mpi, e, (host, why) -> {
+                        if (gen.hostNames().contains(host)) {
+                            hostLost(host);
+                        } // a spare's service is started again when a generation needs it
+                    });
                 } catch (HostsNotReadyException x) {
                     // not the end of the job: those hosts are blacklisted and the next generation runs without them
                     err.println("troika elastic: generation " + gen.id() + ": " + x.getMessage());

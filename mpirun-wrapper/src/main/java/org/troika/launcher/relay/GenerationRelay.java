@@ -1,0 +1,194 @@
+package org.troika.launcher.relay;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import org.troika.common.exec.CommandRunner.ProbeResult;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.MpiInstall;
+import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.timeline.Timeline;
+import org.troika.rsh.driver.HostsNotReadyException;
+
+/**
+ * The relay of an elastic job's generations: one warm {@link RelaySession} for the whole job (task services outlive
+ * generations; hosts join and leave while one runs), opened by the first generation that needs it, and the end-of-job
+ * cleanup of every host a generation ran on.
+ *
+ * <ul>
+ *   <li>{@link #hostsChanged}: the usable hosts changed; services start on added ones now (while a generation runs, so
+ *       the next one waits for none of them) and stop on those that left and run no rank of the current
+ *       generation.</li>
+ *   <li>{@link #ready}: readies one generation's hosts (the session's files, such as the worker key, and its node-store
+ *       announcement reach every host as it is readied) and returns what its launch plans with.</li>
+ *   <li>{@link #close}: Shutdown to every service, then {@code troika-rsh cleanup --job ID} on every remote host any
+ *       generation ran on, in parallel, through the job's remote shell (removes its node state store); one line per
+ *       host that could not be cleaned.</li>
+ * </ul>
+ *
+ * <p>Thread-safe: the elastic driver's thread reports host changes while a generation's thread readies its launch.
+ */
+public final class GenerationRelay implements AutoCloseable {
+    /** How long the end-of-job cleanup may take per host. */
+    static final Duration CLEANUP_TIMEOUT = Duration.ofSeconds(20);
+
+    private final RemoteShell shell;
+    private final Path troikaHome;
+    private final PrintStream err;
+    private final boolean progressInPlace;
+    private final Timeline timeline;
+    private final String jobId;
+    private final Map<String, byte[]> files;
+    /** Every host word a generation ran on, in first-use order (the hosts to clean up at the end). */
+    private final Set<String> everyHost = new LinkedHashSet<>();
+    private List<String> usable = List.of();
+    private RelaySession session;
+
+    /**
+     * @param shell the job's remote shell
+     * @param troikaHome the installation, or {@code null}
+     * @param jobId the elastic job's id: its hosts' node stores are announced and cleaned up under it
+     * @param files key material every host's service gets before its first launch (variable name to content)
+     */
+    public GenerationRelay(RemoteShell shell, Path troikaHome, PrintStream err, boolean progressInPlace,
+            Timeline timeline, String jobId, Map<String, byte[]> files) {
+        this.shell = shell;
+        this.troikaHome = troikaHome;
+        this.err = err;
+        this.progressInPlace = progressInPlace;
+        this.timeline = timeline;
+        this.jobId = jobId;
+        this.files = new LinkedHashMap<>(files);
+    }
+
+    /** The hosts that keep (or get) a task service: the running generation's and the usable ones (pure). */
+    static List<String> servedHosts(List<String> usable, List<String> running) {
+        Set<String> all = new LinkedHashSet<>(running);
+        all.addAll(usable);
+        return List.copyOf(all);
+    }
+
+    /**
+     * The usable hosts are now {@code hosts}; {@code running} are the hosts of the generation still running (empty when
+     * none runs). Returns at once; starts that fail are printed.
+     */
+    public void hostsChanged(List<String> hosts, List<String> running) {
+        RelaySession s;
+        synchronized (this) {
+            usable = List.copyOf(hosts);
+            s = session;
+        }
+        if (s != null) {
+            try {
+                s.retain(servedHosts(hosts, running));
+            } catch (RuntimeException e) {
+                err.println("troika elastic: cannot start task services for the new hosts: " + e.getMessage());
+            }
+        }
+    }
+
+    /** Records {@code hosts} as used by a generation (cleaned up at the end). */
+    public synchronized void used(Collection<String> hosts) {
+        everyHost.addAll(hosts);
+    }
+
+    /**
+     * Readies the relay for one generation over {@code plan} (its settings {@code s}, MPI and environment open the
+     * session when it is the first): services for the generation's hosts and the usable ones, then the generation's
+     * own hosts up and provisioned, its agent key open.
+     *
+     * @param onHostLost where hosts lost from now on are reported (this generation's)
+     * @throws HostsNotReadyException naming the hosts whose service did not come up; they are stopped
+     */
+    public RelaySession.Launch ready(HostPlan plan, RunSettings s, MpiInstall mpi, Map<String, String> env,
+            BiConsumer<String, String> onHostLost) throws HostsNotReadyException, IOException, InterruptedException {
+        used(plan.hostNames());
+        RelaySession r = session(s, mpi, env);
+        r.onHostLost(onHostLost);
+        List<String> hosts;
+        synchronized (this) {
+            hosts = servedHosts(usable, plan.hostNames());
+        }
+        r.retain(hosts);
+        return r.launch(plan, s);
+    }
+
+    /** The job's session, opened on the first call with that generation's settings. */
+    private RelaySession session(RunSettings s, MpiInstall mpi, Map<String, String> env) throws IOException,
+            InterruptedException {
+        synchronized (this) {
+            if (session != null) {
+                return session;
+            }
+        }
+        RelaySession r = RelaySession.open(new RelaySession.Request(s, mpi, shell, env, troikaHome, err,
+                progressInPlace, timeline), HostAddresses.remoteHosts(usableNow()), true);
+        for (Map.Entry<String, byte[]> f : files.entrySet()) {
+            r.provideFile(f.getKey(), f.getValue()); // over the authenticated channel, never as a path
+        }
+        r.announceNodeStore(jobId); // removed by the host itself if this launcher dies
+        synchronized (this) {
+            session = r;
+        }
+        return r;
+    }
+
+    private synchronized List<String> usableNow() {
+        return usable;
+    }
+
+    /** Shutdown to every task service (their remote shells end), then the cleanup of every remote host used. */
+    @Override
+    public void close() {
+        RelaySession s;
+        List<String> remote;
+        synchronized (this) {
+            s = session;
+            session = null;
+            remote = HostAddresses.remoteHosts(List.copyOf(everyHost));
+        }
+        if (s != null) {
+            s.close();
+        }
+        cleanUp(remote);
+    }
+
+    /** {@code troika-rsh cleanup --job ID} on {@code remote} through the remote shell; reports the hosts it missed. */
+    private void cleanUp(List<String> remote) {
+        if (troikaHome == null || !Files.isExecutable(troikaHome.resolve("bin/troika-rsh")) || remote.isEmpty()) {
+            return;
+        }
+        Map<String, RemoteShell.Ran> ran;
+        try {
+            ran = shell.runOnAll(remote, RemoteShellCommandBuilder.cleanupWords(troikaHome.resolve("bin/troika-rsh")
+                    .toAbsolutePath(), jobId), CLEANUP_TIMEOUT);
+        } catch (RuntimeException e) {
+            err.println("troika elastic: cannot clean up the hosts: " + e.getMessage());
+            return;
+        }
+        for (String host : remote) {
+            RemoteShell.Ran r = ran.get(host);
+            int code = r == null ? ProbeResult.TIMED_OUT : r.result().exitCode();
+            if (code != 0) {
+                err.println("troika elastic: could not clean up host " + host + " ("
+                        + (code == ProbeResult.TIMED_OUT ? "no answer within " + CLEANUP_TIMEOUT.toSeconds() + " s"
+                                : "exit " + code + ": " + lastLine(r.result().output()))
+                        + "); its /dev/shm/troika-" + jobId + " may be left");
+            }
+        }
+    }
+
+    private static String lastLine(String output) {
+        List<String> lines = output.lines().filter(l -> !l.isBlank()).toList();
+        return lines.isEmpty() ? "no output" : lines.get(lines.size() - 1).strip();
+    }
+}

@@ -58,9 +58,11 @@ class TaskServicePoolTest {
         return (host, driver, label, key) -> {
             told.add(host + "@" + driver);
             Thread t = new Thread(() -> {
+                TaskService service = new TaskService(new TaskService.Config(host, List.of(driver), key, HEARTBEAT,
+                        LIVENESS, Map.of(), tmp));
+                services.put(host, service); // before it registers: the test may look it up as soon as it did
                 try {
-                    services.put(host, new TaskService(new TaskService.Config(host, List.of(driver), key, HEARTBEAT,
-                            LIVENESS, Map.of(), tmp)).start());
+                    service.start();
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }

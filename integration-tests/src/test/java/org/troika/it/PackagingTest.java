@@ -107,7 +107,7 @@ class PackagingTest {
 
     @ParameterizedTest
     @CsvSource({"troika-common,org.troika.common", "troika-wire,org.troika.wire", "troika-mpi,org.troika.mpi",
-            "troika-worker,org.troika.worker"})
+            "troika-worker,org.troika.worker", "troika-ompi-java,org.troika.ompi.java"})
     void publishedArtifactIsFitForAUsersBuild(String artifact, String moduleName) throws Exception {
         Path dir = Path.of(System.getProperty("troika.m2"), "org", "troika", artifact, version());
         String base = artifact + "-" + version();

@@ -106,6 +106,24 @@ public final class Communicator implements AutoCloseable {
         return wrap(mpi.commSplit(handle, color, key));
     }
 
+    /**
+     * {@code MPI_Comm_spawn}: starts {@code request.count()} processes of {@code request}'s command and returns the
+     * inter-communicator to them (they find it with {@link Mpi#parent()}); {@link Intercommunicator#merge} makes one
+     * communicator of both. Collective over this communicator: only {@code root}'s request counts, every rank returns
+     * when the children have called {@code MPI_Init}. Where the processes go is the launcher's business, steered by
+     * the info keys (Open MPI 5: {@code PMIX_ADD_HOST} for hosts the job does not have yet, {@code host},
+     * {@code PMIX_ENVAR}); not every MPI can do it (see docs/elastic.md).
+     *
+     * @throws MpiException when MPI fails the spawn or any process did not start
+     */
+    public Intercommunicator spawn(Spawn request, int root) {
+        Objects.requireNonNull(request, "request");
+        if (root < 0 || root >= size) {
+            throw new IllegalArgumentException("root " + root + " is not a rank of this communicator of " + size);
+        }
+        return new Intercommunicator(ctx, DynamicProcesses.of(mpi).spawn(request, root, handle));
+    }
+
     /** {@code MPI_Comm_dup}: the same ranks in a new communication context. Collective. Close it when done. */
     public Communicator dup() {
         return wrap(mpi.commDup(handle));
@@ -1281,6 +1299,10 @@ public final class Communicator implements AutoCloseable {
     /** The address of a staging area or buffer for FusionBuffer and TensorBucket. */
     long addressOf(Buffer direct) {
         return mpi.address(direct);
+    }
+
+    Context context() {
+        return ctx;
     }
 
     boolean pinsArrays() {

@@ -27,6 +27,7 @@ public final class Mpi implements AutoCloseable {
     private static final Object LOCK = new Object();
     private static Mpi current; // guarded by LOCK
     private static boolean finalizedOnce; // guarded by LOCK
+    private static boolean skipFinalize; // guarded by LOCK
 
     private final NativeMpi backend;
     private final ThreadLevel threadLevel;
@@ -184,6 +185,29 @@ public final class Mpi implements AutoCloseable {
         return current().world;
     }
 
+    /**
+     * {@code MPI_Comm_get_parent}: the inter-communicator to the processes that spawned this one
+     * ({@link Communicator#spawn}), or empty when this process was started by the launcher.
+     */
+    public static java.util.Optional<Intercommunicator> parent() {
+        Mpi m = current();
+        Context ctx = m.world.context();
+        long h = DynamicProcesses.of(ctx.mpi).parent();
+        return h == ctx.mpi.commNull() ? java.util.Optional.empty() : java.util.Optional.of(new Intercommunicator(ctx, h));
+    }
+
+    /**
+     * From now on {@link #finalizeMpi()} ends troika's use of MPI without calling {@code MPI_Finalize}. For a process
+     * whose job lost a process that exited without finalizing (a rank that left an elastic world, see docs/elastic.md):
+     * Open MPI 5.0.7's finalize then waits for it forever on several hosts, while ending without it is what the job's
+     * fault tolerance ({@code mpirun --with-ft ulfm}) expects of such processes. Irreversible.
+     */
+    public static void skipFinalize() {
+        synchronized (LOCK) {
+            skipFinalize = true;
+        }
+    }
+
     /** Finalises MPI (collective over all ranks); does nothing when not initialised. */
     public static void finalizeMpi() {
         synchronized (LOCK) {
@@ -194,7 +218,9 @@ public final class Mpi implements AutoCloseable {
             current = null;
             finalizedOnce = true;
             mpi.world.close();
-            mpi.backend.finalizeMpi();
+            if (!skipFinalize) {
+                mpi.backend.finalizeMpi();
+            }
         }
     }
 

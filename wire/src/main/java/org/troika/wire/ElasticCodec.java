@@ -13,6 +13,7 @@ final class ElasticCodec implements Codec<ElasticMessage> {
     static final int WORLD_CHANGED = 22;
     static final int RANK_LEFT = 23;
     static final int NOTED = 24;
+    static final int CHANGE_WORLD = 25;
 
     @Override
     public int typeOf(ElasticMessage m) {
@@ -23,6 +24,7 @@ final class ElasticCodec implements Codec<ElasticMessage> {
         if (m instanceof ElasticMessage.WorldChanged) return WORLD_CHANGED;
         if (m instanceof ElasticMessage.RankLeft) return RANK_LEFT;
         if (m instanceof ElasticMessage.Noted) return NOTED;
+        if (m instanceof ElasticMessage.ChangeWorld) return CHANGE_WORLD;
         throw new IllegalArgumentException("no elastic wire type for " + m.getClass());
     }
 
@@ -45,6 +47,12 @@ final class ElasticCodec implements Codec<ElasticMessage> {
             o.u32(l.generation()).u32(l.rank()).u32(l.code());
         } else if (m instanceof ElasticMessage.Noted) {
             // no body
+        } else if (m instanceof ElasticMessage.ChangeWorld c) {
+            o.u32(c.change()).ints(c.leave()).u32(c.join().size());
+            for (ElasticMessage.ChangeWorld.Spawn s : c.join()) {
+                o.str(s.host()).u32(s.count()).u32(s.added() ? 1 : 0);
+            }
+            o.u32(c.firstJoinId());
         } else {
             throw new IllegalArgumentException("no elastic wire encoding for " + m.getClass());
         }
@@ -60,8 +68,18 @@ final class ElasticCodec implements Codec<ElasticMessage> {
             case WORLD_CHANGED -> new ElasticMessage.WorldChanged(in.u32(), in.u32(), in.ints(), in.ints(), joined(in));
             case RANK_LEFT -> new ElasticMessage.RankLeft(in.u32(), in.u32(), in.u32());
             case NOTED -> new ElasticMessage.Noted();
+            case CHANGE_WORLD -> new ElasticMessage.ChangeWorld(in.u32(), in.ints(), spawns(in), in.u32());
             default -> throw new WireException("unknown elastic message type " + type);
         };
+    }
+
+    private static List<ElasticMessage.ChangeWorld.Spawn> spawns(BodyIn in) throws WireException {
+        int n = in.count(12);
+        List<ElasticMessage.ChangeWorld.Spawn> l = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            l.add(new ElasticMessage.ChangeWorld.Spawn(in.str(), in.u32(), in.u32() != 0));
+        }
+        return l;
     }
 
     private static List<ElasticMessage.WorldChanged.Joined> joined(BodyIn in) throws WireException {

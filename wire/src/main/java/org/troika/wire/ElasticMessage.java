@@ -11,6 +11,7 @@ import java.util.Objects;
  *   rank 0 ── Subscribe(generation) ─►  driver        (at its first commit: the generation got through its rendezvous)
  *          ◄─ Subscribed | Refused ───
  *          ◄─ HostsChanged(t, bits) ... ─             (until the generation ends)
+ *          ◄─ ChangeWorld(leave, join) ... ─          (a change in place, where the MPI can: issue 25)
  *
  *   a rank ── WorldChanged | RankLeft ─►  driver      (rank events: what the launcher learns about the world in place
  *          ◄─ Noted | Refused ─────────               of rank output; one event, one answer, on the rank's connection)
@@ -36,6 +37,33 @@ public sealed interface ElasticMessage {
      * next commit.
      */
     record HostsChanged(long timestampMillis, int bits) implements ElasticMessage {}
+
+    /**
+     * driver → rank 0: change the world in place at the ranks' next commit instead of ending the generation (issue 25:
+     * Open MPI 5): the ranks with the ids in {@code leave} leave it (their hosts left the job), then the survivors
+     * spawn {@code join}'s ranks onto their hosts and merge with them; the spawned ranks get the ids from
+     * {@code firstJoinId} up, in {@code join}'s order. The new rank 0 reports the result as a {@link WorldChanged}.
+     * The ranks may answer a change they cannot make by leaving the generation (as for {@link HostsChanged}).
+     *
+     * @param change the request's number in this generation, from 1
+     */
+    record ChangeWorld(int change, List<Integer> leave, List<Spawn> join, int firstJoinId) implements ElasticMessage {
+        public ChangeWorld {
+            leave = List.copyOf(leave);
+            join = List.copyOf(join);
+        }
+
+        /**
+         * {@code count} ranks spawned onto {@code host}.
+         *
+         * @param added the host has no daemon of the job yet (Open MPI: {@code PMIX_ADD_HOST})
+         */
+        public record Spawn(String host, int count, boolean added) {
+            public Spawn {
+                Objects.requireNonNull(host, "host");
+            }
+        }
+    }
 
     /**
      * a rank → driver: the generation's world changed in place, without a relaunch; sent by rank 0 of the new world.

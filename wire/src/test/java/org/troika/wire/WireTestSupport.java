@@ -120,6 +120,8 @@ final class WireTestSupport {
                 new ElasticMessage.WorldChanged(4, 2, List.of(0, 2, 5), List.of(1),
                         List.of(new ElasticMessage.WorldChanged.Joined(5, "node3"))),
                 new ElasticMessage.RankLeft(4, 2, 75),
-                new ElasticMessage.Noted());
+                new ElasticMessage.Noted(),
+                new ElasticMessage.ChangeWorld(2, List.of(1, 3), List.of(new ElasticMessage.ChangeWorld.Spawn("node4",
+                        2, true), new ElasticMessage.ChangeWorld.Spawn("node1", 1, false)), 6));
     }
 }

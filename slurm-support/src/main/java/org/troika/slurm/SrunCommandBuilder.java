@@ -110,7 +110,7 @@ public final class SrunCommandBuilder {
         argv.addAll(s.mpiArgs());
         argv.addAll(RankLaunch.rankCommand(ctx));
         // --output-filename: troika writes DIR/rank.N.stdout|stderr from the labelled lines, as for every mpirun
-        RankOutput rankOutput = new RankOutput(s.outputFilename(), ctx.hostPlan().size(), RankOutput.TagFormat.SRUN);
+        RankOutput rankOutput = new RankOutput(s.outputFilename(), ctx.hostPlan().size(), RankOutput.TagFormat.SRUN, null);
         return new BackendPlan(new LaunchPlan(argv, env), files, warnings, rankOutput);
     }
 

@@ -163,7 +163,7 @@ class SrunCommandBuilderTest {
         org.troika.launcher.spi.RankOutput out = plan(settings().np(3).outputFilename(Path.of("/out")).build(), OMPI4)
                 .rankOutput();
         assertEquals(new org.troika.launcher.spi.RankOutput(Path.of("/out"), 3,
-                org.troika.launcher.spi.RankOutput.TagFormat.SRUN), out);
+                org.troika.launcher.spi.RankOutput.TagFormat.SRUN, null), out);
         assertNull(plan(settings().build(), OMPI4).rankOutput().dir());
         assertEquals(org.troika.launcher.spi.RankOutput.TagFormat.SRUN,
                 plan(settings().build(), OMPI4).rankOutput().format(), "the labels are read without files too");

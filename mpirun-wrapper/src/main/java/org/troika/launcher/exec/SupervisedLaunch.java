@@ -12,6 +12,7 @@ import org.troika.common.exec.ProcessSupervisor;
 import org.troika.launcher.mpi.MpiFailureParser;
 import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.RankOutput;
 import org.troika.launcher.timeline.Timeline;
 import org.troika.launcher.watchdog.HangWatch;
 
@@ -108,6 +109,8 @@ public final class SupervisedLaunch implements AutoCloseable {
     private final RankFileWriter rankFiles;
     private final MpiFailureParser failures;
     private final ProcessSupervisor sup;
+    /** Follows the per-rank files the launcher writes itself, or {@code null}. */
+    private final LauncherFilesTail tail;
     private final Timeline.Span span;
     private final long startedMicros;
     private final Set<String> lost = ConcurrentHashMap.newKeySet();
@@ -116,7 +119,8 @@ public final class SupervisedLaunch implements AutoCloseable {
     private boolean killed;
 
     private SupervisedLaunch(Spec spec, PlanFiles files, RankFileWriter rankFiles, MpiFailureParser failures,
-            ProcessSupervisor sup) {
+            ProcessSupervisor sup, LauncherFilesTail tail) {
+        this.tail = tail;
         this.spec = spec;
         this.files = files;
         this.rankFiles = rankFiles;
@@ -140,11 +144,19 @@ public final class SupervisedLaunch implements AutoCloseable {
         try {
             files = PlanFiles.write(spec.plan().files());
             MpiFailureParser failures = new MpiFailureParser(spec.hosts());
-            LaunchOutput output = new LaunchOutput(spec.plan().rankOutput(), rankFiles, spec.watch()::rankOutput,
+            RankOutput ranks = spec.plan().rankOutput();
+            LauncherFilesTail tail = ranks == null || ranks.launcherFiles() == null ? null
+                    : new LauncherFilesTail(ranks, rankFiles, spec.watch()::rankOutput, failures, spec.out(),
+                            spec.err());
+            // when the launcher writes the ranks' output into files, its own streams carry only its own lines
+            LaunchOutput output = new LaunchOutput(tail == null ? ranks : null, rankFiles, spec.watch()::rankOutput,
                     failures);
             ProcessSupervisor sup = ProcessSupervisor.start(spec.plan().launch(), ProcessSupervisor.Options.ofBytes(
                     output.stream(spec.out(), false), output.stream(spec.err(), true)).withGuardGrace(spec.grace()));
-            SupervisedLaunch launch = new SupervisedLaunch(spec, files, rankFiles, failures, sup);
+            if (tail != null) {
+                tail.start();
+            }
+            SupervisedLaunch launch = new SupervisedLaunch(spec, files, rankFiles, failures, sup, tail);
             spec.watch().arm(h -> {
                 spec.timeline().instant(Timeline.Kind.TEARDOWN, "hang: tearing down", null, Map.of());
                 launch.tearDown(spec.grace());
@@ -243,6 +255,9 @@ public final class SupervisedLaunch implements AutoCloseable {
             code = sup.waitFor();
         } finally {
             sup.close();
+            if (tail != null) {
+                tail.finish(); // every byte the launcher wrote into its files, before the files are judged
+            }
         }
         if (code != 0 && failures.first().isEmpty() && lost.isEmpty() && spec.watch().hang().isEmpty()
                 && !spec.lostHostWindow().isZero()) {
@@ -271,6 +286,11 @@ public final class SupervisedLaunch implements AutoCloseable {
     public void close() {
         try {
             sup.close();
+            if (tail != null) {
+                tail.finish();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
             rankFiles.close();
             files.close();

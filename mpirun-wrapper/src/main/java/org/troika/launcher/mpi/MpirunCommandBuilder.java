@@ -184,7 +184,16 @@ public final class MpirunCommandBuilder {
         Map<String, String> env = new TreeMap<>(EnvExport.withoutExcluded(RankLaunch.rankEnv(ctx, warnings)));
         List<String> argv = new ArrayList<>();
         argv.add(FlavorDetector.mpirunCommand(ctx.env()));
-        argv.add("-l");
+        Path own = hydraFiles(ctx, files);
+        if (own == null) {
+            argv.add("-l");
+        } else {
+            // Hydra tags every read of a rank's output ("[R] " also inside a line), which is common text too
+            // ("a[3] = 5"): with --output-filename its own per-rank files, written by mpiexec on this machine, are
+            // exact; troika follows them into DIR and onto the console (docs/mpirun-flags.md)
+            String pattern = own.toString().replace("%", "%%") + "/rank.%r.";
+            argv.addAll(List.of("-outfile-pattern", pattern + "stdout", "-errfile-pattern", pattern + "stderr"));
+        }
         argv.addAll(List.of("-np", Integer.toString(ctx.hostPlan().size())));
         argv.addAll(List.of("-ppn", Integer.toString(processesPerNode(ctx, mpiName))));
         argv.addAll(hydraHosts(ctx, files));
@@ -220,7 +229,20 @@ public final class MpirunCommandBuilder {
         argv.addAll(s.mpiArgs());
         argv.addAll(RankLaunch.rankCommand(ctx));
         return new BackendPlan(new LaunchPlan(argv, env), files, warnings,
-                rankOutput(ctx, RankOutput.TagFormat.HYDRA));
+                new RankOutput(s.outputFilename(), ctx.hostPlan().size(), RankOutput.TagFormat.HYDRA, own));
+    }
+
+    /**
+     * With {@code --output-filename}: the private folder (in the launch's scratch folder, 0700, made with the plan's
+     * files and removed with them) where Hydra writes each rank's output; {@code null} without.
+     */
+    private static Path hydraFiles(LaunchContext ctx, Map<Path, String> files) {
+        if (ctx.settings().outputFilename() == null || ctx.scratchDir() == null) {
+            return null;
+        }
+        Path own = ctx.scratchDir().resolve("rank-output");
+        files.put(own.resolve(".troika"), ""); // makes the folder before the launch
+        return own;
     }
 
     /** v5 deprecates --tag-output/--timestamp-output in favour of one {@code --output} list. */
@@ -229,12 +251,13 @@ public final class MpirunCommandBuilder {
     }
 
     /**
-     * {@code --output-filename DIR}: troika writes the per-rank files from the tagged output, for every flavour
-     * (Open MPI 5.0.7's {@code --output-filename} writes no or one file, its {@code --output dir=D} one stream per
-     * rank; Open MPI 4 and Hydra have their own layouts). The launcher always tags (see the tagging part above).
+     * {@code --output-filename DIR}: troika writes the per-rank files from the tagged output (Open MPI 5.0.7's
+     * {@code --output-filename} writes no or one file, its {@code --output dir=D} one stream per rank and mixes ranks'
+     * unfinished lines; Open MPI 4 writes its files on each rank's host). The launcher always tags (see the tagging
+     * part above).
      */
     private static RankOutput rankOutput(LaunchContext ctx, RankOutput.TagFormat format) {
-        return new RankOutput(ctx.settings().outputFilename(), ctx.hostPlan().size(), format);
+        return new RankOutput(ctx.settings().outputFilename(), ctx.hostPlan().size(), format, null);
     }
 
     /** {@code -H host:slots,...}, or a scratch hostfile ({@code name slots=N} lines) when the list is too long. */

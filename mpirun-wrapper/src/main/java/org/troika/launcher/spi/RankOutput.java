@@ -19,8 +19,12 @@ import java.util.Optional;
  * @param ranks the number of ranks (files are made for ranks {@code 0..ranks-1}; tags naming other ranks are not
  *     filed)
  * @param format how the launcher tags a rank's output
+ * @param launcherFiles a private folder where the launcher writes each rank's output itself, as
+ *     {@link #launcherFile}s (Hydra's {@code -outfile-pattern}: exact, where its tagged stream is not), which troika
+ *     follows into the per-rank files and onto the console; {@code null}: the ranks' output comes tagged in the
+ *     launcher's stream
  */
-public record RankOutput(Path dir, int ranks, TagFormat format) {
+public record RankOutput(Path dir, int ranks, TagFormat format, Path launcherFiles) {
     public RankOutput {
         Objects.requireNonNull(format, "format");
         if (ranks < 1) {
@@ -299,7 +303,16 @@ public record RankOutput(Path dir, int ranks, TagFormat format) {
 
     /** {@code DIR/rank.N.stdout} or {@code DIR/rank.N.stderr}. */
     public Path file(int rank, boolean stderr) {
-        return Objects.requireNonNull(dir, "no per-rank files").resolve("rank." + rank + (stderr ? ".stderr"
-                : ".stdout"));
+        return Objects.requireNonNull(dir, "no per-rank files").resolve(fileName(rank, stderr));
+    }
+
+    /** The launcher's own file of a rank's stream in {@link #launcherFiles}. */
+    public Path launcherFile(int rank, boolean stderr) {
+        return Objects.requireNonNull(launcherFiles, "the launcher writes no files").resolve(fileName(rank, stderr));
+    }
+
+    /** {@code rank.N.stdout} / {@code rank.N.stderr}. */
+    public static String fileName(int rank, boolean stderr) {
+        return "rank." + rank + (stderr ? ".stderr" : ".stdout");
     }
 }

@@ -108,7 +108,7 @@ class LaunchOutputTest {
         final OutputSink err;
 
         Run(TagFormat format) throws Exception {
-            spec = new RankOutput(tmp.resolve("logs"), RANKS, format);
+            spec = new RankOutput(tmp.resolve("logs"), RANKS, format, null);
             files = RankFileWriter.open(spec, true);
             LaunchOutput o = new LaunchOutput(spec, files, (r, t) -> active.add(r), failures);
             out = o.stream(new PrintStream(consoleOut), false);

@@ -36,7 +36,7 @@ class MpirunGenerationLauncherTest {
     @Test
     void theLocalWorkerKeyKeepsEveryOtherPartOfThePlan() {
         var rankOutput = new org.troika.launcher.spi.RankOutput(Path.of("/out"), 4,
-                org.troika.launcher.spi.RankOutput.TagFormat.ORTE);
+                org.troika.launcher.spi.RankOutput.TagFormat.ORTE, null);
         org.troika.launcher.spi.BackendPlan plan = new org.troika.launcher.spi.BackendPlan(
                 new org.troika.common.exec.LaunchPlan(List.of("mpirun", "true"), Map.of("PATH", "/bin"), Path.of("/w")),
                 Map.of(Path.of("/tmp/hostfile"), "a slots=2\n"), List.of("a warning"), rankOutput);

@@ -25,7 +25,7 @@ class RankFileWriterTest {
 
     @Test
     void everyRankGetsBothFilesEvenWhenSilentAndOldContentIsDropped() throws Exception {
-        RankOutput spec = new RankOutput(tmp.resolve("logs"), 3, TagFormat.PRRTE);
+        RankOutput spec = new RankOutput(tmp.resolve("logs"), 3, TagFormat.PRRTE, null);
         Files.createDirectories(spec.dir());
         Files.writeString(spec.file(2, true), "from an earlier run\n");
         try (RankFileWriter w = RankFileWriter.open(spec, true)) {
@@ -47,7 +47,7 @@ class RankFileWriterTest {
     @Test
     void laterGenerationsAppendAndManyRanksStayWithinTheOpenFileLimit() throws Exception {
         int ranks = RankFileWriter.OPEN_LIMIT * 3;
-        RankOutput spec = new RankOutput(tmp, ranks, TagFormat.HYDRA);
+        RankOutput spec = new RankOutput(tmp, ranks, TagFormat.HYDRA, null);
         try (RankFileWriter w = RankFileWriter.open(spec, true)) {
             Pipeline p = new Pipeline(spec, w);
             for (int round = 0; round < 2; round++) {
@@ -72,7 +72,7 @@ class RankFileWriterTest {
         // sh stands in for Open MPI 5's mpirun: tagged lines on both streams, plus one of its own
         String script = "printf '[1,0]<stdout>: out 0\\n[1,1]<stdout>: out 1\\n'; "
                 + "printf '[1,1]<stderr>: err 1\\n[prterun] a launcher message\\n' >&2";
-        RankOutput spec = new RankOutput(tmp.resolve("out"), 2, TagFormat.PRRTE);
+        RankOutput spec = new RankOutput(tmp.resolve("out"), 2, TagFormat.PRRTE, null);
         BackendPlan plan = new BackendPlan(new LaunchPlan(List.of("sh", "-c", script), Map.of("PATH", "/usr/bin:/bin")),
                 Map.of(), List.of(), spec);
         ByteArrayOutputStream out = new ByteArrayOutputStream();

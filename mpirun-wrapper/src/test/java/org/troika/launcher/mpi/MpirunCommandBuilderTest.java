@@ -146,7 +146,9 @@ class MpirunCommandBuilderTest {
     void intelAllOptions() {
         RunSettings s = allOptions().networkInterfaces(List.of("ib0")).prefixTimestamp(false).build();
         BackendPlan plan = USER.build(ctx(s, INTEL, ENV));
-        assertEquals(List.of("mpirun", "-l", "-np", "4", "-ppn", "2", "-hosts", "a,b",
+        // --output-filename: Hydra's own per-rank files in the launch's scratch folder instead of -l
+        assertEquals(List.of("mpirun", "-outfile-pattern", "/tmp/scratch/rank-output/rank.%r.stdout",
+                "-errfile-pattern", "/tmp/scratch/rank-output/rank.%r.stderr", "-np", "4", "-ppn", "2", "-hosts", "a,b",
                 "-bootstrap", "ssh", "-bootstrap-exec-args", "-p 2222 -i /k/id", "-iface", "ib0",
                 "-genv", "NCCL_SOCKET_IFNAME", "ib0", "--report-bindings", "python", "train.py"),
                 plan.launch().argv());
@@ -232,11 +234,19 @@ class MpirunCommandBuilderTest {
                 MPICH, RankOutput.TagFormat.HYDRA, INTEL, RankOutput.TagFormat.HYDRA);
         formats.forEach((mpi, format) -> {
             BackendPlan plan = USER.build(ctx(s, mpi, ENV));
-            assertEquals(new RankOutput(Path.of("logs"), 4, format), plan.rankOutput(), mpi.toString());
-            for (String word : List.of("--output-filename", "-outfile-pattern", "-errfile-pattern")) {
+            Path own = format == RankOutput.TagFormat.HYDRA ? Path.of("/tmp/scratch/rank-output") : null;
+            assertEquals(new RankOutput(Path.of("logs"), 4, format, own), plan.rankOutput(), mpi.toString());
+            for (String word : own == null ? List.of("--output-filename", "-outfile-pattern", "-errfile-pattern")
+                    : List.of("--output-filename", "-l")) {
                 assertLacks(plan.launch().argv(), word);
             }
             assertTrue(plan.launch().argv().stream().noneMatch(w -> w.contains("logs")), plan.launch().render());
+            if (own != null) {
+                // Hydra writes into the launch's private scratch folder, made (0700) with the plan's files
+                assertTrue(plan.files().containsKey(own.resolve(".troika")), plan.files().toString());
+                assertEquals(List.of("-outfile-pattern", own + "/rank.%r.stdout", "-errfile-pattern",
+                        own + "/rank.%r.stderr"), plan.launch().argv().subList(1, 5));
+            }
         });
         // no files, but the tags are still read (hang watchdog, the launcher's own lines for the failure report)
         assertNull(USER.build(ctx(settings().build(), OMPI5, ENV)).rankOutput().dir());

@@ -39,7 +39,7 @@ class RankOutputTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("lines")
     void rankLinesLoseOnlyTheTag(TagFormat format, String segment, boolean fromStderr, Line expected) {
-        assertEquals(Optional.of(expected), new RankOutput(Path.of("d"), 4, format).parse(segment, fromStderr));
+        assertEquals(Optional.of(expected), new RankOutput(Path.of("d"), 4, format, null).parse(segment, fromStderr));
     }
 
     static Stream<Arguments> launcherLines() {
@@ -59,7 +59,7 @@ class RankOutputTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("launcherLines")
     void theLaunchersOwnLinesBelongToNoRank(TagFormat format, String segment) {
-        assertEquals(Optional.empty(), new RankOutput(Path.of("d"), 4, format).parse(segment, true));
+        assertEquals(Optional.empty(), new RankOutput(Path.of("d"), 4, format, null).parse(segment, true));
     }
 
     /** Moved from HangWatch (which parsed tags itself and missed timestamps and srun labels). */
@@ -76,7 +76,7 @@ class RankOutputTest {
     }
 
     private static int rankOf(TagFormat format, String line) {
-        return new RankOutput(null, 16, format).parse(line, false).map(Line::rank).orElse(-1);
+        return new RankOutput(null, 16, format, null).parse(line, false).map(Line::rank).orElse(-1);
     }
 
     /** A tag cut by a read is a prefix: the next bytes decide; anything else is decided at once. */
@@ -101,11 +101,11 @@ class RankOutputTest {
 
     @Test
     void filesAreOnePerRankAndStream() {
-        RankOutput o = new RankOutput(Path.of("/logs"), 2, TagFormat.PRRTE);
+        RankOutput o = new RankOutput(Path.of("/logs"), 2, TagFormat.PRRTE, null);
         assertEquals(Path.of("/logs/rank.1.stdout"), o.file(1, false));
         assertEquals(Path.of("/logs/rank.0.stderr"), o.file(0, true));
-        assertThrows(IllegalArgumentException.class, () -> new RankOutput(Path.of("/logs"), 0, TagFormat.ORTE));
-        assertThrows(NullPointerException.class, () -> new RankOutput(null, 2, TagFormat.ORTE).file(0, false),
+        assertThrows(IllegalArgumentException.class, () -> new RankOutput(Path.of("/logs"), 0, TagFormat.ORTE, null));
+        assertThrows(NullPointerException.class, () -> new RankOutput(null, 2, TagFormat.ORTE, null).file(0, false),
                 "no folder, no files");
     }
 }

@@ -3,7 +3,8 @@ package org.troika.wire;
 /**
  * HMAC-SHA256 (RFC 2104 over FIPS 180-4 SHA-256) in plain Java, without the JCA provider framework: a short-lived
  * launch agent JVM would otherwise spend ~60 ms initialising {@code javax.crypto.Mac}. Checked against the JDK's
- * {@code HmacSHA256} in {@code HmacSha256Test}. Not thread-safe; one instance per computation.
+ * {@code HmacSHA256} in {@code HmacSha256Test}. Not thread-safe; one instance per computation. A connection keys one
+ * instance with its fixed prefix once and {@link #copy}s it per frame, so a frame pays neither key pad again.
  */
 final class HmacSha256 {
     private static final int[] K = {
@@ -17,22 +18,42 @@ final class HmacSha256 {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
     private static final int BLOCK = 64;
 
-    private final byte[] outerKeyPad = new byte[BLOCK];
-    private final Sha256 inner = new Sha256();
+    /** The outer hash after the outer key pad (one block, compressed once; never changed afterwards). */
+    private final Sha256 outerStart;
+    private final Sha256 inner;
 
     HmacSha256(byte[] key) {
         byte[] k = key.length > BLOCK ? Sha256.digest(key) : key;
         byte[] innerKeyPad = new byte[BLOCK];
+        byte[] outerKeyPad = new byte[BLOCK];
         for (int i = 0; i < BLOCK; i++) {
             byte b = i < k.length ? k[i] : 0;
             innerKeyPad[i] = (byte) (b ^ 0x36);
             outerKeyPad[i] = (byte) (b ^ 0x5c);
         }
+        inner = new Sha256();
         inner.update(innerKeyPad, 0, BLOCK);
+        outerStart = new Sha256();
+        outerStart.update(outerKeyPad, 0, BLOCK);
+    }
+
+    private HmacSha256(Sha256 inner, Sha256 outerStart) {
+        this.inner = inner;
+        this.outerStart = outerStart;
+    }
+
+    /** An independent computation that has seen what this one has seen so far. */
+    HmacSha256 copy() {
+        return new HmacSha256(inner.copy(), outerStart);
     }
 
     HmacSha256 update(byte[] data) {
         inner.update(data, 0, data.length);
+        return this;
+    }
+
+    HmacSha256 update(byte[] data, int off, int len) {
+        inner.update(data, off, len);
         return this;
     }
 
@@ -42,8 +63,7 @@ final class HmacSha256 {
     }
 
     byte[] doFinal() {
-        Sha256 outer = new Sha256();
-        outer.update(outerKeyPad, 0, BLOCK);
+        Sha256 outer = outerStart.copy();
         byte[] h = inner.finish();
         outer.update(h, 0, h.length);
         return outer.finish();
@@ -57,6 +77,15 @@ final class HmacSha256 {
         private final int[] w = new int[64];
         private int bufLen;
         private long total;
+
+        Sha256 copy() {
+            Sha256 c = new Sha256();
+            System.arraycopy(h, 0, c.h, 0, h.length);
+            System.arraycopy(buf, 0, c.buf, 0, bufLen);
+            c.bufLen = bufLen;
+            c.total = total;
+            return c;
+        }
 
         static byte[] digest(byte[] data) {
             Sha256 s = new Sha256();

@@ -47,35 +47,21 @@ public final class WireChannel<M> implements Closeable {
     public static final int VERSION = 2;
     /** Default maximum body size of an authenticated frame. */
     public static final int DEFAULT_MAX_BODY = 1 << 20;
-    static final int HEADER = 16;
-    static final int MAC_LEN = Handshake.MAC_LEN;
+    static final int HEADER = Frames.HEADER;
+    static final int MAC_LEN = Frames.MAC_LEN;
     static final int NONCE_LEN = Handshake.NONCE_LEN;
-    private static final byte M0 = 'T';
-    private static final byte M1 = 'K';
 
     private final Socket socket;
     private final DataInputStream in;
     private final OutputStream out;
-    private final Protocol<M> protocol;
-    private final Secret secret;
-    private final byte[] serverNonce;
-    private final byte[] clientNonce;
-    private final byte sendDirection;
-    private final int maxBody;
-    private long sendSeq;
-    private long recvSeq;
+    private final Frames<M> frames;
 
     private WireChannel(Socket socket, InputStream in, OutputStream out, Protocol<M> protocol, Secret secret,
             byte[] serverNonce, byte[] clientNonce, boolean server, int maxBody) {
         this.socket = socket;
         this.in = new DataInputStream(in);
         this.out = out;
-        this.protocol = protocol;
-        this.secret = secret;
-        this.serverNonce = serverNonce;
-        this.clientNonce = clientNonce;
-        this.sendDirection = (byte) (server ? 2 : 1);
-        this.maxBody = maxBody;
+        this.frames = new Frames<>(protocol, secret, serverNonce, clientNonce, server, maxBody);
     }
 
     /** A channel with given nonces over plain streams, without a handshake (codec tests). */
@@ -189,34 +175,28 @@ public final class WireChannel<M> implements Closeable {
 
     /** The protocol this channel speaks. */
     public Protocol<M> protocol() {
-        return protocol;
+        return frames.protocol();
     }
 
     /** Whether this connection is keyed with {@code key} (constant time). */
     public boolean keyedWith(Secret key) {
-        return key != null && secret.equals(key);
+        return frames.keyedWith(key);
     }
 
     /** Sends one message as one frame. */
     public synchronized void send(M m) throws IOException {
-        byte[] body = protocol.encode(m);
-        if (body.length > maxBody) {
-            throw new WireException("message of " + body.length + " bytes exceeds the frame limit " + maxBody);
-        }
-        byte[] header = header(protocol.typeOf(m), sendSeq, body.length);
-        byte[] mac = mac(sendDirection, header, body);
-        out.write(header);
-        out.write(body);
-        out.write(mac);
+        out.write(frames.seal(m));
         out.flush();
-        sendSeq++;
     }
 
     /**
      * Reads, authenticates and decodes the next frame.
      *
      * @throws EOFException when the peer closed the connection cleanly between frames
-     * @throws WireException for anything that is not a valid, fresh frame of this connection
+     * @throws SocketTimeoutException when the read timeout passed before the frame's first byte (nothing was consumed:
+     *     receiving again is safe)
+     * @throws WireException for anything that is not a valid, fresh frame of this connection, and for a read timeout
+     *     in the middle of a frame
      */
     public M receive() throws IOException {
         byte[] header = new byte[HEADER];
@@ -226,33 +206,11 @@ public final class WireChannel<M> implements Closeable {
         }
         header[0] = (byte) first;
         readFully(header, 1, HEADER - 1);
-        ByteBuffer h = ByteBuffer.wrap(header);
-        if (h.get() != M0 || h.get() != M1) {
-            throw new WireException("bad frame magic");
-        }
-        int version = h.get() & 0xff;
-        if (version != VERSION) {
-            throw new WireException("bad frame version " + version);
-        }
-        int type = h.get() & 0xff;
-        long seq = h.getLong();
-        long length = h.getInt() & 0xffffffffL;
-        if (length > maxBody) {
-            throw new WireException("frame of " + length + " bytes exceeds the limit " + maxBody);
-        }
-        byte[] body = new byte[(int) length];
-        readFully(body, 0, body.length);
-        byte[] mac = new byte[MAC_LEN];
-        readFully(mac, 0, MAC_LEN);
-        byte recvDirection = (byte) (sendDirection == 1 ? 2 : 1);
-        if (!MessageDigest.isEqual(mac, mac(recvDirection, header, body))) {
-            throw new WireException("frame MAC does not verify (wrong secret or tampered frame)");
-        }
-        if (seq != recvSeq) {
-            throw new WireException("frame sequence " + seq + " where " + recvSeq + " was expected (replayed frame)");
-        }
-        recvSeq++;
-        return protocol.decode(type, body);
+        int length = frames.bodyLength(header, 0);
+        byte[] frame = new byte[HEADER + length + MAC_LEN];
+        System.arraycopy(header, 0, frame, 0, HEADER);
+        readFully(frame, HEADER, length + MAC_LEN);
+        return frames.open(frame, 0, length);
     }
 
     private void readFully(byte[] b, int off, int len) throws IOException {
@@ -260,16 +218,13 @@ public final class WireChannel<M> implements Closeable {
             in.readFully(b, off, len);
         } catch (EOFException e) {
             throw new WireException("truncated frame");
+        } catch (SocketTimeoutException e) {
+            throw new WireException("the peer stalled in the middle of a frame");
         }
     }
 
     static byte[] header(int type, long seq, int length) {
-        return ByteBuffer.allocate(HEADER).put(M0).put(M1).put((byte) VERSION).put((byte) type).putLong(seq)
-                .putInt(length).array();
-    }
-
-    private byte[] mac(byte direction, byte[] header, byte[] body) {
-        return Handshake.mac(secret, protocol, serverNonce, clientNonce, direction).update(header).update(body).doFinal();
+        return Frames.header(type, seq, length);
     }
 
     /** Sets the read timeout of the underlying socket (0 = none). */

@@ -11,6 +11,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -38,9 +39,22 @@ import java.util.concurrent.atomic.AtomicLong;
  *                                          ─► channel closed when serve returns
  * </pre>
  *
+ * <p>Two ways to serve authenticated connections:
+ * <ul>
+ *   <li>{@link #start} with a {@link Handler}: a pool thread per connection, blocking reads (a task service: a few agents
+ *       and probes at a time).</li>
+ *   <li>{@link #startEvents} with {@link Events}: the selector thread reads and opens every frame and hands the message
+ *       to the service ({@link WireConnection}); no thread per connection, so thousands of long-lived connections cost
+ *       a few kilobytes each (the driver service: one per task service; the progress service: one per rank).</li>
+ * </ul>
+ *
  * <ul>
  *   <li>A connection that has not proven the key costs no thread and at most {@value Handshake#CLIENT_HELLO_LEN} bytes
  *       of buffer; it is closed at the hello deadline however slowly it trickles bytes.</li>
+ *   <li>Deadlines are kept in arrival order (each is arrival plus a fixed time), so each loop turn looks only at the
+ *       oldest: a burst of thousands of connections costs no scan per turn.</li>
+ *   <li>{@link #reserve} widens the bounds for peers a service expects (the driver: its hosts, which may all connect at
+ *       once).</li>
  *   <li>Pool threads end after {@value #IDLE_SECONDS} s without work, so a burst leaves no threads behind.</li>
  *   <li>{@link #stopAccepting()} closes the listeners and every pending connection and returns once the ports are
  *       released; {@link #close()} also closes every live channel (so handlers blocked in {@link WireChannel#receive()}
@@ -52,6 +66,13 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class WireServer<M> implements AutoCloseable {
     static final int IDLE_SECONDS = 5;
+    /** How long a closing event connection may take to send what it has queued. */
+    static final long LINGER_MILLIS = 2000;
+    /**
+     * Listen backlog asked of the kernel: enough for every expected peer of a large service to connect at once (the
+     * kernel caps it at {@code net.core.somaxconn}).
+     */
+    static final int BACKLOG = 65535;
 
     /**
      * Bounds of one server.
@@ -118,6 +139,26 @@ public final class WireServer<M> implements AutoCloseable {
     }
 
     /**
+     * What a service does with authenticated connections in event mode ({@link #startEvents}). Both methods run on the
+     * server's selector thread unless noted: they must not block (hand slow work to a thread of the service's own).
+     */
+    public interface Events<M> {
+        /**
+         * One message arrived on {@code c}; the first call is the connection's first message (it arrived within the
+         * first-frame deadline). An {@link IOException} closes the connection (then {@link #closed} is told it).
+         */
+        void received(WireConnection<M> c, M message) throws IOException;
+
+        /**
+         * {@code c} ended, once per connection, on whichever thread ended it: {@code cause} is {@code null} when this
+         * side closed it ({@link WireConnection#close}, the server's close), else why (the peer closed: {@link
+         * java.io.EOFException}; a frame that did not authenticate or decode: {@link WireException}; the first-frame
+         * deadline: {@link java.net.SocketTimeoutException}).
+         */
+        void closed(WireConnection<M> c, IOException cause);
+    }
+
+    /**
      * Counters of one server.
      *
      * @param pending connections now waiting for their hello
@@ -136,6 +177,7 @@ public final class WireServer<M> implements AutoCloseable {
     private volatile Secret alsoKey;
     private final Limits limits;
     private final Handler<M> handler;
+    private final Events<M> events;
     private final Selector selector;
     /** Listening sockets and their endpoints, in bind order; added to by {@link #listen} (guarded by listeners). */
     private final List<ServerSocketChannel> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -148,12 +190,24 @@ public final class WireServer<M> implements AutoCloseable {
     // selector thread only
     private final Map<SocketChannel, Pending> pending = new HashMap<>();
     private final Map<InetAddress, Integer> pendingPerPeer = new HashMap<>();
+    /** Pending connections in accept order, which is hello-deadline order (left in until looked at). */
+    private final ArrayDeque<Pending> helloDeadlines = new ArrayDeque<>();
+    /** Event connections in verification order, which is first-frame-deadline order (left in until looked at). */
+    private final ArrayDeque<WireConnection<M>> firstFrameDeadlines = new ArrayDeque<>();
     private final ByteBuffer drain = ByteBuffer.allocate(4096);
     private long acceptPausedUntil;
     private boolean acceptPaused;
     // any thread
     private final Set<WireChannel<M>> live = ConcurrentHashMap.newKeySet();
+    private final Set<WireConnection<M>> liveEvents = ConcurrentHashMap.newKeySet();
+    /** Event connections closing once their queue is sent ({@link WireConnection#close}). */
+    private final Set<WireConnection<M>> lingering = ConcurrentHashMap.newKeySet();
+    /** Work for the selector thread (stop accepting), run at the top of its next turn. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> tasks =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final AtomicInteger handed = new AtomicInteger();
+    private volatile int reserved;
+    private volatile boolean acceptingStopped;
     private volatile int pendingCount;
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong busy = new AtomicLong();
@@ -171,6 +225,7 @@ public final class WireServer<M> implements AutoCloseable {
         final long deadline;
         byte[] clientNonce;
         Secret usedKey;
+        boolean done;
 
         Pending(SocketChannel channel, InetAddress peer, byte[] serverNonce, ByteBuffer out, long deadline) {
             this.channel = channel;
@@ -182,12 +237,13 @@ public final class WireServer<M> implements AutoCloseable {
     }
 
     private WireServer(String name, Protocol<M> protocol, Secret key, List<InetAddress> bind, Limits limits,
-            Handler<M> handler) throws IOException {
+            Handler<M> handler, Events<M> events) throws IOException {
         this.name = name;
         this.protocol = protocol;
         this.key = key;
         this.limits = limits;
         this.handler = handler;
+        this.events = events;
         this.selector = Selector.open();
         try {
             for (InetAddress a : bind) {
@@ -219,9 +275,44 @@ public final class WireServer<M> implements AutoCloseable {
         if (bind.isEmpty()) {
             throw new IllegalArgumentException(name + ": no address to listen on");
         }
-        WireServer<M> s = new WireServer<>(name, protocol, key, List.copyOf(bind), limits, handler);
+        WireServer<M> s = new WireServer<>(name, protocol, key, List.copyOf(bind), limits, handler, null);
         s.acceptor.start();
         return s;
+    }
+
+    /**
+     * Like {@link #start}, serving authenticated connections in event mode: the selector thread reads their frames
+     * and hands each message to {@code events} ({@link WireConnection}); no thread per connection.
+     */
+    public static <M> WireServer<M> startEvents(String name, Protocol<M> protocol, Secret key, List<InetAddress> bind,
+            Limits limits, Events<M> events) throws IOException {
+        if (bind.isEmpty()) {
+            throw new IllegalArgumentException(name + ": no address to listen on");
+        }
+        WireServer<M> s = new WireServer<>(name, protocol, key, List.copyOf(bind), limits, null, events);
+        s.acceptor.start();
+        return s;
+    }
+
+    /**
+     * Widens the bounds on connections in all and on connections that have not proven the key yet by {@code peers}
+     * over the {@link Limits}: room for peers the service expects, which may all connect at once (a driver service's
+     * hosts). Applies from the next accept; a later call replaces the earlier value.
+     */
+    public void reserve(int peers) {
+        if (peers < 0) {
+            throw new IllegalArgumentException("cannot reserve " + peers + " connections");
+        }
+        this.reserved = peers;
+        pool.setMaximumPoolSize(limits.maxConnections() + peers);
+    }
+
+    private int maxPending() {
+        return limits.maxPending() + reserved;
+    }
+
+    private int maxConnections() {
+        return limits.maxConnections() + reserved;
     }
 
     /**
@@ -238,7 +329,7 @@ public final class WireServer<M> implements AutoCloseable {
         ServerSocketChannel ssc = ServerSocketChannel.open();
         try {
             ssc.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            ssc.bind(new InetSocketAddress(address, 0), 256);
+            ssc.bind(new InetSocketAddress(address, 0), BACKLOG);
             ssc.configureBlocking(false);
         } catch (IOException | RuntimeException e) {
             closeQuietly(ssc);
@@ -299,6 +390,9 @@ public final class WireServer<M> implements AutoCloseable {
         try {
             while (!closed) {
                 registerAdded();
+                for (Runnable t; (t = tasks.poll()) != null; ) {
+                    t.run();
+                }
                 if (selector.selectedKeys().isEmpty()) {
                     selector.select(millisToNextEvent());
                 } else {
@@ -309,7 +403,9 @@ public final class WireServer<M> implements AutoCloseable {
                 }
                 List<Pending> verified = handleSelected();
                 if (!verified.isEmpty()) {
-                    selector.selectNow(); // deregisters their cancelled keys, so they can be made blocking
+                    if (events == null) {
+                        selector.selectNow(); // deregisters their cancelled keys, so they can be made blocking
+                    }
                     verified.forEach(this::handOver);
                 }
                 expire();
@@ -319,9 +415,12 @@ public final class WireServer<M> implements AutoCloseable {
                 System.err.println("troika " + name + ": the accept loop failed: " + e);
             }
         } finally {
-            closeListeners();
-            for (Pending p : new ArrayList<>(pending.values())) {
-                drop(p);
+            stopListening();
+            for (WireConnection<M> c : new ArrayList<>(liveEvents)) {
+                c.end(null);
+            }
+            for (Runnable t; (t = tasks.poll()) != null; ) {
+                t.run();
             }
             try {
                 selector.close();
@@ -331,11 +430,35 @@ public final class WireServer<M> implements AutoCloseable {
         }
     }
 
+    /** Closes the listeners and every connection that has not proven the key (selector thread). */
+    private void stopListening() {
+        closeListeners();
+        for (Pending p : new ArrayList<>(pending.values())) {
+            drop(p);
+        }
+        helloDeadlines.clear();
+        if (selector.isOpen()) {
+            try {
+                selector.selectNow(); // deregisters the cancelled keys: only then are the ports released
+            } catch (IOException ignored) {
+                // the ports go with the selector at the latest
+            }
+        }
+    }
+
     private long millisToNextEvent() {
         long now = System.nanoTime();
         long next = Long.MAX_VALUE;
-        for (Pending p : pending.values()) {
-            next = Math.min(next, p.deadline - now);
+        Pending oldest = helloDeadlines.peek();
+        if (oldest != null) {
+            next = oldest.deadline - now;
+        }
+        WireConnection<M> firstWaiting = firstFrameDeadlines.peek();
+        if (firstWaiting != null) {
+            next = Math.min(next, firstWaiting.firstFrameBy - now);
+        }
+        if (!lingering.isEmpty()) {
+            next = Math.min(next, TimeUnit.MILLISECONDS.toNanos(100));
         }
         if (acceptPaused) {
             next = Math.min(next, acceptPausedUntil - now);
@@ -356,10 +479,18 @@ public final class WireServer<M> implements AutoCloseable {
                 acceptAll(ssc);
                 continue;
             }
+            if (k.attachment() instanceof WireConnection<?> wc) {
+                @SuppressWarnings("unchecked")
+                WireConnection<M> c = (WireConnection<M>) wc;
+                serveEvents(k, c);
+                continue;
+            }
             Pending p = (Pending) k.attachment();
             try {
                 if (step(k, p)) {
-                    k.cancel();
+                    if (events == null) {
+                        k.cancel(); // the channel goes blocking to a pool thread
+                    }
                     forget(p);
                     verified.add(p);
                 }
@@ -392,9 +523,9 @@ public final class WireServer<M> implements AutoCloseable {
             try {
                 sc.configureBlocking(false);
                 InetAddress peer = ((InetSocketAddress) sc.getRemoteAddress()).getAddress();
-                if (pending.size() >= limits.maxPending()
+                if (pending.size() >= maxPending()
                         || pendingPerPeer.getOrDefault(peer, 0) >= limits.maxPendingPerPeer()
-                        || pending.size() + handed.get() >= limits.maxConnections()) {
+                        || pending.size() + handed.get() >= maxConnections()) {
                     busy.incrementAndGet();
                     sc.write(ByteBuffer.wrap(Handshake.busyHello()));
                     sc.close();
@@ -407,6 +538,7 @@ public final class WireServer<M> implements AutoCloseable {
                 sc.register(selector, p.out.hasRemaining() ? SelectionKey.OP_READ | SelectionKey.OP_WRITE
                         : SelectionKey.OP_READ, p);
                 pending.put(sc, p);
+                helloDeadlines.add(p);
                 pendingPerPeer.merge(peer, 1, Integer::sum);
                 pendingCount = pending.size();
             } catch (IOException | RuntimeException e) {
@@ -456,7 +588,26 @@ public final class WireServer<M> implements AutoCloseable {
         return false;
     }
 
+    /** An event connection is readable or writable (selector thread). */
+    private void serveEvents(SelectionKey k, WireConnection<M> c) {
+        try {
+            if (k.isWritable()) {
+                c.flush();
+            }
+            if (k.isValid() && k.isReadable()) {
+                c.readable(events);
+            }
+        } catch (RuntimeException e) {
+            System.err.println("troika " + name + ": a connection handler failed: " + e);
+            c.end(new IOException("handler failed: " + e, e));
+        }
+    }
+
     private void handOver(Pending p) {
+        if (events != null) {
+            handOverEvents(p);
+            return;
+        }
         WireChannel<M> ch;
         handed.incrementAndGet();
         try {
@@ -475,6 +626,60 @@ public final class WireServer<M> implements AutoCloseable {
             handed.decrementAndGet();
             busy.incrementAndGet();
             closeQuietly(p.channel);
+        }
+    }
+
+    /** Keeps a verified connection on the selector as an event connection. */
+    private void handOverEvents(Pending p) {
+        SelectionKey k = p.channel.keyFor(selector);
+        try {
+            p.channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            WireConnection<M> c = new WireConnection<>(this, p.channel, k, p.peer, new Frames<>(protocol, p.usedKey,
+                    p.serverNonce, p.clientNonce, true, limits.maxBody()),
+                    System.nanoTime() + limits.firstFrameDeadline().toNanos());
+            handed.incrementAndGet();
+            liveEvents.add(c);
+            firstFrameDeadlines.add(c);
+            k.attach(c);
+            k.interestOps(SelectionKey.OP_READ);
+        } catch (IOException | RuntimeException e) {
+            if (k != null) {
+                k.cancel();
+            }
+            closeQuietly(p.channel);
+        }
+    }
+
+    /** {@link WireConnection#send} queued bytes: the selector writes them when the socket takes more. */
+    void wantWrite() {
+        if (Thread.currentThread() != acceptor) {
+            selector.wakeup();
+        }
+    }
+
+    /** {@link WireConnection#close} waits for its queue to go out. */
+    void linger(WireConnection<M> c) {
+        lingering.add(c);
+        wantWrite();
+    }
+
+    /** An event connection ended (any thread): releases it and tells the service, once. */
+    void ended(WireConnection<M> c, SelectionKey k, SocketChannel ch, IOException cause) {
+        if (k != null) {
+            k.cancel();
+        }
+        closeQuietly(ch);
+        lingering.remove(c);
+        if (liveEvents.remove(c)) {
+            handed.decrementAndGet();
+        }
+        if (Thread.currentThread() != acceptor) {
+            selector.wakeup(); // the selector deregisters the key and releases the descriptor
+        }
+        try {
+            events.closed(c, cause);
+        } catch (RuntimeException e) {
+            System.err.println("troika " + name + ": a connection handler failed at close: " + e);
         }
     }
 
@@ -527,19 +732,31 @@ public final class WireServer<M> implements AutoCloseable {
                 }
             }
         }
-        List<Pending> late = new ArrayList<>();
-        for (Pending p : pending.values()) {
-            if (now - p.deadline >= 0) {
-                late.add(p);
+        for (Pending p; (p = helloDeadlines.peek()) != null && (p.done || now - p.deadline >= 0); ) {
+            helloDeadlines.poll();
+            if (!p.done) {
+                timedOut.incrementAndGet();
+                drop(p);
             }
         }
-        for (Pending p : late) {
-            timedOut.incrementAndGet();
-            drop(p);
+        for (WireConnection<M> c; (c = firstFrameDeadlines.peek()) != null
+                && (c.gotFirst || c.isClosed() || now - c.firstFrameBy >= 0); ) {
+            firstFrameDeadlines.poll();
+            if (!c.gotFirst && !c.isClosed()) {
+                timedOut.incrementAndGet();
+                c.end(new java.net.SocketTimeoutException("no first frame within "
+                        + limits.firstFrameDeadline().toMillis() + " ms"));
+            }
+        }
+        for (WireConnection<M> c : lingering) {
+            if (c.lingeredTooLong(now)) {
+                c.end(null);
+            }
         }
     }
 
     private void forget(Pending p) {
+        p.done = true;
         if (pending.remove(p.channel) != null) {
             pendingPerPeer.computeIfPresent(p.peer, (a, n) -> n > 1 ? n - 1 : null);
             pendingCount = pending.size();
@@ -591,6 +808,35 @@ public final class WireServer<M> implements AutoCloseable {
      * Live channels stay open (a service can still tell its clients goodbye); {@link #close()} ends them.
      */
     public void stopAccepting() {
+        if (events == null) {
+            shutdown();
+            return;
+        }
+        if (acceptingStopped || closed) {
+            return;
+        }
+        acceptingStopped = true;
+        if (Thread.currentThread() == acceptor) {
+            stopListening();
+            return;
+        }
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        tasks.add(() -> {
+            stopListening();
+            done.countDown();
+        });
+        selector.wakeup();
+        try {
+            if (!done.await(5, TimeUnit.SECONDS)) {
+                shutdown(); // the loop is stuck: end it, which releases the ports too
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Ends the selector loop, which closes the listeners, pending and event connections and the selector. */
+    private void shutdown() {
         if (closed) {
             return;
         }
@@ -613,6 +859,20 @@ public final class WireServer<M> implements AutoCloseable {
     @Override
     public void close() {
         stopAccepting();
+        if (events != null) {
+            // what was queued (a Shutdown to every peer) goes out first, for a bounded time
+            new ArrayList<>(liveEvents).forEach(WireConnection::close);
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
+            while (!lingering.isEmpty() && System.nanoTime() - until < 0 && acceptor.isAlive()) {
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            shutdown();
+        }
         for (WireChannel<M> ch : live) {
             try {
                 ch.close();

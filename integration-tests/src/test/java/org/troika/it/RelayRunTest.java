@@ -255,6 +255,33 @@ class RelayRunTest {
         }
     }
 
+    /**
+     * Issue 22: troika stopped for longer than the liveness timeout (Ctrl-Z, SIGSTOP) comes back to a job that still
+     * runs. The task services see the driver's machine acknowledge their heartbeats and wait for it; the driver does not
+     * count its own pause as the hosts' silence. Before, the task services gave up after the timeout, killed the job's
+     * daemons, and troika blamed every healthy host ("lost: no heartbeat").
+     */
+    @Test
+    void aLauncherStoppedLongerThanTheLivenessTimeoutComesBackToAJobThatStillRuns() throws Exception {
+        Requires.root();
+        Requires.command("unshare");
+        try (NetnsCluster c = NetnsCluster.create("rrs", 244, 3)) {
+            List<String> hosts = c.hosts().stream().map(NetnsCluster.Host::address).toList();
+            try (RunSupport run = RunSupport.start(tmp, Map.of(), "-np", "3", "-H", hostList(hosts), "--remote-shell",
+                    c.remoteShell(), hello(c).toString(), "14")) {
+                run.awaitOut(o -> o.lines().filter(l -> l.contains("rank ")).count() == 3, "three ranks running");
+                run.signal("STOP");
+                Thread.sleep(8_000); // the liveness timeout is 5 s
+                run.signal("CONT");
+                RunSupport.Result r = run.waitFor();
+                assertEquals(0, r.exitCode(), r.toString());
+                assertFalse(r.err().contains(" lost"), r.toString());
+                run.assertNoSurvivors();
+                assertNothingLeft(c, c.hosts(), r);
+            }
+        }
+    }
+
     @Test
     void aPartitionedHostEndsTheJobNamingItAndLeavesNothingBehind() throws Exception {
         Requires.root();

@@ -88,6 +88,26 @@ public final class WireChannel<M> implements Closeable {
      */
     public static <M> WireChannel<M> connectAny(List<Endpoint> targets, Protocol<M> protocol, Secret secret,
             int timeoutMillis) throws IOException {
+        return connectAny(targets, protocol, secret, timeoutMillis, false);
+    }
+
+    /**
+     * Like {@link #connectAny(List, Protocol, Secret, int)}, but once connected it waits for the service without a
+     * read timeout for as long as the service's machine answers TCP keepalive probes (every second after
+     * {@value #KEEPALIVE_IDLE_SECONDS} s of quiet, {@value #KEEPALIVE_PROBES} unanswered ones end the connection): a
+     * service whose process is stopped (troika after Ctrl-Z) holds its port and is waited for, one whose machine is gone
+     * or cut off is not. {@code connectTimeoutMillis} bounds each connect and each busy target's retries.
+     */
+    public static <M> WireChannel<M> connectAnyPatient(List<Endpoint> targets, Protocol<M> protocol, Secret secret,
+            int connectTimeoutMillis) throws IOException {
+        return connectAny(targets, protocol, secret, connectTimeoutMillis, true);
+    }
+
+    static final int KEEPALIVE_IDLE_SECONDS = 2;
+    static final int KEEPALIVE_PROBES = 3;
+
+    private static <M> WireChannel<M> connectAny(List<Endpoint> targets, Protocol<M> protocol, Secret secret,
+            int timeoutMillis, boolean patient) throws IOException {
         IOException last = null;
         for (Endpoint e : targets) {
             long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
@@ -96,7 +116,12 @@ public final class WireChannel<M> implements Closeable {
                 Socket s = new Socket();
                 try {
                     s.connect(e.socketAddress(), timeoutMillis);
-                    s.setSoTimeout(timeoutMillis);
+                    if (patient) {
+                        keepAlive(s);
+                        s.setSoTimeout(0);
+                    } else {
+                        s.setSoTimeout(timeoutMillis);
+                    }
                     return connect(s, protocol, secret, DEFAULT_MAX_BODY);
                 } catch (ServiceBusyException busy) {
                     s.close();
@@ -115,6 +140,18 @@ public final class WireChannel<M> implements Closeable {
             }
         }
         throw last != null ? last : new IOException("no endpoints to connect to");
+    }
+
+    /** TCP keepalive with short intervals where the platform has them (Linux, macOS), the system's elsewhere. */
+    private static void keepAlive(Socket s) throws IOException {
+        s.setKeepAlive(true);
+        try {
+            s.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE, KEEPALIVE_IDLE_SECONDS);
+            s.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL, 1);
+            s.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT, KEEPALIVE_PROBES);
+        } catch (UnsupportedOperationException e) {
+            // the system's keepalive times apply
+        }
     }
 
     private static void pause(long millis) throws InterruptedIOException {

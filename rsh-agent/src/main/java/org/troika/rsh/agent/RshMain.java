@@ -69,7 +69,9 @@ public final class RshMain {
         List<Endpoint> driver = Endpoint.parseList(driverText, TroikaEnv.DRIVER_ADDR);
         int liveness = parseMillis(env.get(TroikaEnv.LIVENESS_TIMEOUT_MS));
         List<Endpoint> task;
-        try (WireChannel<RelayMessage> d = WireChannel.connectAny(driver, Protocol.RELAY, secret, liveness)) {
+        // patient: a driver whose port is open but which does not answer is troika stopped (Ctrl-Z) or busy; the
+        // agent waits for it as ssh waits for a server's banner, while its machine answers keepalive probes
+        try (WireChannel<RelayMessage> d = WireChannel.connectAnyPatient(driver, Protocol.RELAY, secret, liveness)) {
             d.send(new RelayMessage.Lookup(req.host()));
             RelayMessage reply = d.receive();
             if (!(reply instanceof RelayMessage.LookupReply r) || r.endpoints().isEmpty()) {

@@ -21,7 +21,8 @@ import org.troika.wire.NicAddress;
 import org.troika.wire.Protocol;
 import org.troika.wire.RelayMessage;
 import org.troika.wire.Secret;
-import org.troika.wire.WireChannel;
+import org.troika.common.AwakeClock;
+import org.troika.wire.WireConnection;
 import org.troika.wire.WireException;
 import org.troika.wire.WireServer;
 
@@ -42,12 +43,23 @@ import org.troika.wire.WireServer;
  *       for that launch's hosts only.</li>
  *   <li>Binds only to the address it is given (the NIC that reaches the hosts, or loopback), and to those added with
  *       {@link #listen} (hosts reached through another interface), on a {@link WireServer}: hello deadline, bounds on
- *       connections that have not proven the key, bounded threads.</li>
+ *       connections that have not proven the key.</li>
  * </ul>
+ *
+ * <p>Built for thousands of hosts: every connection is served in the server's event mode (its selector thread reads
+ * all frames; no thread per host), the bounds grow with the expected hosts ({@link WireServer#reserve}: all of them may
+ * register at once), and one liveness thread sends every host its heartbeat and checks every host's silence, a
+ * constant amount of work per host and heartbeat. Silence is measured on an {@link AwakeClock}: when troika itself is
+ * stopped (Ctrl-Z, {@code SIGSTOP}) or starved, the hosts' heartbeats wait in the sockets, and no host is blamed for
+ * that pause; a host lost soon after one is reported with the pause named. Callbacks ({@link #onRegistered}, the
+ * {@link HostLostListener}, an agent key's spending) run in order on one thread of the driver's own.
  */
 public final class DriverService implements AutoCloseable {
     /** One registered task service. */
     public record HostInfo(String host, String hostname, List<Endpoint> endpoints, List<NicAddress> nics) {}
+
+    /** How much later than due the liveness thread may wake and still count as running (see {@link AwakeClock}). */
+    static final Duration PAUSE_SLACK = Duration.ofMillis(750);
 
     private final Secret secret;
     /** Hosts whose services may register, in the order given (guarded by itself). */
@@ -58,12 +70,16 @@ public final class DriverService implements AutoCloseable {
     private final WireServer<RelayMessage> server;
     private final Map<String, Registration> hosts = new ConcurrentHashMap<>();
     private final Set<String> lost = ConcurrentHashMap.newKeySet();
-    private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "driver-service");
+    /** Callbacks, in order, off the selector thread. */
+    private final ExecutorService callbacks = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "driver-service-events");
         t.setDaemon(true);
         return t;
     });
-    private final Object changed = new Object();
+    private final AwakeClock clock;
+    private final Thread liveness;
+    /** Host words in the order they registered (guarded by itself): waiters follow it instead of rescanning. */
+    private final List<String> registrationLog = new ArrayList<>();
     private volatile boolean closing;
     /** The agent key while it is open, else {@code null}. */
     private volatile Secret agentKey;
@@ -74,19 +90,24 @@ public final class DriverService implements AutoCloseable {
 
     private static final class Registration {
         final HostInfo info;
-        final WireChannel<RelayMessage> channel;
-        volatile long lastSeenNanos = System.nanoTime();
+        final WireConnection<RelayMessage> channel;
+        /** {@link AwakeClock} nanos of the last frame from this host. */
+        volatile long lastSeen;
+        /** {@link AwakeClock} nanos when this host's next heartbeat is due (liveness thread only). */
+        long nextBeat;
         volatile CountDownLatch probeDone = new CountDownLatch(1);
         volatile Map<String, List<String>> probe = Map.of();
         final Map<String, java.util.concurrent.CompletableFuture<String>> stored = new ConcurrentHashMap<>();
 
-        Registration(HostInfo info, WireChannel<RelayMessage> channel) {
+        Registration(HostInfo info, WireConnection<RelayMessage> channel, long now, long heartbeat) {
             this.info = info;
             this.channel = channel;
+            this.lastSeen = now;
+            this.nextBeat = now + heartbeat;
         }
     }
 
-    /** Connections kept free for hosts beyond the first ones (a warm session admits more later). */
+    /** Connections kept free for hosts beyond the expected ones (a warm session admits more later). */
     static final int MIN_HOST_CONNECTIONS = 256;
 
     public DriverService(Secret secret, InetAddress bind, List<String> expectedHosts, Duration heartbeat,
@@ -96,13 +117,35 @@ public final class DriverService implements AutoCloseable {
         this.heartbeat = heartbeat;
         this.livenessTimeout = livenessTimeout;
         this.listener = listener;
-        // one long-lived connection per host, plus agents' lookups
-        this.server = WireServer.start("driver-service", Protocol.RELAY, secret, List.of(bind),
-                // a warm session's later hosts share the headroom beyond the first ones (each holds one connection)
-                WireServer.Limits.DEFAULT.withMaxConnections(WireServer.Limits.DEFAULT.maxConnections()
-                        + Math.max(expected.size(), MIN_HOST_CONNECTIONS)),
-                this::serve);
-        pool.submit(this::watchdog);
+        Duration tick = tick(heartbeat);
+        this.clock = AwakeClock.system(tick, PAUSE_SLACK);
+        // one long-lived connection per host, plus agents' lookups; a warm session's later hosts widen it (expect)
+        this.server = WireServer.startEvents("driver-service", Protocol.RELAY, secret, List.of(bind),
+                WireServer.Limits.DEFAULT, new WireServer.Events<>() {
+                    @Override
+                    public void received(WireConnection<RelayMessage> c, RelayMessage m) throws IOException {
+                        DriverService.this.received(c, m);
+                    }
+
+                    @Override
+                    public void closed(WireConnection<RelayMessage> c, IOException cause) {
+                        DriverService.this.closed(c, cause);
+                    }
+                });
+        reserveForHosts();
+        this.liveness = new Thread(() -> livenessLoop(tick), "driver-service-liveness");
+        liveness.setDaemon(true);
+        liveness.start();
+    }
+
+    /** The liveness thread's period: a quarter heartbeat, at most 250 ms (heartbeats go out within it of their time). */
+    static Duration tick(Duration heartbeat) {
+        return Duration.ofMillis(Math.max(10, Math.min(250, heartbeat.toMillis() / 4)));
+    }
+
+    /** Every expected host may be connecting at once, plus room for hosts admitted later and for agents. */
+    private void reserveForHosts() {
+        server.reserve(Math.max(expected.size(), MIN_HOST_CONNECTIONS));
     }
 
     /**
@@ -137,11 +180,12 @@ public final class DriverService implements AutoCloseable {
             Registration old = hosts.get(h);
             if (old != null && lost.contains(h)) {
                 hosts.remove(h, old);
-                closeQuietly(old.channel);
+                old.channel.close();
             }
             lost.remove(h);
             expected.add(h);
         }
+        reserveForHosts();
     }
 
     /**
@@ -158,7 +202,7 @@ public final class DriverService implements AutoCloseable {
             } catch (IOException ignored) {
                 // already gone
             }
-            closeQuietly(r.channel);
+            r.channel.close();
         }
     }
 
@@ -174,7 +218,7 @@ public final class DriverService implements AutoCloseable {
         return hosts.containsKey(host) && !lost.contains(host);
     }
 
-    /** Told each host word as its service registers (on the thread serving it); {@code null}: nobody. */
+    /** Told each host word as its service registers (on the driver's callback thread); {@code null}: nobody. */
     public void onRegistered(java.util.function.Consumer<String> listener) {
         this.onRegistered = listener;
     }
@@ -221,19 +265,32 @@ public final class DriverService implements AutoCloseable {
         awaitHosts(expectedHosts(), timeout);
     }
 
-    /** Waits until every one of {@code wanted} registered. */
+    /**
+     * Waits until every one of {@code wanted} registered. Linear in the hosts: it follows the registrations as they
+     * come instead of checking every wanted host at each one.
+     */
     public void awaitHosts(Collection<String> wanted, Duration timeout) throws HostsNotReadyException,
             InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        synchronized (changed) {
-            while (!hosts.keySet().containsAll(wanted)) {
+        Set<String> missing = new LinkedHashSet<>(wanted);
+        int seen;
+        synchronized (registrationLog) {
+            seen = registrationLog.size();
+        }
+        missing.removeIf(hosts::containsKey);
+        while (!missing.isEmpty()) {
+            synchronized (registrationLog) {
+                while (seen < registrationLog.size()) {
+                    missing.remove(registrationLog.get(seen++));
+                }
+                if (missing.isEmpty()) {
+                    break;
+                }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    List<String> missing = new ArrayList<>(wanted);
-                    missing.removeAll(hosts.keySet());
-                    throw new HostsNotReadyException(missing, timeout);
+                    throw new HostsNotReadyException(List.copyOf(missing), timeout);
                 }
-                TimeUnit.NANOSECONDS.timedWait(changed, left);
+                TimeUnit.NANOSECONDS.timedWait(registrationLog, left);
             }
         }
     }
@@ -363,7 +420,8 @@ public final class DriverService implements AutoCloseable {
     /** {@link #probe(Duration, Duration, int)} among the registered ones of {@code among} only. */
     public Map<String, Map<String, List<String>>> probe(Collection<String> among, Duration perAddressTimeout,
             Duration overall, int allToAllLimit) throws IOException, InterruptedException {
-        List<HostInfo> all = hosts().stream().filter(h -> among.contains(h.host())).toList();
+        Set<String> wanted = Set.copyOf(among);
+        List<HostInfo> all = hosts().stream().filter(h -> wanted.contains(h.host())).toList();
         for (int i = 0; i < all.size(); i++) {
             Map<String, List<Endpoint>> peers = new LinkedHashMap<>();
             if (all.size() <= allToAllLimit) {
@@ -391,75 +449,83 @@ public final class DriverService implements AutoCloseable {
     }
 
 
-    /** One authenticated connection; {@link WireServer} closes it when this returns. */
-    private void serve(WireChannel<RelayMessage> c, RelayMessage first) {
-        Registration registered = null;
-        try {
-            Secret agent = agentKey;
-            if (c.keyedWith(agent) || agent == null && !c.keyedWith(secret)) {
-                serveAgent(c, first);
-                return;
-            }
-            if (first instanceof RelayMessage.Lookup l) {
-                Registration r = hosts.get(l.host());
-                c.send(new RelayMessage.LookupReply(l.host(), r == null ? List.of() : r.info.endpoints()));
-                return;
-            }
-            if (first instanceof RelayMessage.Ping) {
-                c.send(new RelayMessage.Pong("driver"));
-                return;
-            }
-            if (!(first instanceof RelayMessage.Register reg)) {
-                c.send(new RelayMessage.Failure("unexpected " + first.getClass().getSimpleName() + " at the driver"));
-                return;
-            }
-            if (!expected.contains(reg.host()) || hosts.containsKey(reg.host())) {
-                c.send(new RelayMessage.Failure("host " + reg.host() + " is not expected or already registered"));
-                return;
-            }
-            Registration r = new Registration(new HostInfo(reg.host(), reg.hostname(), reg.endpoints(), reg.nics()), c);
-            if (hosts.putIfAbsent(reg.host(), r) != null) {
-                c.send(new RelayMessage.Failure("host " + reg.host() + " is already registered"));
-                return;
-            }
-            registered = r;
-            c.setReadTimeoutMillis((int) livenessTimeout.toMillis());
-            synchronized (changed) {
-                changed.notifyAll();
-            }
-            java.util.function.Consumer<String> told = onRegistered;
-            if (told != null) {
-                told.accept(reg.host());
-            }
-            pool.submit(() -> heartbeats(r));
-            while (true) {
-                RelayMessage m = c.receive();
-                r.lastSeenNanos = System.nanoTime();
-                if (m instanceof RelayMessage.ProbeReport p) {
-                    r.probe = p.reachable();
-                    r.probeDone.countDown();
-                } else if (m instanceof RelayMessage.FileStored f) {
-                    var pending = r.stored.get(f.envName());
-                    if (pending != null) {
-                        pending.complete(f.problem());
-                    }
+    /** A frame on any connection (selector thread: nothing here blocks). */
+    private void received(WireConnection<RelayMessage> c, RelayMessage m) throws IOException {
+        if (c.attachment() instanceof Registration r) {
+            r.lastSeen = clock.nanos();
+            if (m instanceof RelayMessage.ProbeReport p) {
+                r.probe = p.reachable();
+                r.probeDone.countDown();
+            } else if (m instanceof RelayMessage.FileStored f) {
+                var pending = r.stored.get(f.envName());
+                if (pending != null) {
+                    pending.complete(f.problem());
                 }
             }
-        } catch (WireException e) {
-            // unauthenticated or malformed: dropped without acting on it
-            if (registered != null) {
-                reportLost(registered, "protocol error from its task service: " + e.getMessage());
-            }
-        } catch (IOException e) {
-            if (registered != null) {
-                reportLost(registered, WireChannel.isTimeout(e) ? "no heartbeat for " + livenessTimeout.toMillis() + " ms"
-                        : e instanceof EOFException ? "task service disconnected" : "task service connection: " + e.getMessage());
-            }
+            return;
+        }
+        first(c, m);
+    }
+
+    /** A connection's first message: an agent's or the launcher's one request, or a task service's Register. */
+    private void first(WireConnection<RelayMessage> c, RelayMessage first) throws IOException {
+        Secret agent = agentKey;
+        if (c.keyedWith(agent) || agent == null && !c.keyedWith(secret)) {
+            serveAgent(c, first);
+            c.close();
+            return;
+        }
+        if (first instanceof RelayMessage.Lookup l) {
+            Registration r = hosts.get(l.host());
+            c.send(new RelayMessage.LookupReply(l.host(), r == null ? List.of() : r.info.endpoints()));
+            c.close();
+            return;
+        }
+        if (first instanceof RelayMessage.Ping) {
+            c.send(new RelayMessage.Pong("driver"));
+            c.close();
+            return;
+        }
+        if (!(first instanceof RelayMessage.Register reg)) {
+            c.send(new RelayMessage.Failure("unexpected " + first.getClass().getSimpleName() + " at the driver"));
+            c.close();
+            return;
+        }
+        if (!expected.contains(reg.host()) || hosts.containsKey(reg.host())) {
+            c.send(new RelayMessage.Failure("host " + reg.host() + " is not expected or already registered"));
+            c.close();
+            return;
+        }
+        Registration r = new Registration(new HostInfo(reg.host(), reg.hostname(), reg.endpoints(), reg.nics()), c,
+                clock.nanos(), heartbeat.toNanos());
+        if (hosts.putIfAbsent(reg.host(), r) != null) {
+            c.send(new RelayMessage.Failure("host " + reg.host() + " is already registered"));
+            c.close();
+            return;
+        }
+        c.attach(r);
+        synchronized (registrationLog) {
+            registrationLog.add(reg.host());
+            registrationLog.notifyAll();
+        }
+        java.util.function.Consumer<String> told = onRegistered;
+        if (told != null) {
+            callbacks.execute(() -> told.accept(reg.host()));
         }
     }
 
+    /** A connection ended; a registered host's end that this side did not cause is its loss. */
+    private void closed(WireConnection<RelayMessage> c, IOException cause) {
+        if (cause == null || !(c.attachment() instanceof Registration r)) {
+            return;
+        }
+        reportLost(r, cause instanceof WireException ? "protocol error from its task service: " + cause.getMessage()
+                : cause instanceof EOFException ? "task service disconnected"
+                : "task service connection: " + cause.getMessage());
+    }
+
     /** A connection keyed with the agent key: one Lookup per expected host while the key is open, nothing else. */
-    private void serveAgent(WireChannel<RelayMessage> c, RelayMessage first) throws IOException {
+    private void serveAgent(WireConnection<RelayMessage> c, RelayMessage first) throws IOException {
         Set<String> launch;
         boolean allowed;
         synchronized (agentLookups) {
@@ -497,36 +563,42 @@ public final class DriverService implements AutoCloseable {
             }
         }
         if (then != null) {
-            then.run();
+            callbacks.execute(then);
         }
     }
 
-    private void heartbeats(Registration r) {
-        try {
-            while (!closing && hosts.get(r.info.host()) == r && !lost.contains(r.info.host())) {
-                r.channel.send(new RelayMessage.Heartbeat(System.currentTimeMillis()));
-                Thread.sleep(heartbeat.toMillis());
-            }
-        } catch (IOException e) {
-            reportLost(r, "cannot reach its task service: " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void watchdog() {
+    /**
+     * The liveness thread: every tick it notes a pause of this process (the {@link AwakeClock}), sends each host whose
+     * heartbeat is due its heartbeat, and reports each host silent for longer than the liveness timeout. A constant
+     * amount of work per host and heartbeat, on one thread.
+     */
+    private void livenessLoop(Duration tick) {
+        long timeout = livenessTimeout.toNanos();
+        long beat = heartbeat.toNanos();
         try {
             while (!closing) {
-                Thread.sleep(Math.max(100, heartbeat.toMillis() / 2));
-                long now = System.nanoTime();
+                Thread.sleep(tick.toMillis());
+                clock.tick();
+                long now = clock.nanos();
                 for (Registration r : hosts.values()) {
-                    if (now - r.lastSeenNanos > livenessTimeout.toNanos()) {
+                    if (now - r.lastSeen > timeout) {
                         reportLost(r, "no heartbeat for " + livenessTimeout.toMillis() + " ms");
+                    } else if (now - r.nextBeat >= 0 && !r.channel.isClosed()) {
+                        r.nextBeat = now + beat;
+                        try {
+                            r.channel.send(new RelayMessage.Heartbeat(System.currentTimeMillis()));
+                        } catch (IOException e) {
+                            reportLost(r, "cannot reach its task service: " + e.getMessage());
+                        }
                     }
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            if (!closing) {
+                System.err.println("troika: the driver's liveness check failed: " + e);
+            }
         }
     }
 
@@ -536,16 +608,12 @@ public final class DriverService implements AutoCloseable {
         if (closing || hosts.get(host) != r || !lost.add(host)) {
             return;
         }
-        closeQuietly(r.channel);
-        listener.hostLost(host, reason);
-    }
-
-    private static void closeQuietly(WireChannel<RelayMessage> c) {
-        try {
-            c.close();
-        } catch (IOException ignored) {
-            // closing
-        }
+        r.channel.close();
+        AwakeClock.Pause pause = clock.pauseWithin(livenessTimeout.plus(heartbeat));
+        String why = pause == null ? reason : reason + ", just after troika itself did not run for "
+                + pause.length().toMillis() + " ms (stopped by Ctrl-Z or SIGSTOP, or its machine froze); that pause,"
+                + " not the host, may be the cause";
+        callbacks.execute(() -> listener.hostLost(host, why));
     }
 
     /** Tells every task service to stop and closes the registry. */
@@ -559,9 +627,10 @@ public final class DriverService implements AutoCloseable {
             } catch (IOException ignored) {
                 // already gone
             }
-            closeQuietly(r.channel);
+            r.channel.close();
         }
         server.close();
-        pool.shutdownNow();
+        liveness.interrupt();
+        callbacks.shutdown();
     }
 }

@@ -46,7 +46,9 @@ import org.troika.wire.WireServer;
  *   <li>Runs each request id at most once, streams its output, reports its exit code, and stops it on {@link
  *       RelayMessage.Abort} or when the agent's connection drops (like sshd when its client goes away).</li>
  *   <li>Exits, stopping every command, when the driver says so, closes the connection, or is silent for the liveness
- *       timeout (a partition): no orphaned services or daemons.</li>
+ *       timeout and unreachable (a partition, a dead launcher machine): no orphaned services or daemons. A driver that
+ *       is silent while its machine still acknowledges what this service sends ({@link TcpPeer}) is stopped or busy
+ *       (Ctrl-Z, {@code SIGSTOP} on troika): the service waits for it, and the job goes on.</li>
  *   <li>Commands get {@link TroikaEnv#DRIVER_ADDR} and {@link TroikaEnv#SECRET_FILE} so that tree-spawned agents
  *       work, but never {@link TroikaEnv#SECRET_KEY}: ranks inherit their daemon's environment. With an agent key the
  *       file (0600 in a 0700 directory, written at the first command) holds that key, not the job secret; the service
@@ -169,7 +171,18 @@ public final class TaskService implements AutoCloseable {
     private void controlLoop() {
         try {
             while (true) {
-                RelayMessage m = control.receive();
+                RelayMessage m;
+                try {
+                    m = control.receive();
+                } catch (java.net.SocketTimeoutException silent) {
+                    if (TcpPeer.of(control.socket()) == TcpPeer.State.ACKNOWLEDGING) {
+                        // the driver's machine takes everything this service sends: troika is stopped (Ctrl-Z,
+                        // SIGSTOP) or busy, not gone; its daemons and ranks go on, and so does this service
+                        driverSilences++;
+                        continue;
+                    }
+                    throw silent;
+                }
                 if (m instanceof RelayMessage.Shutdown s) {
                     stop("driver: " + s.reason());
                     return;
@@ -192,9 +205,28 @@ public final class TaskService implements AutoCloseable {
                 }
             }
         } catch (IOException e) {
-            stop(WireChannel.isTimeout(e) ? "driver silent for " + config.livenessTimeout().toMillis() + " ms"
+            stop(WireChannel.isTimeout(e) ? "driver silent for " + config.livenessTimeout().toMillis() + " ms and "
+                    + "unreachable (what this service sends it is not acknowledged)"
                     : e instanceof EOFException ? "driver closed the connection" : "driver connection: " + e.getMessage());
         }
+    }
+
+    /** How often the driver was silent for the liveness timeout while its machine still acknowledged. */
+    private volatile int driverSilences;
+
+    /** How often the driver was silent for the liveness timeout while its machine still acknowledged (and was waited for). */
+    public int driverSilences() {
+        return driverSilences;
+    }
+
+    /** Whether the service stopped. */
+    public boolean stopped() {
+        return stopped.getCount() == 0;
+    }
+
+    /** Why the service stopped, or {@code null} while it runs. */
+    public String stopReason() {
+        return stopReason;
     }
 
     private void heartbeatLoop() {

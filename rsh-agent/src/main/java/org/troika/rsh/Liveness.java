@@ -17,6 +17,11 @@ public final class Liveness {
     public static final Duration HEARTBEAT = Duration.ofSeconds(2);
     /** Silence after which a peer is lost. */
     public static final Duration TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * Silence after which a launch agent gives up on its task service: one interval more than the driver waits, so the
+     * driver, which knows the host, names a lost host before the agent's exit ends mpirun.
+     */
+    public static final Duration AGENT_TIMEOUT = TIMEOUT.plus(HEARTBEAT);
 
     private Liveness() {}
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
+import org.troika.common.exec.FileLimit;
 import org.troika.common.exec.SystemCommandRunner;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.elastic.ElasticDriver;
@@ -136,6 +137,7 @@ final class RunCommand implements Subcommand {
         if (s.outputFilename() != null) {
             SupervisedLaunch.checkRankFolder(s.outputFilename()); // before any task service or rank starts
         }
+        ensureFileDescriptors(s, io.env(), planned.resolved().plan().hosts().size(), planned.resolved().plan().size());
         // issue 3 (RelaySession, owned by the launch-agent work): task services on the remote hosts and the troika-rsh
         // agent for Open MPI's daemons, plus network detection. Inactive (changes nothing) unless --launch-agent relay
         // or --remote-shell is given; a lost host is printed and its agents exit 255, which ends mpirun.
@@ -183,12 +185,16 @@ final class RunCommand implements Subcommand {
             throw new UsageException("--dry-run cannot print an elastic launch (each generation is planned when it "
                     + "starts, from the hosts of that moment); drop --dry-run or the elastic flags");
         }
-        ElasticLimits.from(s); // bad limits fail before anything is created
+        ElasticLimits limits = ElasticLimits.from(s); // bad limits fail before anything is created
+        List<HostSlots> firstHosts = new ArrayList<>();
         HostDiscovery discovery = firstDiscoveryChecked(HostDiscovery.forSettings(s,
-                probes != null ? probes : ScriptHostDiscovery.systemRunner(io.env())));
+                probes != null ? probes : ScriptHostDiscovery.systemRunner(io.env())), firstHosts);
         if (s.outputFilename() != null) {
             SupervisedLaunch.checkRankFolder(s.outputFilename()); // before the first generation
         }
+        int slots = firstHosts.stream().mapToInt(HostSlots::slots).sum();
+        ensureFileDescriptors(s, io.env(), firstHosts.size(), Math.max(slots, limits.maxNp() == null ? 0
+                : limits.maxNp()));
         // the allocation (if any) does not change between generations: its launcher starts the task services
         org.troika.launcher.spi.Allocation allocation = allocation(io.env());
         String allocationShell = allocation == null ? null : allocation.remoteShell();
@@ -217,13 +223,14 @@ final class RunCommand implements Subcommand {
      * something malformed at the start is bad input (exit 2, one line, nothing launched). The driver's first call
      * gets this result; later calls go to {@code discovery}, where a failure is reported and the job goes on.
      */
-    private static HostDiscovery firstDiscoveryChecked(HostDiscovery discovery) {
+    private static HostDiscovery firstDiscoveryChecked(HostDiscovery discovery, List<HostSlots> firstOut) {
         List<HostSlots> first;
         try {
             first = discovery.discover();
         } catch (HostDiscoveryException e) {
             throw new UsageException(e.getMessage());
         }
+        firstOut.addAll(first);
         boolean[] used = {false};
         return () -> {
             if (!used[0]) {
@@ -232,6 +239,18 @@ final class RunCommand implements Subcommand {
             }
             return discovery.discover();
         };
+    }
+
+    /**
+     * Raises troika's file-descriptor limit to what a launch over {@code hosts} hosts and {@code ranks} ranks needs, or
+     * stops with one line naming the limit and the fix, before anything starts ({@link FileLimit}): a connection per
+     * host at the driver when task services run, per rank at the hang watchdog and at an elastic job's notifier.
+     */
+    private static void ensureFileDescriptors(RunSettings s, Map<String, String> env, int hosts, int ranks) {
+        boolean relay = s.launchAgent() == RunSettings.LaunchAgent.RELAY || s.remoteShell() != null;
+        int perRank = (HangWatch.timeout(s, env) != null ? 1 : 0) + (s.elastic() ? 1 : 0);
+        FileLimit.ensure(FileLimit.need(relay ? hosts : 0, (long) perRank * ranks), hosts + " hosts and " + ranks
+                + " ranks");
     }
 
     /** The batch allocation this runs in, or {@code null} (outside one, or when it cannot be read). */

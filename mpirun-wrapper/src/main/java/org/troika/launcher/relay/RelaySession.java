@@ -242,7 +242,7 @@ public final class RelaySession implements AutoCloseable {
     /** What the agent needs in mpirun's environment: the driver and the agent key's file, never the job secret. */
     static Map<String, String> agentEnv(DriverService d, Path keyFile) {
         return Map.of(TroikaEnv.DRIVER_ADDR, d.endpoint().toString(), TroikaEnv.SECRET_FILE, keyFile.toString(),
-                TroikaEnv.LIVENESS_TIMEOUT_MS, Long.toString(Liveness.TIMEOUT.toMillis()));
+                TroikaEnv.LIVENESS_TIMEOUT_MS, Long.toString(Liveness.AGENT_TIMEOUT.toMillis()));
     }
 
     /** The start progress of one launch: its hosts' services, then (relay) its daemons' lookups. */

@@ -131,7 +131,8 @@ public final class Timeline implements AutoCloseable {
     private final long startNanos = System.nanoTime();
     private final long startEpochMillis = System.currentTimeMillis();
     private final List<Event> events = new ArrayList<>();
-    private final List<String> hostOrder = new ArrayList<>();
+    /** Host rows in order of first appearance (a set: a 10,000-host plan adds each row once, not by a scan). */
+    private final java.util.LinkedHashSet<String> hostOrder = new java.util.LinkedHashSet<>();
     private String title = "troika job";
     private boolean written;
 
@@ -214,7 +215,7 @@ public final class Timeline implements AutoCloseable {
 
     /** Makes {@code host} a row now, so rows follow the order hosts were planned in. */
     public synchronized void host(String host) {
-        if (host != null && !hostOrder.contains(host)) {
+        if (host != null) {
             hostOrder.add(host);
         }
     }

@@ -10,7 +10,7 @@ import org.troika.wire.Endpoint;
 import org.troika.wire.ProgressMessage;
 import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
-import org.troika.wire.WireChannel;
+import org.troika.wire.WireConnection;
 import org.troika.wire.WireServer;
 
 /**
@@ -19,8 +19,9 @@ import org.troika.wire.WireServer;
  * {@link ProgressMessage.Report}s whose text is a {@link ProgressReport}; nothing is sent back.
  *
  * <p>The base checks the hello proof before reading anything and bounds pending and live connections; this service
- * caps bodies at {@value #MAX_BODY} bytes and serves at most {@code maxConnections} ranks. A report that does not parse
- * closes its connection.
+ * caps bodies at {@value #MAX_BODY} bytes and serves at most {@code maxConnections} ranks (plus the base's own
+ * bounds), each on a connection of the server's event mode: no thread per rank. A report that does not parse closes
+ * its connection. The sink runs on the server's selector thread: keep it quick.
  */
 public final class ProgressService implements AutoCloseable {
     /** Label of the progress key derivation: progress key = HMAC-SHA256(job secret, label). */
@@ -32,28 +33,36 @@ public final class ProgressService implements AutoCloseable {
     /**
      * @param key the progress key ({@link #progressKey})
      * @param bind the local address to listen on
-     * @param maxConnections connections served at once
-     * @param sink receives every authenticated report (on a connection thread)
+     * @param maxConnections ranks served at once (all of them may connect at once)
+     * @param sink receives every authenticated report (on the server's selector thread)
      */
     public ProgressService(Secret key, InetAddress bind, int maxConnections, Consumer<ProgressReport> sink)
             throws IOException {
-        WireServer.Limits limits = WireServer.Limits.DEFAULT.withMaxConnections(maxConnections).withMaxBody(MAX_BODY)
+        WireServer.Limits limits = WireServer.Limits.DEFAULT.withMaxBody(MAX_BODY)
                 .withFirstFrameDeadline(Duration.ofSeconds(10));
-        this.server = WireServer.start("troika-progress", Protocol.PROGRESS, key, List.of(bind), limits,
-                (WireChannel<ProgressMessage> ch, ProgressMessage first) -> {
-                    ProgressMessage m = first;
-                    while (true) {
+        // every rank keeps a connection (a stuck rank sends nothing on it: that is what the watchdog looks for), so
+        // they are served in event mode, and all of them may connect at once
+        this.server = WireServer.startEvents("troika-progress", Protocol.PROGRESS, key, List.of(bind), limits,
+                new WireServer.Events<>() {
+                    @Override
+                    public void received(WireConnection<ProgressMessage> c, ProgressMessage m) {
                         if (!(m instanceof ProgressMessage.Report r)) {
+                            c.close();
                             return;
                         }
                         try {
                             sink.accept(ProgressReport.decode(r.text()));
                         } catch (IllegalArgumentException e) {
-                            return; // not a report: the connection closes, nothing was acted upon
+                            c.close(); // not a report: the connection closes, nothing was acted upon
                         }
-                        m = ch.receive(); // a stuck rank sends nothing: that is what the watchdog looks for
+                    }
+
+                    @Override
+                    public void closed(WireConnection<ProgressMessage> c, IOException cause) {
+                        // a rank that ended or reconnects; its silence is judged by the watchdog
                     }
                 });
+        server.reserve(maxConnections);
     }
 
     /** The key ranks get instead of the job secret. */

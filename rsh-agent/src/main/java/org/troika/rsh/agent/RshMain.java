@@ -34,7 +34,7 @@ import org.troika.wire.WireChannel;
 public final class RshMain {
     /** Like ssh: the connection failed. */
     public static final int CONNECTION_FAILED = 255;
-    static final int DEFAULT_LIVENESS_MS = (int) org.troika.rsh.Liveness.TIMEOUT.toMillis();
+    static final int DEFAULT_LIVENESS_MS = (int) org.troika.rsh.Liveness.AGENT_TIMEOUT.toMillis();
 
     private RshMain() {}
 

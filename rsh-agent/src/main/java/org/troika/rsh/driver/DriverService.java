@@ -121,7 +121,8 @@ public final class DriverService implements AutoCloseable {
         this.clock = AwakeClock.system(tick, PAUSE_SLACK);
         // one long-lived connection per host, plus agents' lookups; a warm session's later hosts widen it (expect)
         this.server = WireServer.startEvents("driver-service", Protocol.RELAY, secret, List.of(bind),
-                WireServer.Limits.DEFAULT, new WireServer.Events<>() {
+                WireServer.Limits.DEFAULT.withMaxConnections(WireServer.Limits.DEFAULT.maxConnections()
+                        + MIN_HOST_CONNECTIONS), new WireServer.Events<>() {
                     @Override
                     public void received(WireConnection<RelayMessage> c, RelayMessage m) throws IOException {
                         DriverService.this.received(c, m);
@@ -143,9 +144,13 @@ public final class DriverService implements AutoCloseable {
         return Duration.ofMillis(Math.max(10, Math.min(250, heartbeat.toMillis() / 4)));
     }
 
-    /** Every expected host may be connecting at once, plus room for hosts admitted later and for agents. */
+    /**
+     * Every expected host holds a connection and may be registering at the same moment: the bounds on connections and
+     * on connections still in their hello grow by the expected hosts (beyond {@link #MIN_HOST_CONNECTIONS} kept for
+     * hosts admitted later and agents, and the base's 64 in their hello, which bound what a flood can hold).
+     */
     private void reserveForHosts() {
-        server.reserve(Math.max(expected.size(), MIN_HOST_CONNECTIONS));
+        server.reserve(expected.size());
     }
 
     /**
@@ -194,6 +199,7 @@ public final class DriverService implements AutoCloseable {
      */
     public void release(String host, String reason) {
         expected.remove(host);
+        reserveForHosts();
         Registration r = hosts.remove(host);
         lost.remove(host);
         if (r != null) {

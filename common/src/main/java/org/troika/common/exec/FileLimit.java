@@ -1,0 +1,81 @@
+package org.troika.common.exec;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.LongSupplier;
+import org.troika.common.UsageException;
+
+/**
+ * The file descriptors troika needs for a launch, and its limit raised to that before anything starts.
+ *
+ * <p>A launch keeps one connection per host at its driver service, one per rank at the hang watchdog's progress
+ * service and at an elastic generation's notifier, and a remote shell's pipes per host while its task service starts.
+ * On Linux the JVM raises the soft limit ({@code ulimit -n}) to the hard one ({@code ulimit -Hn}) at start-up; past
+ * the hard limit only a privileged process can go ({@code CAP_SYS_RESOURCE}, root), up to {@code fs.nr_open}. So:
+ * <ol>
+ *   <li>enough already: nothing happens;</li>
+ *   <li>else the limit is raised with {@code prlimit --pid PID --nofile=N:N} (util-linux), which works for root;</li>
+ *   <li>else one line names the need, the limit and the fix ({@link UsageException}), before anything starts.</li>
+ * </ol>
+ */
+public final class FileLimit {
+    /** Descriptors of the launcher itself, its jars, threads' pipes, mpirun's pipes, and slack. */
+    public static final int BASE = 256;
+    /** Per remote host: its connection at the driver, and its remote shell's three pipes while it starts. */
+    public static final int PER_HOST = 4;
+
+    private FileLimit() {}
+
+    /**
+     * Descriptors a launch needs.
+     *
+     * @param hosts remote hosts with a task service (0 without the relay)
+     * @param rankConnections ranks that each keep a connection to the launcher (progress reports, rank events)
+     */
+    public static long need(int hosts, long rankConnections) {
+        return BASE + (long) PER_HOST * hosts + rankConnections;
+    }
+
+    /** {@code prlimit}'s command that sets the soft and hard limit of process {@code pid} to {@code n} (pure). */
+    public static List<String> raiseCommand(long pid, long n) {
+        return List.of("prlimit", "--pid", Long.toString(pid), "--nofile=" + n + ":" + n);
+    }
+
+    /** This process's limit now: what the JVM reports ({@code Long.MAX_VALUE} when it cannot tell). */
+    public static long current() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean u) {
+            return u.getMaxFileDescriptorCount();
+        }
+        return Long.MAX_VALUE;
+    }
+
+    /**
+     * Makes sure this process may open {@code need} descriptors, raising its limit where it can.
+     *
+     * @param what what needs them, for the error ("10000 hosts and 80000 ranks")
+     * @throws UsageException when the limit stays below {@code need}
+     */
+    public static void ensure(long need, String what) {
+        ensure(need, what, ProcessHandle.current().pid(), FileLimit::current, SystemCommandRunner.withSystemEnv());
+    }
+
+    /** {@link #ensure(long, String)} with the process, its limit and the command runner given (tests). */
+    static void ensure(long need, String what, long pid, LongSupplier limit, CommandRunner runner) {
+        long before = limit.getAsLong();
+        if (before >= need) {
+            return;
+        }
+        CommandRunner.ProbeResult r = runner.run(raiseCommand(pid, need), Duration.ofSeconds(10));
+        long after = limit.getAsLong();
+        if (after >= need) {
+            return;
+        }
+        String why = r.exitCode() == CommandRunner.ProbeResult.NOT_FOUND ? "prlimit (util-linux) is not installed"
+                : "raising it needs root";
+        throw new UsageException(what + " need about " + need + " file descriptors, but troika may open at most "
+                + after + " (ulimit -Hn) and could not raise that (" + why + "); raise the hard limit to " + need
+                + " or more (nofile in /etc/security/limits.conf, LimitNOFILE= for a service, or 'ulimit -Hn " + need
+                + "' as root before starting troika)");
+    }
+}

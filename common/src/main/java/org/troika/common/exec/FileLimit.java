@@ -15,7 +15,8 @@ import org.troika.common.UsageException;
  * the hard limit only a privileged process can go ({@code CAP_SYS_RESOURCE}, root), up to {@code fs.nr_open}. So:
  * <ol>
  *   <li>enough already: nothing happens;</li>
- *   <li>else the limit is raised with {@code prlimit --pid PID --nofile=N:N} (util-linux), which works for root;</li>
+ *   <li>else the limit is raised with {@code prlimit --pid PID --nofile=N:N} (util-linux), which works for root with
+ *       {@code CAP_SYS_RESOURCE} (a container may drop it);</li>
  *   <li>else one line names the need, the limit and the fix ({@link UsageException}), before anything starts.</li>
  * </ol>
  */
@@ -72,7 +73,7 @@ public final class FileLimit {
             return;
         }
         String why = r.exitCode() == CommandRunner.ProbeResult.NOT_FOUND ? "prlimit (util-linux) is not installed"
-                : "raising it needs root";
+                : "raising it needs root with CAP_SYS_RESOURCE";
         throw new UsageException(what + " need about " + need + " file descriptors, but troika may open at most "
                 + after + " (ulimit -Hn) and could not raise that (" + why + "); raise the hard limit to " + need
                 + " or more (nofile in /etc/security/limits.conf, LimitNOFILE= for a service, or 'ulimit -Hn " + need

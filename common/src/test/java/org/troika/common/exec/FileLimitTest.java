@@ -46,7 +46,7 @@ class FileLimitTest {
                 + " ranks", 42, limit::get, (argv, t) -> new CommandRunner.ProbeResult(1, "prlimit: Operation not"
                 + " permitted")));
         assertEquals("10000 hosts and 80000 ranks need about 50256 file descriptors, but troika may open at most 20000"
-                + " (ulimit -Hn) and could not raise that (raising it needs root); raise the hard limit to 50256 or"
+                + " (ulimit -Hn) and could not raise that (raising it needs root with CAP_SYS_RESOURCE); raise the hard limit to 50256 or"
                 + " more (nofile in /etc/security/limits.conf, LimitNOFILE= for a service, or 'ulimit -Hn 50256' as"
                 + " root before starting troika)", e.getMessage());
         assertTrue(!e.getMessage().contains("\n"));

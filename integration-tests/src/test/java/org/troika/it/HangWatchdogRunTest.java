@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -16,6 +17,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.troika.testkit.Dist;
 import org.troika.testkit.NetnsCluster;
 import org.troika.testkit.Requires;
@@ -124,6 +127,28 @@ class HangWatchdogRunTest {
                 "localhost:2", "java", "-cp", classPath(), "HangTraining", "7", "1000", "-1", "-1");
         assertEquals(0, r.exitCode(), r.toString());
         assertTrue(r.out().contains("rank 0 done") && r.out().contains("rank 1 done"), r.toString());
+        assertFalse(r.err().contains("hang"), r.toString());
+    }
+
+    /**
+     * Issues 21 and 22: output is progress while it flows. A 300 kB line used to stall the output pump (a regular
+     * expression run twice per line, quadratic in its length) and dated lines ({@code --prefix-output-with-timestamp})
+     * were not read as any rank's: a healthy job that ticks every half second was ended as a hang (exit 124).
+     */
+    @ParameterizedTest(name = "timestamps {0}")
+    @ValueSource(booleans = {false, true})
+    void aHealthyJobPrintingLongAndDatedLinesIsNoHang(boolean timestamps) throws Exception {
+        Path script = tmp.resolve("long-then-tick.sh");
+        Files.writeString(script, "#!/bin/sh\nhead -c 300000 /dev/zero | tr '\\000' x; echo\n"
+                + "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo tick $i; sleep 0.5; done\n");
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
+        List<String> args = new ArrayList<>(List.of("--hang-timeout", "3", "-np", "2", "-H", "localhost:2"));
+        if (timestamps) {
+            args.add("--prefix-output-with-timestamp");
+        }
+        args.add(script.toString());
+        RunSupport.Result r = RunSupport.run(tmp, args.toArray(String[]::new));
+        assertEquals(0, r.exitCode(), r.toString());
         assertFalse(r.err().contains("hang"), r.toString());
     }
 

@@ -187,6 +187,8 @@ class LaunchOutputTest {
                 assertArrayEquals(expected(reads, r, false), run.file(r, false), format + " rank " + r);
                 assertArrayEquals(expected(reads, r, true), run.file(r, true), format + " rank " + r);
             }
+            // issue 21: HangWatch read tags itself and missed srun's labels (and Open MPI's dated tags)
+            assertEquals(Set.of(0, 1, 2), run.active, format + ": every rank's output counts as progress");
         }
     }
 

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -115,5 +116,29 @@ class WarmRelaySessionTest {
                     .toList();
             assertEquals(List.of(), names, "files left: " + names + "\n" + errBytes);
         }
+    }
+    /**
+     * Issue 23.5: a start that takes longer than 2 s says where it is on stderr (not a terminal here: a line, then
+     * one every 10 s), counted from the pool's host states: the host up since the first launch, the one whose remote
+     * shell takes 4 s named as the slowest.
+     */
+    @Test
+    void aSlowStartSaysOnStderrWhichHostsAreUpAndWhichIsSlowest() throws Exception {
+        Path home = Dist.home();
+        ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+        PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8);
+        Map<String, String> env = Map.of("TMPDIR", tmp.toString(), "PATH", System.getenv("PATH"));
+        String shell = "sh -c '[ {host} = " + B + " ] && sleep 4; exec \"$@\"' sh";
+        RunSettings s = RunSettings.builder().remoteShell(shell).launchAgent(RunSettings.LaunchAgent.RELAY)
+                .startTimeout(java.time.Duration.ofSeconds(60)).command(List.of("true")).build();
+        RelaySession.Request request = new RelaySession.Request(s, OMPI4, new RemoteShell(s, null, env), env, home, err,
+                false, Timeline.off());
+        try (RelaySession relay = RelaySession.open(request, List.of(A, B), true)) {
+            relay.launch(plan(A), s);
+            relay.launch(plan(A, B), s);
+        }
+        String printed = errBytes.toString(StandardCharsets.UTF_8);
+        assertTrue(Pattern.compile("(?m)^troika: starting \\(\\d+ s\\): hosts 1/2 registered, daemons 0/2 started, "
+                + "slowest: " + Pattern.quote(B) + "$").matcher(printed).find(), printed);
     }
 }

@@ -58,10 +58,11 @@ public final class GenerationRelay implements AutoCloseable {
      * @param troikaHome the installation, or {@code null}
      * @param jobId the elastic job's id: its hosts' node stores are announced and cleaned up under it
      * @param files key material every host's service gets before its first launch (variable name to content)
+     * @throws org.troika.common.UsageException for a remote shell that cannot be planned (before any generation)
      */
     public GenerationRelay(RemoteShell shell, Path troikaHome, PrintStream err, boolean progressInPlace,
             Timeline timeline, String jobId, Map<String, byte[]> files) {
-        this.shell = shell;
+        this.shell = shell.check();
         this.troikaHome = troikaHome;
         this.err = err;
         this.progressInPlace = progressInPlace;

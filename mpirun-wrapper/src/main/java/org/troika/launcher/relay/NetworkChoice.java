@@ -47,9 +47,10 @@ public final class NetworkChoice {
      */
     public static NicSelector.Choice select(DriverService driver, List<String> hosts, Duration overall)
             throws IOException, InterruptedException {
+        Set<String> among = new java.util.LinkedHashSet<>(hosts); // looked up per registered host: no list scans
         Map<String, List<NicAddress>> nics = new LinkedHashMap<>();
-        driver.hosts().stream().filter(h -> hosts.contains(h.host())).forEach(h -> nics.put(h.host(), h.nics()));
-        return NicSelector.select(nics, driver.probe(hosts, Duration.ofSeconds(2), overall, 16), NicInventory.local());
+        driver.hosts().stream().filter(h -> among.contains(h.host())).forEach(h -> nics.put(h.host(), h.nics()));
+        return NicSelector.select(nics, driver.probe(among, Duration.ofSeconds(2), overall, 16), NicInventory.local());
     }
 
     private List<String> detect(DriverService driver, List<String> hosts) throws IOException, InterruptedException {

@@ -135,6 +135,7 @@ public final class RelaySession implements AutoCloseable {
         if (s.dryRun() || !servicesWanted(s, r.mpi(), warm ? List.of("any") : remote)) {
             return new RelaySession(r, null);
         }
+        r.shell().check(); // a bad --remote-shell template is a usage error before anything starts
         if (r.troikaHome() == null || !Files.isExecutable(r.troikaHome().resolve("bin/troika-rsh"))) {
             throw new UsageException("the relay needs the troika installation's bin/troika-rsh on every host; run troika"
                     + " from its distribution, or use --launch-agent ssh");

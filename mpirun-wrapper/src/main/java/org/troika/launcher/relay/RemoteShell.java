@@ -62,6 +62,16 @@ public final class RemoteShell {
         return RemoteShellCommandBuilder.build(settings, allocationShell, host, words);
     }
 
+    /**
+     * Checks that the shell can be planned at all (a template names {@code {host}} and splits into words).
+     *
+     * @throws UsageException naming the problem and the fix
+     */
+    public RemoteShell check() {
+        argv("host", List.of("true"));
+        return this;
+    }
+
     /** Whether the job runs inside a batch allocation whose own launcher starts commands on its hosts. */
     public boolean inAllocation() {
         return allocationShell != null;

@@ -45,8 +45,9 @@ import org.troika.wire.Secret;
  * <p>Threading: one monitor ({@code this}) guards the entries. It is held for bookkeeping and process starts only,
  * never across a wait on the network: blocking driver calls (files, node store, Shutdown) run on the caller's thread
  * without it. The driver's threads report registrations and losses; they take the monitor briefly (so an entry always
- * exists before its service can register) and call the loss listener after releasing it. {@link #ready} waits on the
- * monitor, woken by registrations, and looks at remote shells that ended every {@link #POLL}.
+ * exists before its service can register) and call the loss listener after releasing it. {@link #ready} (one caller at a
+ * time) waits on the monitor, woken when its last host registered or a host was lost, and looks at the hosts still
+ * missing (remote shells that ended, start timeouts) every {@link #POLL}: O(hosts) per look, never per registration.
  */
 public final class TaskServicePool implements AutoCloseable {
     /** How often a wait for registrations looks at remote shells that ended. */
@@ -137,6 +138,8 @@ public final class TaskServicePool implements AutoCloseable {
     /** Files every host's service gets, by variable name (guarded by this). */
     private final Map<String, byte[]> files = new LinkedHashMap<>();
     private String nodeStoreJob;
+    /** The hosts {@link #ready} waits for; a registration wakes it only when the last one came (guarded by this). */
+    private Set<String> awaited = Set.of();
     private volatile BiConsumer<String, String> onHostLost = (h, why) -> { };
     private volatile DriverService driver;
     private boolean closed;
@@ -267,7 +270,9 @@ public final class TaskServicePool implements AutoCloseable {
             }
             Secret.deleteFile(e.secretFile);
             e.secretFile = null;
-            notifyAll();
+            if (awaited.remove(host) && awaited.isEmpty()) {
+                notifyAll(); // one wake-up for the whole start, not one per host: no quadratic rescans
+            }
         }
         config.timeline().span(Timeline.Kind.SERVICE, "task service", host, e.startedMicros,
                 config.timeline().nowMicros(), Map.of());
@@ -390,6 +395,12 @@ public final class TaskServicePool implements AutoCloseable {
     private void awaitRegistered(List<String> hosts) throws HostsNotReadyException, InterruptedException {
         List<Entry> failed = new ArrayList<>();
         synchronized (this) {
+            awaited = new java.util.HashSet<>();
+            for (String h : hosts) {
+                if (!entries.get(h).state.isUp()) {
+                    awaited.add(h);
+                }
+            }
             while (true) {
                 failed.clear();
                 int missing = 0;
@@ -406,9 +417,11 @@ public final class TaskServicePool implements AutoCloseable {
                     }
                 }
                 if (missing == 0) {
+                    awaited = Set.of();
                     return;
                 }
                 if (failed.size() == missing) {
+                    awaited = Set.of();
                     break;
                 }
                 wait(POLL.toMillis());

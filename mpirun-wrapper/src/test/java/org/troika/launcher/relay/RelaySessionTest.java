@@ -49,6 +49,14 @@ class RelaySessionTest {
     }
 
     @Test
+    void aRemoteShellTemplateWithoutHostIsAUsageErrorBeforeAnythingStarts() {
+        RunSettings s = settings("sh -c 'sleep 3; exec \"$@\"' sh", RunSettings.LaunchAgent.RELAY);
+        UsageException e = assertThrows(UsageException.class, () -> RelaySession.open(request(s, OMPI4),
+                List.of("node7"), false));
+        assertTrue(e.getMessage().contains("has no {host} placeholder"), e.getMessage());
+    }
+
+    @Test
     void anInactiveSessionChangesNothing() throws Exception {
         HostPlan plan = HostPlan.assign("-H", List.of(new HostSlots("localhost", 2)), 2);
         RunSettings s = settings(null, RunSettings.LaunchAgent.AUTO);

@@ -155,7 +155,7 @@ public final class Doctor {
             return Check.ok("mpirun", null, "a 2-rank job ran here (" + p.argv().get(0) + ")");
         }
         String why = r.exitCode() == ProbeResult.TIMED_OUT ? "did not finish in " + in.timeout().toSeconds() + " s"
-                : "exit " + r.exitCode() + ": " + lastLine(r.output());
+                : "exit " + r.exitCode() + ": " + RemoteShell.lastLine(r.output());
         return Check.fail("mpirun", null, "a 2-rank job failed (" + why + ")",
                 "run it by hand to see the whole error: " + p.render());
     }
@@ -195,7 +195,7 @@ public final class Doctor {
             return Check.ok("java-ranks", null, "2 Java ranks did an allreduce: " + reports.get(0));
         }
         String why = r.exitCode() == ProbeResult.TIMED_OUT ? "did not finish" : "exit " + r.exitCode() + ": "
-                + lastLine(r.output());
+                + RemoteShell.lastLine(r.output());
         return Check.fail("java-ranks", null, "Java ranks could not use libmpi (" + why + ")",
                 "set TROIKA_LIBMPI to your MPI library (e.g. /usr/lib/x86_64-linux-gnu/libmpi.so.40); run by hand: "
                         + p.render());
@@ -224,10 +224,5 @@ public final class Doctor {
         String detail = dir + ": " + (bytes >> 20) + " MiB free";
         return bytes < min ? Check.warn(name, host, detail, "free space in " + dir + " (at least " + (min >> 20)
                 + " MiB), or point TMPDIR elsewhere") : Check.ok(name, host, detail);
-    }
-
-    static String lastLine(String output) {
-        List<String> lines = output.lines().filter(l -> !l.isBlank()).toList();
-        return lines.isEmpty() ? "no output" : lines.get(lines.size() - 1).strip();
     }
 }

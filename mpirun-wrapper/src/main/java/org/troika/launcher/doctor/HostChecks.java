@@ -93,7 +93,7 @@ final class HostChecks {
             Long remoteMillis = r.ok() ? epochMillis(r.output()) : null;
             if (remoteMillis == null) {
                 String why = r.exitCode() == ProbeResult.TIMED_OUT ? "no answer in " + timeout.toSeconds() + " s"
-                        : "exit " + r.exitCode() + ": " + Doctor.lastLine(r.output());
+                        : "exit " + r.exitCode() + ": " + RemoteShell.lastLine(r.output());
                 out.put(host, List.of(Check.fail("remote-shell", host, "cannot run a command there (" + why + "): "
                         + String.join(" ", argv.subList(0, argv.size() - 3)) + " ...", shell.howToCheck(host))));
                 continue;
@@ -180,7 +180,7 @@ final class HostChecks {
                     String said = output.get(h).toString();
                     byHost.get(h).add(new Check("task-service", h, missing, "did not register within "
                             + timeout.toSeconds() + " s: " + (said.isBlank() && notReady != null ? notReady
-                                    : Doctor.lastLine(said)),
+                                    : RemoteShell.lastLine(said)),
                             "the host must run " + troikaRsh + " (same path on every host) and reach this machine "
                                     + "at " + (driver == null ? "its address" : pool.endpointFor(h))
                                     + " (firewall, routes)"));

@@ -182,14 +182,9 @@ public final class GenerationRelay implements AutoCloseable {
             if (code != 0) {
                 err.println("troika elastic: could not clean up host " + host + " ("
                         + (code == ProbeResult.TIMED_OUT ? "no answer within " + CLEANUP_TIMEOUT.toSeconds() + " s"
-                                : "exit " + code + ": " + lastLine(r.result().output()))
+                                : "exit " + code + ": " + RemoteShell.lastLine(r.result().output()))
                         + "); its /dev/shm/troika-" + jobId + " may be left");
             }
         }
-    }
-
-    private static String lastLine(String output) {
-        List<String> lines = output.lines().filter(l -> !l.isBlank()).toList();
-        return lines.isEmpty() ? "no output" : lines.get(lines.size() - 1).strip();
     }
 }

@@ -102,6 +102,12 @@ public final class RemoteShell {
     /** One host's run of {@link #runOnAll}: its result and when it started and ended (epoch milliseconds). */
     public record Ran(ProbeResult result, long startedMillis, long endedMillis) {}
 
+    /** The last non-blank line of a command's output, stripped ({@code "no output"} when there is none). */
+    public static String lastLine(String output) {
+        List<String> lines = output.lines().filter(l -> !l.isBlank()).toList();
+        return lines.isEmpty() ? "no output" : lines.get(lines.size() - 1).strip();
+    }
+
     /**
      * Runs {@code words} on every one of {@code hosts} (at most {@link #MAX_PARALLEL} at once), each bounded by
      * {@code timeout} ({@link ProbeResult#TIMED_OUT} then), stdout and stderr captured together.

@@ -75,6 +75,7 @@ public final class ApiChecks extends RankChecks {
         scans();
         communicators();
         wtime();
+        jnaStartUp();
         argumentErrors();
         if (Mpi.current().backend().getClass().getSimpleName().equals("FfmMpi")) {
             segments();
@@ -647,6 +648,20 @@ public final class ApiChecks extends RankChecks {
         }
         double t1 = Mpi.wtime();
         check("wtime advances with the clock: " + (t1 - t0), t1 - t0 >= 0.015 && t1 - t0 < 60);
+    }
+
+    /**
+     * On the JNA backend, JNA started the lean way (issue 25.3): its library path came from ld.so.conf (no ldconfig
+     * process) and its native part from troika's private cache, not from a new temporary file.
+     */
+    private void jnaStartUp() {
+        if (!Mpi.current().backend().getClass().getName().contains(".jna.")) {
+            return;
+        }
+        check("JNA's library path set before JNA started", System.getProperty("jna.platform.library.path") != null);
+        boolean cache = System.getenv("HOME") != null || System.getenv("XDG_CACHE_HOME") != null;
+        String dispatch = String.valueOf(System.getProperty("jnidispatch.path"));
+        check("JNA's native part from troika's cache: " + dispatch, !cache || dispatch.contains("/troika/jna/"));
     }
 
     private void argumentErrors() {

@@ -32,6 +32,14 @@ public final class Communicator implements AutoCloseable {
     /** Receive any tag ({@code MPI_ANY_TAG}). */
     public static final int ANY_TAG = -1;
 
+    /**
+     * Arrays larger than this go through the staging copy (JNA, {@code TROIKA_MPI_HEAP=copy}) of allreduce and
+     * broadcast in pieces of this many bytes: each piece is copied in, passed to MPI and copied out while it is still
+     * in cache. Measured on JNA (bench/large.sh): a 16 MiB float[] allreduce cost 1.26x a direct buffer's in one
+     * piece, 0.98x in 1 MiB pieces. Every rank cuts an array the same way, so the calls match.
+     */
+    static final int STAGING_CHUNK = 1 << 20;
+
     /** {@link #compare}'s results, in {@code MPI_IDENT}.. {@code MPI_UNEQUAL} order. */
     public enum Comparison { IDENT, CONGRUENT, SIMILAR, UNEQUAL }
 
@@ -514,10 +522,16 @@ public final class Communicator implements AutoCloseable {
             return;
         }
         Staging s = ctx.staging.get();
-        long base = s.ensure((long) n * type.bytes());
-        s.put(in, 0, n, 0);
-        mpi.allreduce(mpi.inPlace(), base, n, t, o, handle);
-        s.get(0, out, 0, n);
+        int per = STAGING_CHUNK / type.bytes();
+        long base = s.ensure((long) Math.min(n, per) * type.bytes());
+        int from = 0;
+        do { // one piece at a time while it is in cache (n = 0: one call, as in C)
+            int len = Math.min(per, n - from);
+            s.put(in, from, len, 0);
+            mpi.allreduce(mpi.inPlace(), base, len, t, o, handle);
+            s.get(0, out, from, len);
+            from += per;
+        } while (from < n);
     }
 
     // ---- non-blocking collectives ----
@@ -736,14 +750,20 @@ public final class Communicator implements AutoCloseable {
             return;
         }
         Staging s = ctx.staging.get();
-        long base = s.ensure((long) n * type.bytes());
-        if (rank == root) {
-            s.put(data, 0, n, 0);
-        }
-        mpi.bcast(base, n, t, root, handle);
-        if (rank != root) {
-            s.get(0, data, 0, n);
-        }
+        int per = STAGING_CHUNK / type.bytes();
+        long base = s.ensure((long) Math.min(n, per) * type.bytes());
+        int from = 0;
+        do { // in pieces, as reduceArray
+            int len = Math.min(per, n - from);
+            if (rank == root) {
+                s.put(data, from, len, 0);
+            }
+            mpi.bcast(base, len, t, root, handle);
+            if (rank != root) {
+                s.get(0, data, from, len);
+            }
+            from += per;
+        } while (from < n);
     }
 
     // ---- allgather, allgatherv, alltoall, reduce-scatter ----

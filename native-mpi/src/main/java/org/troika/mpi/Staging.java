@@ -1,7 +1,6 @@
 package org.troika.mpi;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
@@ -12,11 +11,12 @@ import org.troika.mpi.spi.NativeMpi;
  * One thread's native staging area for collectives on Java arrays: arrays are copied in, MPI works on native memory,
  * results are copied out. Used by the JNA backend (which would copy arrays anyway), by FFM for point-to-point calls
  * and when {@code TROIKA_MPI_HEAP=copy}. It grows to the largest request and is kept for reuse. Not thread-safe: one
- * per thread.
+ * per thread. Its memory is {@link NativeBuffers#ALIGNMENT}-aligned.
  */
 final class Staging {
+    private static final int MAX_BYTES = Integer.MAX_VALUE - 2 * NativeBuffers.ALIGNMENT;
     private final NativeMpi mpi;
-    private ByteBuffer bytes = ByteBuffer.allocateDirect(0);
+    private ByteBuffer bytes = NativeBuffers.allocate(0);
     private long address;
     private FloatBuffer floats;
     private DoubleBuffer doubles;
@@ -39,18 +39,18 @@ final class Staging {
 
     /** Makes room for {@code size} bytes (content is not preserved) and returns the base address. */
     long ensure(long size) {
-        if (size > Integer.MAX_VALUE) {
+        if (size > MAX_BYTES) {
             throw new IllegalArgumentException("a collective on Java arrays is limited to 2 GiB; got " + size
                     + " bytes: split it, or pass native memory by address");
         }
         if (size > bytes.capacity()) {
-            reallocate((int) Math.min(Integer.MAX_VALUE, Math.max(size, 2L * bytes.capacity())));
+            reallocate((int) Math.min(MAX_BYTES, Math.max(size, 2L * bytes.capacity())));
         }
         return address;
     }
 
     private void reallocate(int capacity) {
-        bytes = ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
+        bytes = NativeBuffers.allocate(capacity);
         address = mpi.address(bytes);
         floats = bytes.asFloatBuffer();
         doubles = bytes.asDoubleBuffer();

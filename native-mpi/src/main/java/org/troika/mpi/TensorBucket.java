@@ -40,7 +40,7 @@ public final class TensorBucket {
         if (capacityBytes < 0) {
             throw new IllegalArgumentException("capacity " + capacityBytes + " is negative");
         }
-        this.bytes = ByteBuffer.allocateDirect(capacityBytes).order(ByteOrder.nativeOrder());
+        this.bytes = NativeBuffers.allocate(capacityBytes);
         this.address = comm.addressOf(bytes);
     }
 

@@ -16,16 +16,22 @@ import org.troika.mpi.Request;
  * With OSU_LIB set (osu.c built as a library), each Java repetition is preceded by the same C repetition in this
  * process, and the line also carries the best and median of the per-repetition Java/C ratios (pbest, pmed; for
  * bandwidth rows C/Java, higher is better).
- * Arguments: SCALE REPS TESTS LABEL MAXBYTES (LABEL prefixes the impl names, e.g. ffm; the backend itself is chosen
- * by TROIKA_MPI_BACKEND; sizes above MAXBYTES are skipped).
+ * With OSU_LIB, each repetition on direct buffers is also preceded by the C loop on these very buffers: the median of
+ * those ratios (pmem) is the binding's own cost, free of where the memory lies.
+ * Arguments: SCALE REPS TESTS LABEL MAXBYTES [MINBYTES] (LABEL prefixes the impl names, e.g. ffm; the backend itself
+ * is chosen by TROIKA_MPI_BACKEND; sizes above MAXBYTES or below MINBYTES are skipped).
  */
 public final class MpiBench {
     private static final int[] SIZES = {8, 1024, 65536, 1048576, 16777216};
     private static final int[] ITERS = {20000, 10000, 1000, 100, 10};
     private static final int WINDOW = 64;
-    /** osu.c's loop as a library (env OSU_LIB), run before every Java repetition for paired ratios; or null. */
-    private static final com.sun.jna.Function PAIRED = System.getenv("OSU_LIB") == null ? null
-            : com.sun.jna.Function.getFunction(System.getenv("OSU_LIB"), "osu_loop");
+    /**
+     * osu.c's loop as a library (env OSU_LIB), run before every Java repetition for paired ratios, and the same loop
+     * on given buffers; or null. Loaded after Mpi.init(): the library pulls in the MPI library, and troika-mpi must
+     * set UCX_ERROR_SIGNALS before that (MPICH's UCX would take over the JVM's SIGSEGV handler).
+     */
+    private static com.sun.jna.Function PAIRED;
+    private static com.sun.jna.Function PAIRED_ON;
 
     private final Communicator world;
     private final int rank;
@@ -65,7 +71,11 @@ public final class MpiBench {
         String[] tests = (args.length > 2 ? args[2] : "allreduce,bcast,allgather,latency,bw").split(",");
         String label = args.length > 3 ? args[3] : "java";
         int maxBytes = args.length > 4 ? Integer.parseInt(args[4]) : SIZES[SIZES.length - 1];
+        int minBytes = args.length > 5 ? Integer.parseInt(args[5]) : 0;
         try (Mpi mpi = Mpi.init()) {
+            String lib = System.getenv("OSU_LIB");
+            PAIRED = lib == null ? null : com.sun.jna.Function.getFunction(lib, "osu_loop");
+            PAIRED_ON = lib == null ? null : com.sun.jna.Function.getFunction(lib, "osu_loop_on");
             MpiBench bench = new MpiBench(Mpi.world());
             for (String test : tests) {
                 for (String kind : new String[] {"buffer", "array"}) {
@@ -76,7 +86,7 @@ public final class MpiBench {
                     double[] t = new double[reps];
                     for (int s = 0; s < SIZES.length; s++) {
                         int bytes = SIZES[s];
-                        if (bench.skip(test, kind, bytes) || bytes > maxBytes) {
+                        if (bench.skip(test, kind, bytes) || bytes > maxBytes || bytes < minBytes) {
                             continue;
                         }
                         int iters = (int) (ITERS[s] * scale) + 1;
@@ -85,20 +95,28 @@ public final class MpiBench {
                         }
                         bench.run(test, kind, bytes, iters / 5 + 10);
                         double[] ratio = new double[reps];
+                        double[] same = new double[reps];
                         boolean bandwidth = test.equals("bw") || bytes >= 1048576;
+                        boolean onBuffers = PAIRED_ON != null && kind.equals("buffer") && !test.equals("latency")
+                                && !test.equals("bw");
                         for (int r = 0; r < reps; r++) {
                             double c = PAIRED == null ? Double.NaN : PAIRED.invokeDouble(new Object[] {test, bytes,
                                     iters});
+                            double cm = onBuffers ? PAIRED_ON.invokeDouble(new Object[] {test, bytes, iters,
+                                    com.sun.jna.Native.getDirectBufferPointer(bench.ab),
+                                    com.sun.jna.Native.getDirectBufferPointer(bench.bb)}) : Double.NaN;
                             t[r] = bench.run(test, kind, bytes, iters);
                             ratio[r] = bandwidth ? c / t[r] : t[r] / c;
+                            same[r] = bandwidth ? cm / t[r] : t[r] / cm;
                         }
                         Arrays.sort(t);
                         Arrays.sort(ratio);
+                        Arrays.sort(same);
                         if (bench.rank == 0) {
                             System.out.printf(Locale.ROOT, "impl=%s-%s test=%s bytes=%d iters=%d min_us=%.4f "
-                                    + "med_us=%.4f pbest=%.4f pmed=%.4f%n", label, kind, test, bytes, iters,
+                                    + "med_us=%.4f pbest=%.4f pmed=%.4f pmem=%.4f%n", label, kind, test, bytes, iters,
                                     t[0] * 1e6, t[reps / 2] * 1e6, bandwidth ? ratio[reps - 1] : ratio[0],
-                                    ratio[reps / 2]);
+                                    ratio[reps / 2], same[reps / 2]);
                             System.out.flush();
                         }
                     }

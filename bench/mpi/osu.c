@@ -3,8 +3,8 @@
  * and windowed bandwidth (bytes), the same loops as MpiBench.java. Per test and size: warm-up, then REPS timed
  * repetitions of ITERS calls separated by barriers; a repetition's time is the slowest rank's. Prints one line per
  * test and size: "impl=c test=T bytes=B iters=I min_us=X med_us=Y" (time per call; for bw, per message).
- * Usage: osu SCALE REPS TESTS MAXBYTES (TESTS: comma list of allreduce,bcast,allgather,latency,bw; SCALE multiplies
- * ITERS; sizes above MAXBYTES are skipped)
+ * Usage: osu SCALE REPS TESTS MAXBYTES [MINBYTES] (TESTS: comma list of allreduce,bcast,allgather,latency,bw; SCALE
+ * multiplies ITERS; sizes above MAXBYTES or below MINBYTES are skipped)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -91,6 +91,14 @@ double osu_loop(const char *test, int bytes, int iters) {
     }
     return run(test, bytes, iters, a, b);
 }
+
+/* The same loop on the caller's buffers (e.g. a Java program's direct buffers): with osu_loop it tells the binding's
+ * cost (same memory) from the memory's (same loop). */
+double osu_loop_on(const char *test, int bytes, int iters, float *a, float *b) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    return run(test, bytes, iters, a, b);
+}
 #else
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
@@ -99,6 +107,7 @@ int main(int argc, char **argv) {
     double scale = argc > 1 ? atof(argv[1]) : 1.0;
     int reps = argc > 2 ? atoi(argv[2]) : 5;
     int maxBytes = argc > 4 ? atoi(argv[4]) : SIZES[NSIZES - 1];
+    int minBytes = argc > 5 ? atoi(argv[5]) : 0;
     char tests[256];
     snprintf(tests, sizeof tests, "%s", argc > 3 ? argv[3] : "allreduce,bcast,allgather,latency,bw");
     size_t max = (size_t) SIZES[NSIZES - 1] * (size > 1 ? size : 1);
@@ -110,7 +119,7 @@ int main(int argc, char **argv) {
         if (p2p && size < 2) continue;
         for (int s = 0; s < NSIZES; s++) {
             int bytes = SIZES[s];
-            if ((!strcmp(test, "bw") && bytes > 1048576) || bytes > maxBytes) continue;
+            if ((!strcmp(test, "bw") && bytes > 1048576) || bytes > maxBytes || bytes < minBytes) continue;
             int iters = (int) (ITERS[s] * scale) + 1;
             if (!strcmp(test, "bw")) iters = iters / 16 + 1;
             run(test, bytes, iters / 5 + 10, a, b); /* warm-up */

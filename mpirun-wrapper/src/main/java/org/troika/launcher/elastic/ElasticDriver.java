@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
@@ -123,7 +124,7 @@ public final class ElasticDriver {
             GenerationResult result = watch(gen, launcher.launch(gen));
             listener.generationEnded(gen, result);
             if (result.rendezvousReached()) {
-                holders = new HashSet<>(gen.hostNames());
+                holders = new HashSet<>(result.holders() != null ? result.holders() : gen.hostNames());
             }
             reason = decide(gen, result);
         }
@@ -145,9 +146,10 @@ public final class ElasticDriver {
             hosts.blacklist(f.host()).ifPresent(b -> listener.hostBlacklisted(b,
                     Duration.ofMillis(b.permanent() ? Long.MAX_VALUE : b.untilMillis() - clock.millis())));
         }
-        if (first != null && gen.hostNames().stream().allMatch(hosts::isBlacklisted)) {
+        List<String> last = result.holders() != null ? result.holders() : gen.hostNames();
+        if (first != null && last.stream().allMatch(hosts::isBlacklisted)) {
             throw new Stop(first.exitCode(), "every host of generation " + gen.id() + " failed ("
-                    + String.join(",", gen.hostNames()) + "); first failure: " + first.describe());
+                    + String.join(",", last) + "); first failure: " + first.describe());
         }
         if (limits.resetLimit() != null && resets >= limits.resetLimit()) {
             throw new Stop(first != null ? first.exitCode() : EXIT_DRIVER_FAILURE, "reset limit of "
@@ -198,13 +200,23 @@ public final class ElasticDriver {
         return HostPlan.assign("elastic generation " + (generations + 1), ordered, np);
     }
 
-    /** Waits for the generation to end, polling discovery each interval and announcing host changes. */
+    /**
+     * Waits for the generation to end, polling discovery each interval. A change of the would-be plan is made in place
+     * where the generation can ({@link World#toward}, {@link RunningGeneration#changeInPlace}: ranks of hosts that left
+     * leave, new hosts get ranks spawned), else announced to the ranks, who then leave together (after an announcement
+     * nothing more is changed in place: the generation is ending).
+     */
     private GenerationResult watch(Generation gen, RunningGeneration running) throws InterruptedException {
         List<HostSlots> announced = gen.plan().hosts();
+        World world = World.of(gen.plan());
+        boolean ending = false;
         while (true) {
             var result = running.awaitEnd(nextPoll());
             if (result.isPresent()) {
-                return result.get();
+                GenerationResult r = result.get();
+                // after a change in place the world's hosts hold the last commit, not the plan's
+                return r.holders() != null || world.equals(World.of(gen.plan())) ? r
+                        : r.withHolders(world.hostNames());
             }
             HostUpdate update = poll();
             if (update == HostUpdate.NONE) {
@@ -212,10 +224,25 @@ public final class ElasticDriver {
             }
             int np = limits.worldSize(hosts.availableSlots());
             List<HostSlots> wouldBe = np == 0 ? List.of() : HostPlan.assign("next", hosts.current(), np).hosts();
-            if (!wouldBe.equals(announced)) {
-                running.announce(update);
-                announced = wouldBe;
+            if (wouldBe.equals(announced)) {
+                continue;
             }
+            announced = wouldBe;
+            // a change in place is a reset like a relaunch: at the reset limit the generation ends and decide() stops
+            boolean canReset = limits.resetLimit() == null || resets < limits.resetLimit();
+            Optional<WorldChange> change = ending || !canReset ? Optional.empty()
+                    : world.toward(wouldBe, running.inPlace());
+            if (change.isPresent() && change.get().isEmpty()) {
+                continue; // the same ranks per host in another order: nothing to change
+            }
+            if (change.isPresent() && running.changeInPlace(change.get())) {
+                listener.worldChanging(gen, world, change.get());
+                world = change.get().target();
+                resets++;
+                continue;
+            }
+            running.announce(update);
+            ending = true;
         }
     }
 

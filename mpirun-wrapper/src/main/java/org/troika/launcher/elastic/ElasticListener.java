@@ -27,6 +27,9 @@ public interface ElasticListener {
 
     default void generationEnded(Generation generation, GenerationResult result) {}
 
+    /** The running generation changes its world in place (issue 25) from {@code before} to the change's target. */
+    default void worldChanging(Generation generation, World before, WorldChange change) {}
+
     /** How often the printing listener repeats an unchanged waiting line. */
     Duration PROGRESS_EVERY = Duration.ofSeconds(10);
 
@@ -67,6 +70,13 @@ public interface ElasticListener {
             public void hostBlacklisted(HostManager.Blacklisting b, Duration cooldown) {
                 out.println("troika elastic: blacklisted host " + b.host()
                         + (b.permanent() ? " for the rest of the job" : " for " + cooldown.toSeconds() + " s"));
+            }
+
+            @Override
+            public void worldChanging(Generation g, World before, WorldChange c) {
+                out.println("troika elastic: generation " + g.id() + " changes in place: " + c.describe(before)
+                        + "; " + c.target().size() + " ranks on " + c.target().hosts().stream()
+                        .map(HostSlots::toString).collect(Collectors.joining(",")));
             }
 
             @Override

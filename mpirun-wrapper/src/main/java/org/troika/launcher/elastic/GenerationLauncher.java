@@ -36,5 +36,20 @@ public interface GenerationLauncher {
          * that cannot be reached will end the generation by failing anyway.
          */
         void announce(HostUpdate update);
+
+        /** What this generation can change in place (issue 25); the default: nothing. */
+        default World.InPlace inPlace() {
+            return World.InPlace.NONE;
+        }
+
+        /**
+         * Changes the world in place (ranks leave, ranks are spawned onto new hosts) instead of ending the generation.
+         * Returns at once. False when it cannot take the change (the driver then announces the update); once taken,
+         * the generation makes it, or, when that fails (a new host's service does not come up, the spawn fails), ends
+         * as after an announcement, so the driver relaunches. Changes are made in the order given.
+         */
+        default boolean changeInPlace(WorldChange change) {
+            return false;
+        }
     }
 }

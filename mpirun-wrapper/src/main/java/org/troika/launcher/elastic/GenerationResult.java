@@ -10,14 +10,27 @@ import java.util.List;
  * @param rendezvousReached whether all ranks got through the start-up sync, i.e. every host of the generation
  *     now holds the committed state on its node
  * @param launchError why the launch itself failed (no rank could run), or {@code null}
+ * @param holders the hosts whose node store holds the last commit when the world changed in place (issue 25: hosts
+ *     whose ranks all left hold an older one, hosts that joined the new one), or {@code null}: the plan's hosts
  */
-public record GenerationResult(List<RankExit> exits, boolean rendezvousReached, String launchError) {
+public record GenerationResult(List<RankExit> exits, boolean rendezvousReached, String launchError,
+        List<String> holders) {
     public GenerationResult {
         exits = List.copyOf(exits);
+        holders = holders == null ? null : List.copyOf(holders);
+    }
+
+    public GenerationResult(List<RankExit> exits, boolean rendezvousReached, String launchError) {
+        this(exits, rendezvousReached, launchError, null);
     }
 
     public GenerationResult(List<RankExit> exits, boolean rendezvousReached) {
-        this(exits, rendezvousReached, null);
+        this(exits, rendezvousReached, null, null);
+    }
+
+    /** This result with the hosts that hold the last commit. */
+    public GenerationResult withHolders(List<String> hosts) {
+        return new GenerationResult(exits, rendezvousReached, launchError, hosts);
     }
 
     /** A generation whose launch failed before any rank ran (e.g. mpirun could not start). */

@@ -35,6 +35,8 @@ final class FakeLauncher implements GenerationLauncher {
         final long startMillis;
         final List<HostUpdate> announcements = new ArrayList<>();
         final List<Long> announcedAtMillis = new ArrayList<>();
+        /** The changes in place this generation took, in order. */
+        final List<WorldChange> changes = new ArrayList<>();
         private final Behaviour behaviour;
 
         Run(Generation generation, Behaviour behaviour) {
@@ -57,6 +59,47 @@ final class FakeLauncher implements GenerationLauncher {
         public void announce(HostUpdate update) {
             announcements.add(update);
             announcedAtMillis.add(clock.millis());
+        }
+
+        @Override
+        public World.InPlace inPlace() {
+            return inPlace;
+        }
+
+        @Override
+        public boolean changeInPlace(WorldChange change) {
+            if (!takesChanges) {
+                return false;
+            }
+            changes.add(change);
+            return true;
+        }
+
+        /** The world now: the plan's, changed by the changes taken. */
+        World world() {
+            return changes.isEmpty() ? World.of(generation.plan()) : changes.get(changes.size() - 1).target();
+        }
+
+        /** Every rank of the world now exits with {@code code}; the world's hosts hold the commit. */
+        GenerationResult worldExits(int code) {
+            List<RankExit> exits = new ArrayList<>();
+            for (World.Member m : world().members()) {
+                exits.add(new RankExit(m.id(), m.host(), code, false));
+            }
+            return new GenerationResult(exits, true).withHolders(world().hostNames());
+        }
+
+        /** The rank with {@code id} fails first; the others of the world now are torn down. */
+        GenerationResult worldFails(int id, int code) {
+            List<RankExit> exits = new ArrayList<>();
+            for (World.Member m : world().members()) {
+                if (m.id() == id) {
+                    exits.add(0, new RankExit(m.id(), m.host(), code, false));
+                } else {
+                    exits.add(new RankExit(m.id(), m.host(), 143, true));
+                }
+            }
+            return new GenerationResult(exits, true).withHolders(world().hostNames());
         }
 
         /** Every rank exits with {@code code}. */
@@ -86,6 +129,20 @@ final class FakeLauncher implements GenerationLauncher {
     private final Map<Integer, Behaviour> byGeneration = new HashMap<>();
     private Behaviour fallback = leaveOnAnnouncement();
     final List<Run> runs = new ArrayList<>();
+    private World.InPlace inPlace = World.InPlace.NONE;
+    private boolean takesChanges = true;
+
+    /** Generations say they can change in place as {@code can} says (and take changes unless {@link #refusing}). */
+    FakeLauncher inPlace(World.InPlace can) {
+        this.inPlace = can;
+        return this;
+    }
+
+    /** Generations claim the capability but refuse every change (a launcher that cannot ready a host). */
+    FakeLauncher refusing() {
+        this.takesChanges = false;
+        return this;
+    }
 
     FakeLauncher(FakeClock clock) {
         this.clock = clock;

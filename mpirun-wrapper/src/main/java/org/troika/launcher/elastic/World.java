@@ -1,0 +1,146 @@
+package org.troika.launcher.elastic;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.HostSlots;
+import org.troika.launcher.spi.MpiInstall;
+import org.troika.launcher.spi.SlotInfo;
+
+/**
+ * The ranks of a running generation as the driver knows them: each rank's id in the generation (the launch ranks, then
+ * ranks spawned into it from the launch's size up) with its host, in rank order. A generation starts with its plan's
+ * world and changes it in place (issue 25) by {@link WorldChange}s. Pure.
+ *
+ * @param members the ranks in rank order
+ * @param nextId the id the next spawned rank gets
+ */
+public record World(List<Member> members, int nextId) {
+    /** One rank: its id in the generation and its host. */
+    public record Member(int id, String host) {}
+
+    public World {
+        members = List.copyOf(members);
+    }
+
+    /** The world a generation launches with: rank r is id r on the plan's host of rank r. */
+    public static World of(HostPlan plan) {
+        List<Member> m = new ArrayList<>();
+        for (SlotInfo s : plan.slots()) {
+            m.add(new Member(s.rank(), s.host()));
+        }
+        return new World(m, m.size());
+    }
+
+    /** How many ranks. */
+    public int size() {
+        return members.size();
+    }
+
+    /** The hosts with their rank counts, in the order of each host's first rank. */
+    public List<HostSlots> hosts() {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (Member m : members) {
+            counts.merge(m.host(), 1, Integer::sum);
+        }
+        List<HostSlots> out = new ArrayList<>();
+        counts.forEach((h, n) -> out.add(new HostSlots(h, n)));
+        return out;
+    }
+
+    /** The hosts that have ranks, in order. */
+    public List<String> hostNames() {
+        return hosts().stream().map(HostSlots::name).toList();
+    }
+
+    /**
+     * The change in place that turns this world into one with {@code wanted}'s ranks per host (the plan a relaunch
+     * would have), or empty when it cannot be made in place:
+     * <ul>
+     *   <li>a host of this world keeps its ranks, loses its last ranks (they leave) or all of them; hosts this world
+     *       does not have get theirs by a spawn, in {@code wanted}'s order;</li>
+     *   <li>not in place: nothing wanted (below {@code --min-np}), a host of this world with more ranks than it has
+     *       (spawning next to running ranks is not supported), the rank with id 0 leaving (it listens for the driver's
+     *       announcements), ranks leaving without {@code can.leave()} or joining without {@code can.grow()}.</li>
+     * </ul>
+     * A change with nobody leaving or joining ({@link WorldChange#isEmpty()}) means the world already has those ranks.
+     */
+    public Optional<WorldChange> toward(List<HostSlots> wanted, InPlace can) {
+        if (wanted.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<String, Integer> want = new LinkedHashMap<>();
+        for (HostSlots h : wanted) {
+            want.merge(h.name(), h.slots(), Integer::sum);
+        }
+        Map<String, Integer> have = new LinkedHashMap<>();
+        for (HostSlots h : hosts()) {
+            have.put(h.name(), h.slots());
+        }
+        Set<Integer> leave = new HashSet<>();
+        for (Map.Entry<String, Integer> h : have.entrySet()) {
+            int keep = want.getOrDefault(h.getKey(), 0);
+            if (keep > h.getValue()) {
+                return Optional.empty();
+            }
+            int drop = h.getValue() - keep;
+            for (int i = members.size() - 1; i >= 0 && drop > 0; i--) {
+                if (members.get(i).host().equals(h.getKey())) {
+                    leave.add(members.get(i).id());
+                    drop--;
+                }
+            }
+        }
+        List<WorldChange.Join> join = new ArrayList<>();
+        for (Map.Entry<String, Integer> h : want.entrySet()) {
+            if (!have.containsKey(h.getKey())) {
+                join.add(new WorldChange.Join(h.getKey(), h.getValue()));
+            }
+        }
+        if (leave.contains(0) || (!leave.isEmpty() && !can.leave()) || (!join.isEmpty() && !can.grow())) {
+            return Optional.empty();
+        }
+        List<Member> next = new ArrayList<>();
+        List<Integer> leaving = new ArrayList<>();
+        for (Member m : members) {
+            if (leave.contains(m.id())) {
+                leaving.add(m.id());
+            } else {
+                next.add(m);
+            }
+        }
+        int id = nextId;
+        for (WorldChange.Join j : join) {
+            for (int i = 0; i < j.count(); i++) {
+                next.add(new Member(id++, j.host()));
+            }
+        }
+        return Optional.of(new WorldChange(leaving, join, nextId, new World(next, id)));
+    }
+
+    /** What a running generation can change in place (issue 25): ranks leave by a split, ranks join by a spawn. */
+    public record InPlace(boolean grow, boolean leave) {
+        /** Nothing: every host change ends the generation (Open MPI 4, MPICH, Intel MPI, srun). */
+        public static final InPlace NONE = new InPlace(false, false);
+
+        /**
+         * What a generation launched on {@code mpi} can change in place (pure; docs/elastic.md has the evidence):
+         * <ul>
+         *   <li>leave: Open MPI 5 run with ULFM ({@code --with-ft ulfm}, {@code faultTolerant}) only. A rank that
+         *       leaves ends its process without {@code MPI_Finalize} (which waits for every process of the job):
+         *       PRRTE with ULFM goes on, Open MPI 4's ORTE and MPICH's Hydra end the whole job;</li>
+         *   <li>grow: not offered. Open MPI 4 and 5 spawn and merge (SpawnIntegrationTest) but the launcher cannot
+         *       yet start a new host's daemon for the spawn through the relay; MPICH 4.0.2 (ch4:ucx) cannot spawn at
+         *       all.</li>
+         * </ul>
+         */
+        public static InPlace of(MpiInstall mpi, boolean faultTolerant) {
+            return new InPlace(false, mpi.usesPrrte() && faultTolerant);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package org.troika.launcher.elastic;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A change of a running generation's world in place (issue 25; {@link World#toward}): the ranks with ids in
+ * {@code leave} leave, then {@code join}'s ranks are spawned onto their hosts with ids from {@code firstJoinId} up.
+ *
+ * @param target the world once the change is made
+ */
+public record WorldChange(List<Integer> leave, List<Join> join, int firstJoinId, World target) {
+    /** {@code count} ranks spawned onto {@code host}, which has no rank of the generation yet. */
+    public record Join(String host, int count) {
+        public Join {
+            Objects.requireNonNull(host, "host");
+            if (count < 1) {
+                throw new IllegalArgumentException("a host joins with at least one rank, not " + count);
+            }
+        }
+    }
+
+    public WorldChange {
+        leave = List.copyOf(leave);
+        join = List.copyOf(join);
+        Objects.requireNonNull(target, "target");
+    }
+
+    /** Whether nobody leaves or joins (the world already is the target). */
+    public boolean isEmpty() {
+        return leave.isEmpty() && join.isEmpty();
+    }
+
+    /** The hosts that join. */
+    public List<String> joiningHosts() {
+        return join.stream().map(Join::host).toList();
+    }
+
+    /** For messages: {@code 2 ranks leave (hosts b), 2 join on c:2}. */
+    public String describe(World before) {
+        StringBuilder b = new StringBuilder();
+        if (!leave.isEmpty()) {
+            List<String> hosts = before.members().stream().filter(m -> leave.contains(m.id())).map(World.Member::host)
+                    .distinct().toList();
+            b.append(leave.size()).append(leave.size() == 1 ? " rank leaves" : " ranks leave").append(" (")
+                    .append(String.join(",", hosts)).append(")");
+        }
+        if (!join.isEmpty()) {
+            if (b.length() > 0) {
+                b.append(", ");
+            }
+            int n = join.stream().mapToInt(Join::count).sum();
+            b.append(n).append(n == 1 ? " rank joins on " : " ranks join on ").append(String.join(",",
+                    join.stream().map(j -> j.host() + ":" + j.count()).toList()));
+        }
+        return b.toString();
+    }
+}

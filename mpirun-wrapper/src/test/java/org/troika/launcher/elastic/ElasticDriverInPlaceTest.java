@@ -1,0 +1,245 @@
+package org.troika.launcher.elastic;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.troika.launcher.elastic.FakeLauncher.succeedAfter;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.troika.launcher.elastic.Generation.Reason;
+import org.troika.launcher.elastic.World.InPlace;
+import org.troika.launcher.spi.MpiFlavor;
+import org.troika.launcher.spi.MpiInstall;
+
+/**
+ * The driver's choice between a change in place and a relaunch (issue 25), on the fake clock with the fake launcher:
+ * which changes a generation is asked to make, with which rank ids, and when it gets an announcement instead.
+ */
+@Timeout(60)
+class ElasticDriverInPlaceTest {
+    private static final DiscoveryInterval SECOND = DiscoveryInterval.fixed(Duration.ofSeconds(1));
+    private static final InPlace BOTH = new InPlace(true, true);
+
+    private final FakeClock clock = new FakeClock();
+    private final FakeLauncher launcher = new FakeLauncher(clock);
+    private final ElasticDriverTest.Recorder events = new ElasticDriverTest.Recorder();
+
+    private ElasticResult run(ScriptedDiscovery discovery, int minNp) throws InterruptedException {
+        return run(discovery, minNp, null);
+    }
+
+    private ElasticResult run(ScriptedDiscovery discovery, int minNp, Integer resetLimit) throws InterruptedException {
+        ElasticLimits limits = new ElasticLimits(minNp, null, Duration.ofSeconds(30), resetLimit, SECOND, null);
+        HostManager hosts = new HostManager(clock, limits.cooldown(), () -> 0.0);
+        return new ElasticDriver(limits, discovery, hosts, launcher, clock, events).run();
+    }
+
+    private FakeLauncher.Run first() {
+        return launcher.runs.get(0);
+    }
+
+    @Test
+    void anAddedHostGetsRanksSpawnedIntoTheRunningGeneration() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:2").from(5_000, "a:2,b:2");
+        launcher.inPlace(BOTH).on(1, succeedAfter(9_000));
+        ElasticResult r = run(d, 2);
+        WorldChange c = first().changes.get(0);
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(1, r.generations(), "no relaunch"),
+                () -> assertEquals(1, r.resets(), "a change in place counts as a reset"),
+                () -> assertEquals(List.of(), first().announcements),
+                () -> assertEquals(List.of(), c.leave()),
+                () -> assertEquals(List.of(new WorldChange.Join("b", 2)), c.join()),
+                () -> assertEquals(2, c.firstJoinId(), "spawned ranks get ids from the launch's size up"),
+                () -> assertEquals(List.of(0, 1, 2, 3), c.target().members().stream().map(World.Member::id).toList()),
+                () -> assertEquals("[a:2, b:2]", c.target().hosts().toString()));
+    }
+
+    @Test
+    void aRemovedHostsRanksLeaveAndTheOthersGoOn() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:2,b:2").from(5_000, "a:2");
+        launcher.inPlace(BOTH).on(1, succeedAfter(9_000));
+        ElasticResult r = run(d, 2);
+        WorldChange c = first().changes.get(0);
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(1, r.generations()),
+                () -> assertEquals(List.of(2, 3), c.leave()),
+                () -> assertEquals(List.of(), c.join()),
+                () -> assertEquals("[a:2]", c.target().hosts().toString()),
+                () -> assertEquals(0, events.count("blacklisted"), "a host that left is not a failure"));
+    }
+
+    @Test
+    void aMixedChangeLeavesThenSpawnsAndIdsKeepCountingAcrossChanges() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1,c:1").from(3_000, "a:1,c:1,d:1")
+                .from(6_000, "a:1,c:1,d:1,e:2").from(9_000, "a:1,e:2");
+        launcher.inPlace(BOTH).on(1, succeedAfter(12_000));
+        ElasticResult r = run(d, 1);
+        List<WorldChange> cs = first().changes;
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(1, r.generations()),
+                () -> assertEquals(3, cs.size()),
+                () -> assertEquals(List.of(1), cs.get(0).leave()),
+                () -> assertEquals(List.of(new WorldChange.Join("d", 1)), cs.get(0).join()),
+                () -> assertEquals(3, cs.get(0).firstJoinId()),
+                () -> assertEquals(List.of(new WorldChange.Join("e", 2)), cs.get(1).join()),
+                () -> assertEquals(4, cs.get(1).firstJoinId(), "id 3 went to d"),
+                () -> assertEquals(List.of(2, 3), cs.get(2).leave(), "c's rank 2 and d's rank 3 leave"),
+                () -> assertEquals(List.of(0, 4, 5), cs.get(2).target().members().stream().map(World.Member::id)
+                        .toList()));
+    }
+
+    @Test
+    void withoutTheCapabilityTheGenerationIsRelaunchedAsBefore() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1").from(3_000, "a:1,b:1,c:1");
+        launcher.on(2, succeedAfter(3_000)); // InPlace.NONE: Open MPI 4, MPICH
+        ElasticResult r = run(d, 1);
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(2, r.generations()),
+                () -> assertEquals(List.of(HostUpdate.ADDED), first().announcements),
+                () -> assertEquals(List.of(), first().changes),
+                () -> assertEquals(List.of(Reason.START, Reason.HOSTS_UPDATED),
+                        launcher.runs.stream().map(x -> x.generation.reason()).toList()));
+    }
+
+    @Test
+    void aGenerationThatCanOnlyGrowRelaunchesWhenAHostLeaves() throws Exception {
+        // Open MPI 5 without fault tolerance: a spawn works, a leave would hang MPI_Finalize
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1").from(3_000, "a:1,b:1,c:1").from(6_000, "a:1,c:1")
+                .from(9_000, "a:1,c:1,d:1");
+        launcher.inPlace(new InPlace(true, false)).on(2, succeedAfter(3_000));
+        ElasticResult r = run(d, 1);
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(1, first().changes.size(), "c joined in place"),
+                () -> assertEquals(List.of(HostUpdate.REMOVED), first().announcements, "b's leave relaunches"),
+                () -> assertEquals("a:1,c:1", launcher.generation(2).plan().hostList()));
+    }
+
+    @Test
+    void afterAnAnnouncementNothingMoreChangesInPlace() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1").from(3_000, "b:1").from(4_000, "b:1,c:1");
+        // the ranks take their time to leave: the addition comes while the generation is ending
+        launcher.inPlace(BOTH).on(1, run -> run.elapsedMillis() >= 6_000 && !run.announcements.isEmpty()
+                ? Optional.of(run.allExit(75, true)) : Optional.empty()).on(2, succeedAfter(2_000));
+        ElasticResult r = run(d, 1);
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(List.of(), first().changes, "rank 0's host a left: relaunch"),
+                () -> assertEquals(List.of(HostUpdate.REMOVED, HostUpdate.ADDED), first().announcements),
+                () -> assertEquals("b:1,c:1", launcher.generation(2).plan().hostList()));
+    }
+
+    @Test
+    void belowMinNpTheRanksLeaveAndTheDriverWaits() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1").from(3_000, "a:1").from(8_000, "a:1,b:1");
+        launcher.inPlace(BOTH).on(2, succeedAfter(2_000));
+        ElasticResult r = run(d, 2);
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(List.of(), first().changes),
+                () -> assertEquals(List.of(HostUpdate.REMOVED), first().announcements),
+                () -> assertTrue(events.count("waiting") > 0),
+                () -> assertEquals(2, launcher.generation(2).size()));
+    }
+
+    @Test
+    void moreSlotsOnAHostWithRanksAreARelaunch() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1").from(3_000, "a:1,b:2");
+        launcher.inPlace(BOTH).on(2, succeedAfter(2_000));
+        ElasticResult r = run(d, 1);
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(List.of(), first().changes),
+                () -> assertEquals(List.of(HostUpdate.ADDED), first().announcements),
+                () -> assertEquals("a:1,b:2", launcher.generation(2).plan().hostList()));
+    }
+
+    @Test
+    void fewerSlotsOnAHostMakeItsLastRanksLeave() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:2,b:3").from(3_000, "a:2,b:1");
+        launcher.inPlace(BOTH).on(1, succeedAfter(6_000));
+        ElasticResult r = run(d, 1);
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(List.of(3, 4), first().changes.get(0).leave()),
+                () -> assertEquals("[a:2, b:1]", first().changes.get(0).target().hosts().toString()));
+    }
+
+    @Test
+    void aGenerationThatRefusesTheChangeGetsTheAnnouncement() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1").from(3_000, "a:1,b:1");
+        launcher.inPlace(BOTH).refusing().on(2, succeedAfter(2_000));
+        ElasticResult r = run(d, 1);
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(List.of(HostUpdate.ADDED), first().announcements),
+                () -> assertEquals(2, r.generations()));
+    }
+
+    @Test
+    void hostsWhoseRanksAllLeftDoNotHoldTheStateForTheNextGeneration() throws Exception {
+        // b's ranks left in place at 3 s (its node keeps an older commit); b comes back at 5 s (no growth: announced);
+        // a fails at 6 s and is blacklisted: a was the whole world, so the job stops rather than restore b's older
+        // commit (counting the plan's hosts, it relaunched on b)
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1").from(3_000, "a:1").from(5_000, "a:1,b:1");
+        launcher.inPlace(new InPlace(false, true)).on(1, run -> run.elapsedMillis() >= 6_000
+                ? Optional.of(run.worldFails(0, 9)) : Optional.empty());
+        ElasticResult r = run(d, 1);
+        assertAll(
+                () -> assertFalse(r.ok(), r.message()),
+                () -> assertEquals(List.of(1), first().changes.get(0).leave()),
+                () -> assertTrue(r.message().contains("every host of generation 1 failed (a)"), r.message()),
+                () -> assertEquals(1, r.generations()));
+    }
+
+    @Test
+    void hostsThatJoinedInPlaceHoldTheStateForTheNextGeneration() throws Exception {
+        // b joined in place and synced; a is removed (rank 0's host: a relaunch) and the next generation runs on b
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1").from(3_000, "a:1,b:1").from(6_000, "b:1");
+        launcher.inPlace(BOTH).on(1, run -> run.announcements.isEmpty() ? Optional.empty()
+                : Optional.of(run.worldExits(75))).on(2, succeedAfter(2_000));
+        ElasticResult r = run(d, 1);
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(1, first().changes.size()),
+                () -> assertEquals(List.of(HostUpdate.REMOVED), first().announcements),
+                () -> assertEquals("b:1", launcher.generation(2).plan().hostList()),
+                () -> assertEquals(Reason.HOSTS_UPDATED, launcher.generation(2).reason()));
+    }
+
+    @Test
+    void atTheResetLimitAChangeEndsTheGenerationAndTheJobStops() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1,c:1").from(3_000, "a:1,b:1")
+                .from(6_000, "a:1");
+        launcher.inPlace(BOTH);
+        ElasticResult r = run(d, 1, 1);
+        assertAll(
+                () -> assertFalse(r.ok(), r.message()),
+                () -> assertEquals(1, first().changes.size(), "c left in place (reset 1 of 1)"),
+                () -> assertEquals(List.of(HostUpdate.REMOVED), first().announcements, "b's leave is not made"),
+                () -> assertTrue(r.message().contains("reset limit of 1 reached after generation 1"), r.message()),
+                () -> assertEquals(1, r.generations()));
+    }
+
+    @Test
+    void whatEachMpiCanChangeInPlace() {
+        MpiInstall ompi5 = new MpiInstall(MpiFlavor.OPEN_MPI, 5, "5.0.7");
+        assertAll(
+                () -> assertEquals(new InPlace(false, true), InPlace.of(ompi5, true), "ULFM: ranks may leave"),
+                () -> assertEquals(InPlace.NONE, InPlace.of(ompi5, false), "no ULFM: a leave would end the job"),
+                () -> assertEquals(InPlace.NONE, InPlace.of(new MpiInstall(MpiFlavor.OPEN_MPI, 4, "4.1.4"), true)),
+                () -> assertEquals(InPlace.NONE, InPlace.of(new MpiInstall(MpiFlavor.MPICH, 4, "4.0.2"), true)),
+                () -> assertEquals(InPlace.NONE, InPlace.of(new MpiInstall(MpiFlavor.INTEL_MPI, 2021, "2021"),
+                        true)));
+    }
+}

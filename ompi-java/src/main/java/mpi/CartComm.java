@@ -36,10 +36,7 @@ public final class CartComm extends Intracomm {
     }
 
     private int ndims() throws MPIException {
-        Scratch s = Scratch.get();
-        int out = s.intOut();
-        F.CARTDIM_GET.call(handle, s.at(out));
-        return s.getInt(out);
+        return F.CARTDIM_GET.intOut(handle);
     }
 
     /** {@code MPI_Cart_get}. */

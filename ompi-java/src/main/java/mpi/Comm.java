@@ -65,11 +65,13 @@ public class Comm implements Freeable, Cloneable {
     }
 
     long dupHandle() throws MPIException {
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.DUP.call(handle, s.at(out));
-        long h = s.getHandle(out);
-        Attributes.COMM.copy(handle, h);
+        return dup(handle);
+    }
+
+    /** {@code MPI_Comm_dup} of a handle (for subclasses); attributes are copied. */
+    protected final long dup(long comm) throws MPIException {
+        long h = F.DUP.handleOut(comm);
+        Attributes.COMM.copy(comm, h);
         return h;
     }
 
@@ -83,12 +85,17 @@ public class Comm implements Freeable, Cloneable {
     }
 
     long[] iDupHandles() throws MPIException {
+        return iDup(handle);
+    }
+
+    /** {@code MPI_Comm_idup} of a handle (for subclasses): the new handle and the request. */
+    protected final long[] iDup(long comm) throws MPIException {
         Scratch s = Scratch.get();
         int out = s.handleOut();
         int req = s.handleOut();
-        F.IDUP.call(handle, s.at(out), s.at(req));
+        F.IDUP.call(comm, s.at(out), s.at(req));
         long h = s.getHandle(out);
-        Attributes.COMM.copy(handle, h);
+        Attributes.COMM.copy(comm, h);
         return new long[] {h, s.getHandle(req)};
     }
 
@@ -99,11 +106,13 @@ public class Comm implements Freeable, Cloneable {
     }
 
     long dupWithInfoHandle(Info info) throws MPIException {
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.DUP_WITH_INFO.call(handle, info.handle, s.at(out));
-        long h = s.getHandle(out);
-        Attributes.COMM.copy(handle, h);
+        return dupWithInfo(handle, info.handle);
+    }
+
+    /** {@code MPI_Comm_dup_with_info} of handles (for subclasses). */
+    protected final long dupWithInfo(long comm, long info) throws MPIException {
+        long h = F.DUP_WITH_INFO.handleOut(comm, info);
+        Attributes.COMM.copy(comm, h);
         return h;
     }
 
@@ -144,10 +153,7 @@ public class Comm implements Freeable, Cloneable {
     public final void free() throws MPIException {
         MPI.check();
         long old = handle;
-        Scratch s = Scratch.get();
-        int at = s.handles(new long[] {handle});
-        F.FREE.call(s.at(at));
-        handle = s.getHandle(at);
+        handle = F.FREE.inOut(handle);
         Attributes.COMM.drop(old);
     }
 
@@ -162,20 +168,14 @@ public class Comm implements Freeable, Cloneable {
 
     public final Info getInfo() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.GET_INFO.call(handle, s.at(out));
-        return new Info(s.getHandle(out));
+        return new Info(F.GET_INFO.handleOut(handle));
     }
 
     /** {@code MPI_Comm_disconnect}. */
     public final void disconnect() throws MPIException {
         MPI.check();
         long old = handle;
-        Scratch s = Scratch.get();
-        int at = s.handles(new long[] {handle});
-        F.DISCONNECT.call(s.at(at));
-        handle = s.getHandle(at);
+        handle = F.DISCONNECT.inOut(handle);
         Attributes.COMM.drop(old);
     }
 
@@ -190,10 +190,7 @@ public class Comm implements Freeable, Cloneable {
 
     public final boolean isInter() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int out = s.intOut();
-        F.TEST_INTER.call(handle, s.at(out));
-        return s.getInt(out) != 0;
+        return F.TEST_INTER.intOut(handle) != 0;
     }
 
     /**
@@ -204,10 +201,7 @@ public class Comm implements Freeable, Cloneable {
     public final Intercomm createIntercomm(Comm localComm, int localLeader, int remoteLeader, int tag)
             throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.INTERCOMM_CREATE.call(localComm.handle, localLeader, handle, remoteLeader, tag, s.at(out));
-        return new Intercomm(s.getHandle(out));
+        return new Intercomm(F.INTERCOMM_CREATE.handleOut(localComm.handle, localLeader, handle, remoteLeader, tag));
     }
 
     // ---- point-to-point ----
@@ -236,8 +230,10 @@ public class Comm implements Freeable, Cloneable {
         checkCount(count);
         checkType(type);
         need(buf, count, "buf");
-        Staging g = Staging.get();
-        long b = g.arg(buf, count, type, Staging.IN);
+        long b = Staging.direct(buf, count, type);
+        if (b == -1) {
+            b = Staging.get().arg(buf, count, type, Staging.IN);
+        }
         try {
             Native.mpi.send(b, count, type.handle, Native.rankToNative(dest), tag, handle);
         } catch (MpiException e) {
@@ -251,18 +247,26 @@ public class Comm implements Freeable, Cloneable {
         checkCount(count);
         checkType(type);
         need(buf, count, "buf");
-        Staging g = Staging.get();
-        long b = g.arg(buf, count, type, Staging.RECV);
+        long b = Staging.direct(buf, count, type);
+        Staging g = null;
+        if (b == -1) {
+            g = Staging.get();
+            b = g.arg(buf, count, type, Staging.RECV);
+        }
         Scratch s = Scratch.get();
         int st = s.status();
         try {
             Native.mpi.recvStatus(b, count, type.handle, Native.rankToNative(source), tag, handle, s.at(st));
         } catch (MpiException e) {
-            g.abandon();
+            if (g != null) {
+                g.abandon();
+            }
             throw Native.exception(e);
         }
-        g.finish();
-        g.finishReceived(buf, Status.receivedBytes(s.buf(), st));
+        if (g != null) {
+            g.finish();
+            g.finishReceived(buf, Status.receivedBytes(s.buf(), st));
+        }
         return Status.of(s.buf(), st);
     }
 
@@ -591,10 +595,7 @@ public class Comm implements Freeable, Cloneable {
     public final int packSize(int incount, Datatype type) throws MPIException {
         MPI.check();
         checkType(type);
-        Scratch s = Scratch.get();
-        int out = s.intOut();
-        F.PACK_SIZE.call(incount, type.handle, handle, s.at(out));
-        return s.getInt(out);
+        return F.PACK_SIZE.intOut(incount, type.handle, handle);
     }
 
     // ---- probe ----
@@ -689,10 +690,7 @@ public class Comm implements Freeable, Cloneable {
     /** {@code MPI_Topo_test}: {@link MPI#CART}, {@link MPI#GRAPH}, {@link MPI#DIST_GRAPH} or {@link MPI#UNDEFINED}. */
     public final int getTopology() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int out = s.intOut();
-        F.TOPO_TEST.call(handle, s.at(out));
-        int t = s.getInt(out);
+        int t = F.TOPO_TEST.intOut(handle);
         if (t == Native.nativeInt("MPI_CART")) {
             return MPI.CART;
         } else if (t == Native.nativeInt("MPI_GRAPH")) {
@@ -721,10 +719,7 @@ public class Comm implements Freeable, Cloneable {
 
     public final Errhandler getErrhandler() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.GET_ERRHANDLER.call(handle, s.at(out));
-        return Errhandler.of(s.getHandle(out));
+        return Errhandler.of(F.GET_ERRHANDLER.handleOut(handle));
     }
 
     /** {@code MPI_Comm_call_errhandler}. */
@@ -771,8 +766,13 @@ public class Comm implements Freeable, Cloneable {
                 Native.mpi.bcastHeap(buf, count, type.handle, r, handle);
                 return;
             }
+            long b = Staging.direct(buf, count, type);
+            if (b != -1) {
+                Native.mpi.bcast(b, count, type.handle, r, handle);
+                return;
+            }
             Staging g = Staging.get();
-            long b = g.arg(buf, count, type, Staging.INOUT);
+            b = g.arg(buf, count, type, Staging.INOUT);
             try {
                 Native.mpi.bcast(b, count, type.handle, r, handle);
             } catch (MpiException e) {
@@ -819,10 +819,7 @@ public class Comm implements Freeable, Cloneable {
     /** The number of counts v-collectives take: the group size, the remote group's for intercommunicators. */
     int countsSize() throws MPIException {
         if (isInter()) {
-            Scratch s = Scratch.get();
-            int out = s.intOut();
-            F.REMOTE_SIZE.call(handle, s.at(out));
-            return s.getInt(out);
+            return F.REMOTE_SIZE.intOut(handle);
         }
         return getSize();
     }
@@ -1704,16 +1701,22 @@ public class Comm implements Freeable, Cloneable {
             } else {
                 need(sendbuf, count, "sendbuf");
                 need(recvbuf, count, "recvbuf");
-                Staging g = Staging.get();
-                long sb = g.arg(sendbuf, count, type, Staging.IN);
-                long rb = g.arg(recvbuf, count, type, Staging.OUT);
-                try {
+                long sb = Staging.direct(sendbuf, count, type);
+                long rb = Staging.direct(recvbuf, count, type);
+                if (sb != -1 && rb != -1) {
                     Native.mpi.allreduce(sb, rb, count, type.handle, o, handle);
-                } catch (MpiException e) {
-                    g.abandon();
-                    throw e;
+                } else {
+                    Staging g = Staging.get();
+                    sb = sb != -1 ? sb : g.arg(sendbuf, count, type, Staging.IN);
+                    rb = rb != -1 ? rb : g.arg(recvbuf, count, type, Staging.OUT);
+                    try {
+                        Native.mpi.allreduce(sb, rb, count, type.handle, o, handle);
+                    } catch (MpiException e) {
+                        g.abandon();
+                        throw e;
+                    }
+                    g.finish();
                 }
-                g.finish();
             }
         } catch (MpiException e) {
             throw Native.exception(e);
@@ -1734,15 +1737,20 @@ public class Comm implements Freeable, Cloneable {
                 Native.mpi.allreduceHeap(null, buf, count, type.handle, o, handle);
             } else {
                 need(buf, count, "buf");
-                Staging g = Staging.get();
-                long b = g.arg(buf, count, type, Staging.INOUT);
-                try {
+                long b = Staging.direct(buf, count, type);
+                if (b != -1) {
                     Native.mpi.allreduce(inPlace(), b, count, type.handle, o, handle);
-                } catch (MpiException e) {
-                    g.abandon();
-                    throw e;
+                } else {
+                    Staging g = Staging.get();
+                    b = g.arg(buf, count, type, Staging.INOUT);
+                    try {
+                        Native.mpi.allreduce(inPlace(), b, count, type.handle, o, handle);
+                    } catch (MpiException e) {
+                        g.abandon();
+                        throw e;
+                    }
+                    g.finish();
                 }
-                g.finish();
             }
         } catch (MpiException e) {
             throw Native.exception(e);
@@ -1933,19 +1941,12 @@ public class Comm implements Freeable, Cloneable {
 
     public final void setName(String name) throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int at = s.string(name);
-        F.SET_NAME.call(handle, s.at(at));
+        F.SET_NAME.withString(handle, name);
     }
 
     public final String getName() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int max = Native.maxObjectName();
-        int at = s.chars(max);
-        int len = s.intOut();
-        F.GET_NAME.call(handle, s.at(at), s.at(len));
-        return s.getString(at, max);
+        return F.GET_NAME.name(handle);
     }
 
     static final class F {

@@ -200,20 +200,14 @@ public final class Datatype implements Freeable, Cloneable {
 
     public void commit() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int at = s.handles(new long[] {handle});
-        F.COMMIT.call(s.at(at));
-        handle = s.getHandle(at);
+        handle = F.COMMIT.inOut(handle);
         geometry();
     }
 
     public void free() throws MPIException {
         MPI.check();
         long old = handle;
-        Scratch s = Scratch.get();
-        int at = s.handles(new long[] {handle});
-        F.FREE.call(s.at(at));
-        handle = s.getHandle(at);
+        handle = F.FREE.inOut(handle);
         Attributes.TYPE.drop(old);
     }
 
@@ -233,10 +227,7 @@ public final class Datatype implements Freeable, Cloneable {
     /** {@code MPI_Type_dup}; attributes are copied. */
     public Datatype dup() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.DUP.call(handle, s.at(out));
-        Datatype t = new Datatype(baseType, baseSize, s.getHandle(out));
+        Datatype t = new Datatype(baseType, baseSize, F.DUP.handleOut(handle));
         t.align = align;
         t.geometry();
         Attributes.TYPE.copy(handle, t.handle);
@@ -259,10 +250,7 @@ public final class Datatype implements Freeable, Cloneable {
         MPI.check();
         checkCount("count", count);
         checkOld(oldType);
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.CONTIGUOUS.call(count, oldType.handle, s.at(out));
-        return derived(s.getHandle(out), oldType);
+        return derived(F.CONTIGUOUS.handleOut(count, oldType.handle), oldType);
     }
 
     /** {@code MPI_Type_vector}: the stride counts elements of {@code oldType}. */
@@ -272,10 +260,7 @@ public final class Datatype implements Freeable, Cloneable {
         checkCount("count", count);
         checkCount("blockLength", blockLength);
         checkOld(oldType);
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.VECTOR.call(count, blockLength, stride, oldType.handle, s.at(out));
-        return derived(s.getHandle(out), oldType);
+        return derived(F.VECTOR.handleOut(count, blockLength, stride, oldType.handle), oldType);
     }
 
     /** {@code MPI_Type_create_hvector}: the stride counts bytes. */
@@ -285,10 +270,7 @@ public final class Datatype implements Freeable, Cloneable {
         checkCount("count", count);
         checkCount("blockLength", blockLength);
         checkOld(oldType);
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.HVECTOR.call(count, blockLength, stride, oldType.handle, s.at(out));
-        return derived(s.getHandle(out), oldType);
+        return derived(F.HVECTOR.handleOut(count, blockLength, stride, oldType.handle), oldType);
     }
 
     private static void checkLengths(int[] blockLengths, int[] displacements) {
@@ -378,27 +360,17 @@ public final class Datatype implements Freeable, Cloneable {
     public static Datatype createResized(Datatype oldType, int lb, int extent) throws MPIException {
         MPI.check();
         checkOld(oldType);
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.RESIZED.call(oldType.handle, lb, extent, s.at(out));
-        return derived(s.getHandle(out), oldType);
+        return derived(F.RESIZED.handleOut(oldType.handle, lb, extent), oldType);
     }
 
     public void setName(String name) throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int at = s.string(name);
-        F.SET_NAME.call(handle, s.at(at));
+        F.SET_NAME.withString(handle, name);
     }
 
     public String getName() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int max = Native.maxObjectName();
-        int at = s.chars(max);
-        int len = s.intOut();
-        F.GET_NAME.call(handle, s.at(at), s.at(len));
-        return s.getString(at, max);
+        return F.GET_NAME.name(handle);
     }
 
     public static int createKeyval() throws MPIException {

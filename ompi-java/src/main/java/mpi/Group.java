@@ -36,10 +36,7 @@ public final class Group implements Freeable {
 
     public void free() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int at = s.handles(new long[] {handle});
-        F.FREE.call(s.at(at));
-        handle = s.getHandle(at);
+        handle = F.FREE.inOut(handle);
     }
 
     public boolean isNull() {
@@ -72,10 +69,7 @@ public final class Group implements Freeable {
 
     public static int compare(Group group1, Group group2) throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int out = s.intOut();
-        F.COMPARE.call(group1.handle, group2.handle, s.at(out));
-        return s.getInt(out);
+        return F.COMPARE.intOut(group1.handle, group2.handle);
     }
 
     private static Group two(Native.Fn fn, Group a, Group b) throws MPIException {

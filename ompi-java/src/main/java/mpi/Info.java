@@ -8,10 +8,7 @@ public final class Info implements Freeable, Cloneable {
     /** {@code MPI_Info_create}. */
     public Info() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.CREATE.call(s.at(out));
-        handle = s.getHandle(out);
+        handle = F.CREATE.handleOut();
     }
 
     protected Info(long handle) {
@@ -59,10 +56,7 @@ public final class Info implements Freeable, Cloneable {
 
     public int size() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int out = s.intOut();
-        F.NKEYS.call(handle, s.at(out));
-        return s.getInt(out);
+        return F.NKEYS.intOut(handle);
     }
 
     public String getKey(int i) throws MPIException {
@@ -85,18 +79,12 @@ public final class Info implements Freeable, Cloneable {
 
     public Info dup() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.DUP.call(handle, s.at(out));
-        return new Info(s.getHandle(out));
+        return new Info(F.DUP.handleOut(handle));
     }
 
     public void free() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int at = s.handles(new long[] {handle});
-        F.FREE.call(s.at(at));
-        handle = s.getHandle(at);
+        handle = F.FREE.inOut(handle);
     }
 
     public boolean isNull() {

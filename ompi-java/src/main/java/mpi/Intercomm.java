@@ -37,36 +37,24 @@ public final class Intercomm extends Comm {
 
     public int getRemoteSize() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int out = s.intOut();
-        F.REMOTE_SIZE.call(handle, s.at(out));
-        return s.getInt(out);
+        return F.REMOTE_SIZE.intOut(handle);
     }
 
     public Group getRemoteGroup() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.REMOTE_GROUP.call(handle, s.at(out));
-        return new Group(s.getHandle(out));
+        return new Group(F.REMOTE_GROUP.handleOut(handle));
     }
 
     /** {@code MPI_Intercomm_merge}: {@code high} orders this group after the other. */
     public Intracomm merge(boolean high) throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.MERGE.call(handle, high ? 1 : 0, s.at(out));
-        return new Intracomm(s.getHandle(out));
+        return new Intracomm(F.MERGE.handleOut(handle, high ? 1 : 0));
     }
 
     /** {@code MPI_Comm_get_parent}: the spawning job's communicator, a null one when not spawned. */
     public static Intercomm getParent() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.GET_PARENT.call(s.at(out));
-        return new Intercomm(s.getHandle(out));
+        return new Intercomm(F.GET_PARENT.handleOut());
     }
 
     private static final class F {

@@ -57,10 +57,7 @@ public class Intracomm extends Comm {
     public final Intracomm splitType(int splitType, int key, Info info) throws MPIException {
         MPI.check();
         int type = splitType == TYPE_SHARED ? Native.nativeInt("MPI_COMM_TYPE_SHARED") : splitType;
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.SPLIT_TYPE.call(handle, type, key, info.handle, s.at(out));
-        return new Intracomm(s.getHandle(out));
+        return new Intracomm(F.SPLIT_TYPE.handleOut(handle, type, key, info.handle));
     }
 
     /** {@code MPI_Comm_create} (collective); a null communicator on processes outside the group. */
@@ -76,10 +73,7 @@ public class Intracomm extends Comm {
     /** {@code MPI_Comm_create_group}: collective over the group's members only. */
     public final Intracomm createGroup(Group group, int tag) throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int out = s.handleOut();
-        F.CREATE_GROUP.call(handle, group.handle, tag, s.at(out));
-        return new Intracomm(s.getHandle(out));
+        return new Intracomm(F.CREATE_GROUP.handleOut(handle, group.handle, tag));
     }
 
     private static int[] flags(boolean[] b) {

@@ -471,10 +471,7 @@ public final class MPI {
     /** {@code MPI_Is_thread_main}. */
     public static boolean isThreadMain() throws MPIException {
         check();
-        Scratch s = Scratch.get();
-        int flag = s.intOut();
-        F.IS_THREAD_MAIN.call(s.at(flag));
-        return s.getInt(flag) != 0;
+        return F.IS_THREAD_MAIN.intOut() != 0;
     }
 
     /** {@code MPI_Finalize} (collective). */

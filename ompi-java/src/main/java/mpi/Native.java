@@ -165,7 +165,11 @@ final class Native {
         return rc == 0 ? s.getInt(0) : code;
     }
 
-    /** A function bound by name, with its C name for messages; a record so the JIT trusts its field. */
+    /**
+     * A function bound by name, with its C name for messages; a record so the JIT trusts its field. Its
+     * {@code ...Out} forms append the address of one out-parameter to the arguments and return what MPI wrote there
+     * (in this thread's scratch memory, after whatever the caller has taken of it).
+     */
     record Fn(String name, NativeFunction f) {
         /** Calls it and throws unless it returned {@code MPI_SUCCESS}. */
         void call(long... args) throws MPIException {
@@ -183,6 +187,92 @@ final class Native {
                 throw missing();
             }
             return f.callDouble(args);
+        }
+
+        /** A handle out-parameter ({@code MPI_Comm *}, {@code MPI_Datatype *}, ...). */
+        long handleOut(long... args) throws MPIException {
+            Scratch s = Scratch.current();
+            int mark = s.mark();
+            try {
+                int out = s.handleOut();
+                call(append(args, s.at(out)));
+                return s.getHandle(out);
+            } finally {
+                s.release(mark);
+            }
+        }
+
+        /** An {@code int} out-parameter (a rank, a size, a flag). */
+        int intOut(long... args) throws MPIException {
+            Scratch s = Scratch.current();
+            int mark = s.mark();
+            try {
+                int out = s.intOut();
+                call(append(args, s.at(out)));
+                return s.getInt(out);
+            } finally {
+                s.release(mark);
+            }
+        }
+
+        /** A 64-bit out-parameter ({@code MPI_Aint}, {@code MPI_Offset}, {@code MPI_Count}). */
+        long longOut(long... args) throws MPIException {
+            Scratch s = Scratch.current();
+            int mark = s.mark();
+            try {
+                int out = s.intOut();
+                call(append(args, s.at(out)));
+                return s.getLong(out);
+            } finally {
+                s.release(mark);
+            }
+        }
+
+        /** The one argument is a handle passed by address ({@code MPI_Type_free(&type)}, ...); returns its new value. */
+        long inOut(long handle) throws MPIException {
+            Scratch s = Scratch.current();
+            int mark = s.mark();
+            try {
+                int at = s.handleOut();
+                writeHandle(s.buf(), at, handle);
+                call(s.at(at));
+                return s.getHandle(at);
+            } finally {
+                s.release(mark);
+            }
+        }
+
+        /** {@code MPI_X_get_name(handle, name, &len)}. */
+        String name(long handle) throws MPIException {
+            Scratch s = Scratch.current();
+            int mark = s.mark();
+            try {
+                int max = maxObjectName();
+                int at = s.chars(max);
+                int len = s.intOut();
+                call(handle, s.at(at), s.at(len));
+                return s.getString(at, max);
+            } finally {
+                s.release(mark);
+            }
+        }
+
+        /** {@code MPI_X_set_name(handle, name)}, or any call of a handle and one string. */
+        void withString(long handle, String text) throws MPIException {
+            Scratch s = Scratch.current();
+            int mark = s.mark();
+            try {
+                int at = s.string(text);
+                call(handle, s.at(at));
+            } finally {
+                s.release(mark);
+            }
+        }
+
+        private static long[] append(long[] args, long last) {
+            long[] all = java.util.Arrays.copyOf(args, args.length + 1);
+            all[args.length] = last;
+            return all;
         }
 
         MPIException missing() {

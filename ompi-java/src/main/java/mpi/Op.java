@@ -99,8 +99,10 @@ public final class Op implements Freeable {
     }
 
     protected void setDatatype(Datatype t) {
-        datatype = t;
-        failure = null;
+        if (uf != null) {
+            datatype = t;
+            failure = null;
+        }
     }
 
     /** Calls the user function on arrays, as {@code reduceLocal} of the base type does in Java. */
@@ -112,7 +114,7 @@ public final class Op implements Freeable {
     void rethrowFailure() throws MPIException {
         Throwable t = failure;
         if (t == null) {
-            return;
+            return; // always for predefined operations
         }
         failure = null;
         if (t instanceof MPIException e) {
@@ -138,10 +140,7 @@ public final class Op implements Freeable {
             throw new MPIException(MPI.ERR_OP, MPI.ERR_OP, "MPI_ERR_OP: a predefined operation cannot be freed");
         }
         if (upcall != null) {
-            Scratch s = Scratch.get();
-            int at = s.handles(new long[] {handle});
-            F.FREE.call(s.at(at));
-            handle = s.getHandle(at);
+            handle = F.FREE.inOut(handle);
             upcall.close();
             upcall = null;
         }

@@ -14,10 +14,7 @@ public final class Prequest extends Request {
     /** {@code MPI_Start}. */
     public void start() throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int at = s.handles(new long[] {handle});
-        F.START.call(s.at(at));
-        handle = s.getHandle(at);
+        handle = F.START.inOut(handle);
     }
 
     /** {@code MPI_Startall}. */

@@ -63,16 +63,18 @@ public class Request implements Freeable {
         return MPI.REQUEST_NULL.handle;
     }
 
+    /** {@code MPI_REQUEST_NULL}. */
+    protected static long getNull() {
+        return Native.predefined("MPI_REQUEST_NULL");
+    }
+
     /** {@code MPI_Request_free}: the operation completes on its own; the request becomes null. */
     public void free() throws MPIException {
         MPI.check();
         if (isNull()) {
             return;
         }
-        Scratch s = Scratch.get();
-        int at = s.handles(new long[] {handle});
-        F.FREE.call(s.at(at));
-        handle = s.getHandle(at);
+        handle = F.FREE.inOut(handle);
         if (block != null) {
             // MPI may still use the native copy: it is kept alive, never reused
             ORPHANS.add(block);
@@ -284,12 +286,39 @@ public class Request implements Freeable {
         return out;
     }
 
+    /** The requests' handles in this thread's reusable array (null entries as the null request). */
+    private static long[] handleArray(Request[] requests) {
+        if (requests == null) {
+            throw new IllegalArgumentException("the request array is null");
+        }
+        long[] h = Scratch.get().handleArray(requests.length);
+        long nul = nullHandle();
+        for (int i = 0; i < requests.length; i++) {
+            h[i] = requests[i] == null ? nul : requests[i].handle;
+        }
+        return h;
+    }
+
+    /** Completes the requests whose handle MPI changed in {@code h}. */
+    private static void update(long[] h, Request[] requests) {
+        for (int i = 0; i < requests.length; i++) {
+            Request r = requests[i];
+            if (r != null && h[i] != r.handle) {
+                r.completedWithHandle(h[i]);
+            }
+        }
+    }
+
+    /** {@code MPI_Waitall} through troika-mpi's typed call: one native call, nothing made per request. */
     public static void waitAll(Request[] requests) throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int at = handles(s, requests);
-        F.WAITALL.call(requests.length, s.at(at), statusIgnore());
-        update(s, at, requests);
+        long[] h = handleArray(requests);
+        try {
+            Native.mpi.waitAll(requests.length, h, 0, null);
+        } catch (MpiException e) {
+            throw Native.exception(e);
+        }
+        update(h, requests);
     }
 
     public static Status[] testAllStatus(Request[] requests) throws MPIException {
@@ -310,17 +339,20 @@ public class Request implements Freeable {
         return out;
     }
 
+    /** {@code MPI_Testall} through troika-mpi's typed call. */
     public static boolean testAll(Request[] requests) throws MPIException {
         MPI.check();
-        Scratch s = Scratch.get();
-        int at = handles(s, requests);
-        int flag = s.intOut();
-        F.TESTALL.call(requests.length, s.at(at), s.at(flag), statusIgnore());
-        if (s.getInt(flag) == 0) {
-            return false;
+        long[] h = handleArray(requests);
+        boolean done;
+        try {
+            done = Native.mpi.testAll(requests.length, h, 0, null);
+        } catch (MpiException e) {
+            throw Native.exception(e);
         }
-        update(s, at, requests);
-        return true;
+        if (done) {
+            update(h, requests);
+        }
+        return done;
     }
 
     private static Status[] some(Request[] requests, boolean wait) throws MPIException {

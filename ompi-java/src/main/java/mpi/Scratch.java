@@ -12,6 +12,10 @@ final class Scratch {
     private static final ThreadLocal<Scratch> CURRENT = ThreadLocal.withInitial(Scratch::new);
 
     private ByteBuffer buf = Native.allocate(4096);
+    /** Buffers outgrown during the current call: addresses taken from them stay valid until the next get(). */
+    private final java.util.List<ByteBuffer> retired = new java.util.ArrayList<>();
+    /** Request handles for troika-mpi's typed wait/test-all calls, grown and reused. */
+    private long[] handles = new long[64];
     private long base = Native.address(buf);
     private int used;
 
@@ -19,7 +23,30 @@ final class Scratch {
     static Scratch get() {
         Scratch s = CURRENT.get();
         s.used = 0;
+        s.retired.clear();
         return s;
+    }
+
+    /** This thread's scratch area as it is: for helpers that take room after the caller's and give it back. */
+    static Scratch current() {
+        return CURRENT.get();
+    }
+
+    /** Where the next region would start ({@link #release} gives back everything taken after it). */
+    int mark() {
+        return used;
+    }
+
+    void release(int mark) {
+        used = mark;
+    }
+
+    /** A reusable {@code long[]} of at least {@code n} entries (content undefined). */
+    long[] handleArray(int n) {
+        if (handles.length < n) {
+            handles = new long[Math.max(n, 2 * handles.length)];
+        }
+        return handles;
     }
 
     /** The address of byte {@code offset}. */
@@ -41,6 +68,7 @@ final class Scratch {
         if (end > buf.capacity()) {
             ByteBuffer bigger = Native.allocate(Math.max(end, 2 * buf.capacity()));
             bigger.put(0, buf, 0, used);
+            retired.add(buf);
             buf = bigger;
             base = Native.address(buf);
         }

@@ -50,6 +50,22 @@ final class Staging {
         return s;
     }
 
+    /**
+     * The hot paths' shortcut: the checked address of a direct buffer (0 for null), or -1 when {@code buf} needs
+     * this thread's staging area ({@link #get()} then {@link #arg}): no thread-local lookup for direct buffers.
+     */
+    static long direct(Object buf, int count, Datatype type) {
+        if (buf == null) {
+            return 0;
+        }
+        if (buf instanceof Buffer b && b.isDirect()) {
+            checkReach(buf, type.spanLow(count), type.spanHigh(count), (long) b.capacity() * elementBytes(b), 0,
+                    count, type);
+            return Native.address(b);
+        }
+        return -1;
+    }
+
     /** Throws {@link IllegalArgumentException} unless {@code count} elements of {@code type} fit in {@code buf}. */
     static void checkFits(Object buf, int count, Datatype type) {
         if (buf instanceof Buffer b && b.isDirect()) {

@@ -23,6 +23,8 @@ public final class Main {
             Communicators.run();
             Topologies.run();
             Structs.run();
+            Windows.run();
+            Files.run(args[0]);
             Errors.run();
             Out.section("done");
             if (args.length > 1 && args[1].equals("extras")) {

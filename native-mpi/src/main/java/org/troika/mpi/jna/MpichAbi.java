@@ -48,17 +48,7 @@ final class MpichAbi extends JnaMpi {
 
     @Override
     public long predefined(String name) {
-        Integer value = MpiAbi.Mpich.HANDLES.get(name);
-        if (value == null) {
-            value = MpiAbi.Mpich.POINTERS.get(name);
-        }
-        if (value != null) {
-            return value;
-        }
-        if (MpiAbi.Mpich.POINTER_VARIABLES.contains(name)) {
-            return Pointer.nativeValue(lib.getGlobalVariableAddress(name).getPointer(0));
-        }
-        throw new IllegalArgumentException("MPICH's ABI has no predefined " + name);
+        return MpiAbi.Mpich.predefined(name, v -> Pointer.nativeValue(lib.getGlobalVariableAddress(v).getPointer(0)));
     }
 
     @Override

@@ -66,8 +66,7 @@ final class OpenMpiAbi extends JnaMpi {
 
     @Override
     public long predefined(String name) {
-        Integer pointer = MpiAbi.OpenMpi.POINTERS.get(name);
-        return pointer != null ? pointer : global(lib, MpiAbi.OpenMpi.symbol(name));
+        return MpiAbi.OpenMpi.predefined(name, symbol -> global(lib, symbol));
     }
 
     @Override

@@ -131,6 +131,15 @@ public final class MpiAbi {
                 "MPI_STATUS_IGNORE", 0, "MPI_STATUSES_IGNORE", 0, "MPI_ERRCODES_IGNORE", 0, "MPI_ARGV_NULL", 0,
                 "MPI_ARGVS_NULL", 0, "MPI_UNWEIGHTED", 2, "MPI_WEIGHTS_EMPTY", 3);
 
+        /**
+         * A predefined handle or pointer constant by {@code mpi.h} name: a fixed pointer value, else the address
+         * {@code symbolAddress} gives for its global object.
+         */
+        public static long predefined(String name, java.util.function.ToLongFunction<String> symbolAddress) {
+            Integer pointer = POINTERS.get(name);
+            return pointer != null ? pointer : symbolAddress.applyAsLong(symbol(name));
+        }
+
         private static final Set<String> OPS = Set.of("MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND",
                 "MPI_BAND", "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MAXLOC", "MPI_MINLOC", "MPI_REPLACE",
                 "MPI_NO_OP", "MPI_OP_NULL");
@@ -235,6 +244,26 @@ public final class MpiAbi {
 
         /** Pointer constants MPICH exports as {@code int * const} variables: their value is read from the symbol. */
         public static final Set<String> POINTER_VARIABLES = Set.of("MPI_UNWEIGHTED", "MPI_WEIGHTS_EMPTY");
+
+        /**
+         * A predefined handle or pointer constant by {@code mpi.h} name: a fixed value, else (the pointer variables)
+         * what {@code variable} reads from the library's symbol of that name.
+         *
+         * @throws IllegalArgumentException when the ABI has no such name
+         */
+        public static long predefined(String name, java.util.function.ToLongFunction<String> variable) {
+            Integer value = HANDLES.get(name);
+            if (value == null) {
+                value = POINTERS.get(name);
+            }
+            if (value != null) {
+                return value;
+            }
+            if (POINTER_VARIABLES.contains(name)) {
+                return variable.applyAsLong(name);
+            }
+            throw new IllegalArgumentException("MPICH's ABI has no predefined " + name);
+        }
 
         /** The predefined handles' fixed values, by {@code mpi.h} name. */
         public static final Map<String, Integer> HANDLES = table("MPI_COMM_WORLD", COMM_WORLD,

@@ -1346,21 +1346,8 @@ public final class FfmMpi implements NativeMpi {
 
     @Override
     public long predefined(String name) {
-        if (Fn.OPEN_MPI) {
-            Integer pointer = MpiAbi.OpenMpi.POINTERS.get(name);
-            return pointer != null ? pointer : global(MpiAbi.OpenMpi.symbol(name));
-        }
-        Integer value = MpiAbi.Mpich.HANDLES.get(name);
-        if (value == null) {
-            value = MpiAbi.Mpich.POINTERS.get(name);
-        }
-        if (value != null) {
-            return value;
-        }
-        if (MpiAbi.Mpich.POINTER_VARIABLES.contains(name)) {
-            return symbol(name).reinterpret(8).get(JAVA_LONG, 0);
-        }
-        throw new IllegalArgumentException("MPICH's ABI has no predefined " + name);
+        return Fn.OPEN_MPI ? MpiAbi.OpenMpi.predefined(name, FfmMpi::global)
+                : MpiAbi.Mpich.predefined(name, v -> symbol(v).reinterpret(8).get(JAVA_LONG, 0));
     }
 
     @Override

@@ -104,6 +104,12 @@ public final class TroikaEnv {
      * notification service.
      */
     public static final String WORKER_SECRET_FILE = "TROIKA_WORKER_SECRET_FILE";
+    /**
+     * The worker key itself, base64, for ranks that a launcher without troika's relay starts with its own environment
+     * ({@code srun}): no task service writes a key file on their hosts. Read when {@link #WORKER_SECRET_FILE} is not
+     * set.
+     */
+    public static final String WORKER_KEY = "TROIKA_WORKER_KEY";
 
     // Hang watchdog (issue 15): set by troika for ranks whose progress it watches.
     /** The launcher's progress service, {@code ADDRESS:PORT}: ranks report progress there. */

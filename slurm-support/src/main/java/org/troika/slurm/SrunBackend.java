@@ -24,6 +24,15 @@ public final class SrunBackend implements LaunchBackend {
         return "srun";
     }
 
+    /**
+     * Elastic generations (each one an srun step over the generation's nodes; the ranks get the worker key with
+     * srun's environment), but no relayed daemons (srun starts every rank itself) and no ULFM (no PRRTE to run it).
+     */
+    @Override
+    public Set<Capability> capabilities() {
+        return Set.of(Capability.ELASTIC);
+    }
+
     @Override
     public boolean isDefaultFor(LaunchContext ctx) {
         return whyNot(ctx) == null;
@@ -59,7 +68,7 @@ public final class SrunBackend implements LaunchBackend {
         }
         RunSettings s = ctx.settings();
         if (s.elastic()) {
-            return "elastic jobs start each generation with mpirun";
+            return "elastic jobs start each generation with mpirun unless --launcher srun is given";
         }
         List<String> mpirunOnly = new ArrayList<>();
         if (!s.mpiArgs().isEmpty()) {

@@ -76,9 +76,6 @@ public final class SrunCommandBuilder {
             throw new UsageException("--launcher srun needs a Slurm allocation (no SLURM_JOB_ID here); run troika inside"
                     + " sbatch or salloc, or use --launcher mpirun");
         }
-        if (s.elastic()) {
-            throw new UsageException("elastic jobs start each generation with mpirun; drop --launcher srun");
-        }
         if (s.remoteShell() != null || s.launchAgent() != RunSettings.LaunchAgent.AUTO) {
             throw new UsageException("--remote-shell and --launch-agent choose how mpirun starts its daemons, and srun"
                     + " starts the ranks itself; drop them or use --launcher mpirun");

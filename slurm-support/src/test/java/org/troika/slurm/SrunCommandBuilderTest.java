@@ -44,7 +44,7 @@ class SrunCommandBuilderTest {
     static final List<String> TAIL = List.of("/opt/troika/bin/troika-rankenv", "python", "train.py");
 
     static RunSettings.Builder settings() {
-        return RunSettings.builder().backend(RunSettings.Backend.SRUN).command(List.of("python", "train.py"));
+        return RunSettings.builder().backend(RunSettings.Backend.named("srun")).command(List.of("python", "train.py"));
     }
 
     static LaunchContext ctx(RunSettings s, MpiInstall mpi, Map<String, String> env, Allocation alloc) {
@@ -208,7 +208,6 @@ class SrunCommandBuilderTest {
                         "host n9 is not in the Slurm allocation (n1,n2,n3)"),
                 Arguments.of(settings().remoteShell("ssh"), N3X2, "--remote-shell and --launch-agent"),
                 Arguments.of(settings().launchAgent(RunSettings.LaunchAgent.SSH), N3X2, "--remote-shell and --launch-agent"),
-                Arguments.of(settings().minNp(2), N3X2, "elastic jobs start each generation with mpirun"),
                 Arguments.of(settings().command(List.of()), N3X2, "nothing to run"),
                 Arguments.of(settings().networkInterfaces(List.of("eth 0")), N3X2, "bad network interface"));
     }
@@ -258,6 +257,44 @@ class SrunCommandBuilderTest {
         } else {
             assertTrue(reason.startsWith(why), reason);
         }
+    }
+
+    /** Issue 21.4: srun declares elastic generations, and neither relayed daemons nor ULFM. */
+    @Test
+    void srunRunsElasticGenerationsButRelaysNoDaemonsAndHasNoUlfm() {
+        assertEquals(java.util.Set.of(org.troika.launcher.spi.LaunchBackend.Capability.ELASTIC),
+                new SrunBackend().capabilities());
+    }
+
+    /**
+     * An elastic job's generation with {@code --launcher srun}: one srun step over the generation's nodes in rank
+     * order (here n1 and n3, n2 having left), the generation's variables in srun's environment (which it passes to
+     * every rank), and the worker key there too, never in argv.
+     */
+    @Test
+    void anElasticGenerationIsOneSrunStepOverItsNodesWithTheKeyInTheEnvironment() {
+        RunSettings base = settings().minNp(2).maxNp(6).hostDiscoveryScript(Path.of("/bin/discover")).build();
+        HostPlan hosts = HostPlan.assign("elastic generation 2", List.of(new HostSlots("n1", 2),
+                new HostSlots("n3", 2)), 4);
+        RunSettings gen = org.troika.launcher.exec.MpirunGenerationLauncher.generationSettings(base,
+                new org.troika.launcher.elastic.Generation(2, org.troika.launcher.elastic.Generation.Reason.HOSTS_UPDATED,
+                        hosts));
+        Map<String, String> env = org.troika.launcher.exec.MpirunGenerationLauncher.rankEnv(ENV, "e7-1", 2,
+                "10.0.0.1:4000");
+        BackendPlan p = new SrunBackend().plan(new LaunchContext(gen, hosts, OMPI4, env, N3X2, Path.of("/tmp/scratch"),
+                name -> true, HOME));
+        assertEquals(argv("srun", "--mpi=pmix", "--label", "--ntasks=4", "--nodes=2", "--distribution=arbitrary",
+                "--nodelist=n1,n1,n3,n3", "--cpu-bind=none", "--kill-on-bad-exit=1", "--quit-on-interrupt"),
+                p.launch().argv());
+        assertEquals("1", p.launch().env().get("TROIKA_ELASTIC"));
+        assertEquals("2", p.launch().env().get("TROIKA_ELASTIC_GENERATION"));
+        assertEquals("10.0.0.1:4000", p.launch().env().get("TROIKA_WORKER_ADDR"));
+        assertEquals("e7-1", p.launch().env().get("TROIKA_JOB_ID"));
+        org.troika.wire.Secret key = org.troika.wire.Secret.generate();
+        BackendPlan keyed = org.troika.launcher.exec.MpirunGenerationLauncher.withWorkerKeyInEnvironment(p, key);
+        assertEquals(key.encode(), keyed.launch().env().get("TROIKA_WORKER_KEY"));
+        assertEquals(p.launch().argv(), keyed.launch().argv());
+        assertEquals(p.rankOutput(), keyed.rankOutput());
     }
 
     @Test

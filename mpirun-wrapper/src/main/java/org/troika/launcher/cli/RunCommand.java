@@ -151,7 +151,7 @@ final class RunCommand implements Subcommand {
             // the checked plan above stands unless an input changed: the watchdog's variables, the relay's detected
             // networks and its launch agent (a planning input: nothing is spliced into a plan)
             Planned watched = watch.active() ? plan(s, env, planned.resolved(), planned.mpi(), null) : planned;
-            if (!(watched.backend() instanceof MpirunBackend)) {
+            if (!watched.backend().capabilities().contains(LaunchBackend.Capability.RELAY_AGENT)) {
                 // jsrun and srun start every rank themselves: no daemons to relay, but the watchdog and timeline apply
                 return JobExecutor.execute(watched.plan(), watched.resolved().plan(), s, io.out(), io.err(), timeline,
                         watch);
@@ -186,6 +186,7 @@ final class RunCommand implements Subcommand {
                     + "starts, from the hosts of that moment); drop --dry-run or the elastic flags");
         }
         ElasticLimits limits = ElasticLimits.from(s); // bad limits fail before anything is created
+        LaunchBackend backend = elasticBackend(s, ServiceIndex.load(LaunchBackend.class, ServiceIndex.distLib()));
         List<HostSlots> firstHosts = new ArrayList<>();
         HostDiscovery discovery = firstDiscoveryChecked(HostDiscovery.forSettings(s,
                 probes != null ? probes : ScriptHostDiscovery.systemRunner(io.env())), firstHosts);
@@ -206,11 +207,16 @@ final class RunCommand implements Subcommand {
                     }
 
                     @Override
+                    public LaunchBackend backend() {
+                        return backend;
+                    }
+
+                    @Override
                     public BackendPlan plan(RunSettings gs, HostPlan hosts, MpiInstall mpi, Map<String, String> env,
                             LaunchAgent agent) {
                         // the generation's host plan as it is: its hosts are not resolved a second time
-                        return RunCommand.this.plan(gs, env, new HostResolver.Resolved(hosts, allocation), mpi, agent)
-                                .plan();
+                        return RunCommand.this.plan(gs, env, new HostResolver.Resolved(hosts, allocation), mpi, agent,
+                                backend).plan();
                     }
                 }, timeline, new RemoteShell(s, allocationShell, io.env()))) {
             return ElasticExecutor.run(ElasticDriver.forSettings(s, discovery, launcher,
@@ -292,10 +298,17 @@ final class RunCommand implements Subcommand {
     /** Plans over resolved hosts and a known MPI, with the relay's launch agent (or {@code null}) as an input. */
     Planned plan(RunSettings s, Map<String, String> env, HostResolver.Resolved resolved, MpiInstall mpi,
             LaunchAgent agent) {
+        return plan(s, env, resolved, mpi, agent, null);
+    }
+
+    /** {@link #plan(RunSettings, Map, HostResolver.Resolved, MpiInstall, LaunchAgent)} with {@code given} (or
+     *  {@code null}: {@link #chooseBackend}) as the backend. */
+    private Planned plan(RunSettings s, Map<String, String> env, HostResolver.Resolved resolved, MpiInstall mpi,
+            LaunchAgent agent, LaunchBackend given) {
         LaunchContext ctx = new LaunchContext(s, resolved.plan(), mpi, env, resolved.allocation(), scratchDir(env),
                 name -> onPath(name, env), troikaHome(), agent);
         List<String> reasons = new ArrayList<>();
-        LaunchBackend backend = chooseBackend(s, ctx, reasons);
+        LaunchBackend backend = given != null ? given : chooseBackend(s, ctx, reasons);
         return new Planned(resolved, mpi, backend, backend.plan(ctx), reasons);
     }
 
@@ -314,15 +327,12 @@ final class RunCommand implements Subcommand {
      * one-line reason for {@code --verbose}.
      */
     static LaunchBackend chooseBackend(RunSettings s, LaunchContext ctx, List<String> reasons) {
-        MpirunBackend mpirun = new MpirunBackend();
-        if (s.backend() == RunSettings.Backend.MPI) {
-            return mpirun;
+        if (s.backend().equals(RunSettings.Backend.MPI)) {
+            return new MpirunBackend(); // no plugin scan for the built-in one
         }
         List<LaunchBackend> extra = ServiceIndex.load(LaunchBackend.class, ServiceIndex.distLib());
-        if (s.backend() != RunSettings.Backend.AUTO) {
-            String name = s.backend().launcherName();
-            return extra.stream().filter(b -> b.name().equals(name)).findFirst().orElseThrow(() -> new UsageException(
-                    "--launcher " + name + " needs troika-" + name + " on the class path; use the troika distribution"));
+        if (!s.backend().auto()) {
+            return named(s.backend(), extra);
         }
         for (LaunchBackend b : extra) {
             boolean chosen = b.isDefaultFor(ctx);
@@ -334,7 +344,63 @@ final class RunCommand implements Subcommand {
                 return b;
             }
         }
-        return mpirun;
+        return new MpirunBackend();
+    }
+
+    /**
+     * The backend {@code --launcher NAME} names among the built-in mpirun and {@code plugins}; an unknown name is a
+     * one-line usage error that lists the names this troika has loaded.
+     */
+    static LaunchBackend named(RunSettings.Backend choice, List<LaunchBackend> plugins) {
+        List<LaunchBackend> all = loaded(plugins);
+        for (LaunchBackend b : all) {
+            if (b.name().equals(choice.launcherName())) {
+                return b;
+            }
+        }
+        throw new UsageException("--launcher " + UserText.quote(choice.launcherName()) + " is not known; use auto, "
+                + String.join(", ", all.stream().map(LaunchBackend::name).sorted().toList())
+                + " (the backends this troika has loaded; others come as plugin jars in its lib/)");
+    }
+
+    /**
+     * The backend of an elastic job's generations, chosen once before anything starts: the one {@code --launcher}
+     * names, which must declare {@link LaunchBackend.Capability#ELASTIC} (and {@link LaunchBackend.Capability#SHRINK}
+     * for {@code --fault-tolerance shrink}), else mpirun ({@code auto}: elastic generations keep mpirun unless asked).
+     */
+    static LaunchBackend elasticBackend(RunSettings s, List<LaunchBackend> plugins) {
+        if (s.backend().auto()) {
+            return new MpirunBackend();
+        }
+        LaunchBackend b = s.backend().equals(RunSettings.Backend.MPI) ? new MpirunBackend() : named(s.backend(),
+                plugins);
+        if (!b.capabilities().contains(LaunchBackend.Capability.ELASTIC)) {
+            throw new UsageException("--launcher " + b.name() + " cannot run elastic jobs; use --launcher "
+                    + String.join(" or ", capable(LaunchBackend.Capability.ELASTIC, plugins))
+                    + ", or drop the elastic options");
+        }
+        if (s.faultTolerance() == org.troika.launcher.spi.FaultTolerance.SHRINK
+                && !b.capabilities().contains(LaunchBackend.Capability.SHRINK)) {
+            throw new UsageException("--fault-tolerance shrink needs a launcher that runs the MPI's fault tolerance"
+                    + " (ULFM), which " + b.name() + " cannot; use --launcher "
+                    + String.join(" or ", capable(LaunchBackend.Capability.SHRINK, plugins))
+                    + ", or --fault-tolerance relaunch");
+        }
+        return b;
+    }
+
+    /** The names of the loaded backends (mpirun and {@code plugins}) that declare {@code c}, sorted. */
+    private static List<String> capable(LaunchBackend.Capability c, List<LaunchBackend> plugins) {
+        return loaded(plugins).stream().filter(b -> b.capabilities().contains(c)).map(LaunchBackend::name).sorted()
+                .toList();
+    }
+
+    /** The built-in mpirun backend, then {@code plugins}. */
+    private static List<LaunchBackend> loaded(List<LaunchBackend> plugins) {
+        List<LaunchBackend> all = new ArrayList<>();
+        all.add(new MpirunBackend());
+        all.addAll(plugins);
+        return all;
     }
 
     /**

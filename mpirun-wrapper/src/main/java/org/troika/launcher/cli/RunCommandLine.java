@@ -227,11 +227,9 @@ public final class RunCommandLine {
         if (cl.hasOption("mpi")) {
             b.backend(RunSettings.Backend.MPI);
         } else if (cl.hasOption("jsrun")) {
-            b.backend(RunSettings.Backend.JSRUN);
+            b.backend(RunSettings.Backend.named("jsrun"));
         } else if (cl.hasOption("launcher")) {
-            String v = cl.getOptionValue("launcher").toLowerCase(Locale.ROOT);
-            b.backend(Arrays.stream(RunSettings.Backend.values()).filter(k -> k.launcherName().equals(v)).findFirst()
-                    .orElseThrow(() -> new UsageException("--launcher '" + v + "' is not known; use auto, mpirun, srun or jsrun")));
+            b.backend(RunSettings.Backend.named(cl.getOptionValue("launcher"))); // resolved when the launch is planned
         }
         if (cl.hasOption("mpi-flavor")) {
             String f = cl.getOptionValue("mpi-flavor").toLowerCase(Locale.ROOT);

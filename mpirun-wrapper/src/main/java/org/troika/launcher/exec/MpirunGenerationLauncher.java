@@ -29,6 +29,7 @@ import org.troika.launcher.elastic.RankExit;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.spi.BackendPlan;
+import org.troika.launcher.spi.LaunchBackend;
 import org.troika.launcher.timeline.Timeline;
 import org.troika.launcher.watchdog.HangReport;
 import org.troika.launcher.watchdog.HangWatch;
@@ -78,6 +79,13 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
      * resolved again) with the relay's launch agent as a planning input (pure apart from the MPI probe).
      */
     public interface Planner {
+        /**
+         * The backend every generation is planned with, chosen once for the job; its capabilities decide whether
+         * generations go through the relay ({@link LaunchBackend.Capability#RELAY_AGENT}) or the ranks get the worker
+         * key in the launch environment.
+         */
+        LaunchBackend backend();
+
         /** The MPI in use (detected once, cached by the probe). */
         MpiInstall mpi(RunSettings settings, Map<String, String> env);
 
@@ -123,6 +131,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         Map<String, String> e = new LinkedHashMap<>(env);
         e.put(TroikaEnv.SECRET_KEY, job.encode());
         e.remove(TroikaEnv.WORKER_SECRET_FILE); // an outer job's key file names nothing on this job's hosts
+        e.remove(TroikaEnv.WORKER_KEY); // nor is an outer job's key this job's
         this.env = Map.copyOf(e);
         this.jobId = "e" + ProcessHandle.current().pid() + "-"
                 + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xffffffffL);
@@ -183,11 +192,24 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     }
 
     /**
-     * The settings a generation launches with (pure): with the default launch agent and an Open MPI, the relay, so
-     * that remote hosts get the worker key from their task services (plain ssh daemons could not).
+     * {@code plan} with the worker key itself ({@link TroikaEnv#WORKER_KEY}, base64) in the launcher's environment
+     * (pure): for a backend that starts every rank itself and passes its whole environment on ({@code srun}), so that
+     * remote ranks get the key with their environment. No relay runs for such a backend, so no host has a key file.
      */
-    static RunSettings withRelayForKeys(RunSettings s, MpiInstall mpi) {
-        return s.launchAgent() == RunSettings.LaunchAgent.AUTO && mpi.flavor().isOpenMpiFamily()
+    public static BackendPlan withWorkerKeyInEnvironment(BackendPlan plan, Secret workerKey) {
+        Map<String, String> env = new LinkedHashMap<>(plan.launch().env());
+        env.put(TroikaEnv.WORKER_KEY, workerKey.encode());
+        return plan.withLaunch(plan.launch().withEnv(env));
+    }
+
+    /**
+     * The settings a generation launches with (pure): with a backend whose daemons the relay can start, the default
+     * launch agent and an Open MPI, the relay, so that remote hosts get the worker key from their task services
+     * (plain ssh daemons could not).
+     */
+    static RunSettings withRelayForKeys(RunSettings s, MpiInstall mpi, LaunchBackend backend) {
+        return backend.capabilities().contains(LaunchBackend.Capability.RELAY_AGENT)
+                && s.launchAgent() == RunSettings.LaunchAgent.AUTO && mpi.flavor().isOpenMpiFamily()
                 ? s.toBuilder().launchAgent(RunSettings.LaunchAgent.RELAY).build() : s;
     }
 
@@ -308,16 +330,21 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     e.put(TroikaEnv.ELASTIC_MIN_NP, Integer.toString(base.minNp()));
                 }
                 MpiInstall mpi = planner.mpi(given, e);
-                RunSettings s = withRelayForKeys(given, mpi);
+                LaunchBackend backend = planner.backend();
+                boolean relayed = backend.capabilities().contains(LaunchBackend.Capability.RELAY_AGENT);
+                RunSettings s = withRelayForKeys(given, mpi, backend);
                 // planned before any service starts, so bad input launches nothing; the relay may change the inputs
                 BackendPlan checked = planner.plan(s, gen.plan(), mpi, e, null);
                 RelaySession.Launch launch;
                 try {
-                    launch = relay.ready(gen.plan(), s, mpi, e, (host, why) -> {
-                        if (gen.hostNames().contains(host)) {
-                            hostLost(host);
-                        } // a spare's service is started again when a generation needs it
-                    });
+                    // a backend that starts every rank itself (srun) has no daemons to relay: its hosts are only
+                    // recorded for the end-of-job cleanup
+                    launch = !relayed ? relay.unrelayed(gen.plan(), s) : relay.ready(gen.plan(), s, mpi, e,
+                            (host, why) -> {
+                                if (gen.hostNames().contains(host)) {
+                                    hostLost(host);
+                                } // a spare's service is started again when a generation needs it
+                            });
                 } catch (HostsNotReadyException x) {
                     // not the end of the job: those hosts are blacklisted and the next generation runs without them
                     err.println("troika elastic: generation " + gen.id() + ": " + x.getMessage());
@@ -327,8 +354,10 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     result.complete(r);
                     return r;
                 }
-                BackendPlan plan = withLocalWorkerKey(launch.active()
-                        ? planner.plan(launch.settings(), gen.plan(), mpi, e, launch.agent()) : checked, workerKeyFile);
+                BackendPlan planned = launch.active()
+                        ? planner.plan(launch.settings(), gen.plan(), mpi, e, launch.agent()) : checked;
+                BackendPlan plan = relayed ? withLocalWorkerKey(planned, workerKeyFile)
+                        : withWorkerKeyInEnvironment(planned, workerKey);
                 if (s.verbose()) {
                     err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
                 }
@@ -337,7 +366,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 // named: the launch gives the driver its liveness window to name the host, or the next generation
                 // would plan on it again.
                 SupervisedLaunch.Spec spec = SupervisedLaunch.Spec.of(plan, gen.plan(), out, err).withWatch(watch)
-                        .withTimeline(timeline, "mpirun (generation " + gen.id() + ")", Map.of("generation",
+                        .withTimeline(timeline, backend.name() + " (generation " + gen.id() + ")", Map.of("generation",
                                 gen.id(), "worldSize", gen.size()))
                         .withFreshRankFiles(gen.id() == 1)
                         .withLostHostWindow(launch.active() ? Liveness.TIMEOUT.plusSeconds(2)

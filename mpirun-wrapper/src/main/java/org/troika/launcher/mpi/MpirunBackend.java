@@ -1,5 +1,6 @@
 package org.troika.launcher.mpi;
 
+import java.util.Set;
 import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.spi.LaunchBackend;
 import org.troika.launcher.spi.LaunchContext;
@@ -23,6 +24,12 @@ public final class MpirunBackend implements LaunchBackend {
     @Override
     public String name() {
         return "mpirun";
+    }
+
+    /** Daemons through the relay's agent, elastic generations, and ULFM where the MPI has it (Open MPI 5). */
+    @Override
+    public Set<Capability> capabilities() {
+        return Set.of(Capability.RELAY_AGENT, Capability.ELASTIC, Capability.SHRINK);
     }
 
     /** Always true: mpirun is the fallback; callers ask more specific backends first. */

@@ -123,6 +123,15 @@ public final class GenerationRelay implements AutoCloseable {
         return r.launch(plan, s);
     }
 
+    /**
+     * A generation whose backend starts every rank itself (no daemons to relay): its hosts are recorded for the
+     * end-of-job cleanup and nothing is started; the launch plans with {@code s} as it is.
+     */
+    public RelaySession.Launch unrelayed(HostPlan plan, RunSettings s) {
+        used(plan.hostNames());
+        return new RelaySession.Launch(s, null, false);
+    }
+
     /** The job's session, opened on the first call with that generation's settings. */
     private RelaySession session(RunSettings s, MpiInstall mpi, Map<String, String> env) throws IOException,
             InterruptedException {

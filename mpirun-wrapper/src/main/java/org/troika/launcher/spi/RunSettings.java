@@ -96,13 +96,41 @@ public record RunSettings(
     /** Default elastic timeout. */
     public static final Duration DEFAULT_ELASTIC_TIMEOUT = Duration.ofSeconds(600);
 
-    /** Launcher backend choice ({@code --launcher}); {@link #launcherName()} is the backend's name. */
-    public enum Backend {
-        AUTO, MPI, JSRUN, SRUN;
+    /**
+     * Launcher backend choice ({@code --launcher NAME}): {@code auto} or the name of a backend. Not a closed list: the
+     * name is resolved against the backends this troika has loaded (built in and from plugin jars) when the launch is
+     * planned, where an unknown name is a one-line usage error listing the known ones.
+     *
+     * @param launcherName {@code auto}, or a backend's {@code name()} ({@code mpirun}, {@code srun}, {@code jsrun})
+     */
+    public record Backend(String launcherName) {
+        /** Detect: the first plugin backend that claims the launch, else mpirun. */
+        public static final Backend AUTO = new Backend("auto");
+        /** The built-in mpirun backend ({@code --mpi}). */
+        public static final Backend MPI = new Backend("mpirun");
 
-        /** {@code auto}, {@code mpirun}, {@code jsrun}, {@code srun}. */
-        public String launcherName() {
-            return this == MPI ? "mpirun" : name().toLowerCase(java.util.Locale.ROOT);
+        public Backend {
+            Objects.requireNonNull(launcherName, "launcherName");
+        }
+
+        /**
+         * The choice {@code --launcher value} names (lower-cased; {@link #AUTO} and {@link #MPI} are returned as
+         * themselves).
+         *
+         * @throws org.troika.common.UsageException for a value that cannot be a backend's name
+         */
+        public static Backend named(String value) {
+            String v = value.strip().toLowerCase(java.util.Locale.ROOT);
+            if (!v.matches("[a-z0-9][a-z0-9_.-]{0,63}")) {
+                throw new org.troika.common.UsageException("--launcher " + UserText.quote(value) + " is not a"
+                        + " launcher name; use auto or a backend's name, e.g. mpirun, srun or jsrun");
+            }
+            return v.equals(AUTO.launcherName) ? AUTO : v.equals(MPI.launcherName) ? MPI : new Backend(v);
+        }
+
+        /** Whether troika chooses the backend. */
+        public boolean auto() {
+            return this.equals(AUTO);
         }
     }
 

@@ -83,6 +83,21 @@ class MainTest {
         assertTrue(err().contains("unknown command 'lunch'") && err().contains("run"), err());
     }
 
+    /** Issue 21.4: the name is looked up among the loaded backends (here only the built-in mpirun), not an enum. */
+    @Test
+    void anUnknownLauncherIsOneLineListingTheLoadedBackends() {
+        int rc = run(Map.of("PATH", "/usr/bin:/bin", "TROIKA_MPIRUN", "/nonexistent/mpirun"), "run", "--dry-run",
+                "--mpi-flavor", "openmpi", "--launcher", "pbsrun", "-H", "a:2", "hostname");
+        assertEquals(2, rc, err());
+        assertEquals("", out());
+        assertEquals("troika: error: --launcher 'pbsrun' is not known; use auto, mpirun (the backends this troika has"
+                + " loaded; others come as plugin jars in its lib/)\n", err());
+        err.reset();
+        assertEquals(2, run(Map.of(), "run", "--launcher", "pbsrun", "--min-np", "1", "--host-discovery-script",
+                "/bin/true", "hostname"), err());
+        assertTrue(err().startsWith("troika: error: --launcher 'pbsrun' is not known; use auto, mpirun "), err());
+    }
+
     @Test
     void dryRunPrintsOneShellQuotedLineAndRunsNothing() {
         // --mpi-flavor skips the mpirun --version probe; TROIKA_MPIRUN names a launcher that does not exist, so

@@ -77,20 +77,25 @@ class RunCommandLineTest {
         assertEquals(List.of(new HostSlots("n1", 2), new HostSlots("n2", 2)), s.hosts());
         assertEquals("hostfile hf", s.hostSource());
         assertTrue(s.prefixTimestamp());
-        assertEquals(RunSettings.Backend.JSRUN, s.backend());
+        assertEquals(RunSettings.Backend.named("jsrun"), s.backend());
     }
 
+    /** Any backend's name parses (a plugin's too): it is resolved against the loaded backends when planning. */
     @ParameterizedTest
-    @CsvSource({"auto,AUTO", "mpirun,MPI", "srun,SRUN", "jsrun,JSRUN", "SRUN,SRUN"})
-    void launcherNamesABackend(String value, RunSettings.Backend expected) {
-        assertEquals(expected, parse("--launcher " + value + " hostname").backend());
+    @CsvSource({"auto,auto", "mpirun,mpirun", "srun,srun", "jsrun,jsrun", "SRUN,srun", "pbs-launch,pbs-launch"})
+    void launcherNamesABackend(String value, String expected) {
+        assertEquals(expected, parse("--launcher " + value + " hostname").backend().launcherName());
         assertEquals(RunSettings.Backend.AUTO, parse("hostname").backend());
+        assertTrue(parse("--launcher AUTO hostname").backend().auto());
+        assertEquals(RunSettings.Backend.MPI, parse("--launcher mpirun hostname").backend());
     }
 
     @Test
-    void launcherRefusesUnknownNamesAndTheOldFlagsBeside() {
-        UsageException e = assertThrows(UsageException.class, () -> parse("--launcher ssh hostname"));
-        assertEquals("--launcher 'ssh' is not known; use auto, mpirun, srun or jsrun", e.getMessage());
+    void launcherRefusesWhatCannotBeANameAndTheOldFlagsBeside() {
+        UsageException e = assertThrows(UsageException.class, () -> RunCommandLine.parse(List.of("--launcher",
+                "my launcher", "hostname"), FS, true));
+        assertEquals("--launcher 'my launcher' is not a launcher name; use auto or a backend's name, e.g. mpirun,"
+                + " srun or jsrun", e.getMessage());
         e = assertThrows(UsageException.class, () -> parse("--launcher srun --mpi hostname"));
         assertEquals("--launcher and --mpi cannot be combined; choose one", e.getMessage());
     }

@@ -50,11 +50,42 @@ class MpirunGenerationLauncherTest {
     @Test
     void anElasticGenerationOnOpenMpiRelaysItsDaemonsSoHostsGetTheKeyFromTheirTaskServices() {
         RunSettings auto = RunSettings.builder().command(List.of("java", "Train")).build();
-        assertEquals(RunSettings.LaunchAgent.RELAY, MpirunGenerationLauncher.withRelayForKeys(auto,
-                org.troika.launcher.mpi.FlavorDetector.forFlavorName("openmpi")).launchAgent());
+        var openMpi = org.troika.launcher.mpi.FlavorDetector.forFlavorName("openmpi");
+        var mpirun = new org.troika.launcher.mpi.MpirunBackend();
+        assertEquals(RunSettings.LaunchAgent.RELAY, MpirunGenerationLauncher.withRelayForKeys(auto, openMpi, mpirun)
+                .launchAgent());
         RunSettings ssh = auto.toBuilder().launchAgent(RunSettings.LaunchAgent.SSH).build();
-        assertEquals(RunSettings.LaunchAgent.SSH, MpirunGenerationLauncher.withRelayForKeys(ssh,
-                org.troika.launcher.mpi.FlavorDetector.forFlavorName("openmpi")).launchAgent());
+        assertEquals(RunSettings.LaunchAgent.SSH, MpirunGenerationLauncher.withRelayForKeys(ssh, openMpi, mpirun)
+                .launchAgent());
+    }
+
+    /** Issue 21.4: a backend that starts every rank itself (srun) gets no relay: it has no daemons for one to start. */
+    @Test
+    void aBackendWithoutRelayedDaemonsKeepsItsSettings() {
+        RunSettings auto = RunSettings.builder().command(List.of("java", "Train")).build();
+        org.troika.launcher.spi.LaunchBackend direct = new org.troika.launcher.spi.LaunchBackend() {
+            @Override
+            public String name() {
+                return "direct";
+            }
+
+            @Override
+            public Set<Capability> capabilities() {
+                return Set.of(Capability.ELASTIC);
+            }
+
+            @Override
+            public boolean isDefaultFor(org.troika.launcher.spi.LaunchContext ctx) {
+                return false;
+            }
+
+            @Override
+            public org.troika.launcher.spi.BackendPlan plan(org.troika.launcher.spi.LaunchContext ctx) {
+                throw new AssertionError("not planned here");
+            }
+        };
+        assertEquals(auto, MpirunGenerationLauncher.withRelayForKeys(auto,
+                org.troika.launcher.mpi.FlavorDetector.forFlavorName("openmpi"), direct));
     }
 
     @Test

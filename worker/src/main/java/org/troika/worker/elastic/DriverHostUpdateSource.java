@@ -1,7 +1,6 @@
 package org.troika.worker.elastic;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -70,17 +69,15 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
             return HostUpdateSource.none();
         }
         String where = "rank 0 on host " + env.getOrDefault(TroikaEnv.HOSTNAME, hostname());
-        String file = env.get(TroikaEnv.WORKER_SECRET_FILE);
-        if (file == null || file.isBlank()) {
-            return broken(where + " has no worker key (" + TroikaEnv.WORKER_SECRET_FILE + " is not set): start "
-                    + "elastic ranks on remote hosts through troika's relay (the default launch agent), not plain ssh");
-        }
         Secret key;
         try {
-            key = Secret.readFile(Path.of(file));
-        } catch (IOException | RuntimeException e) {
-            return broken(where + " cannot read the worker key " + TroikaEnv.WORKER_SECRET_FILE + "=" + file + " ("
-                    + e.getClass().getSimpleName() + ": " + e.getMessage() + "); the host's task service writes it");
+            key = WorkerKey.fromEnvironment(env);
+        } catch (IOException e) {
+            return broken(where + " " + e.getMessage());
+        }
+        if (key == null) {
+            return broken(where + " has no worker key (" + TroikaEnv.WORKER_SECRET_FILE + " is not set): start "
+                    + "elastic ranks on remote hosts through troika's relay (the default launch agent), not plain ssh");
         }
         try {
             return new DriverHostUpdateSource(Endpoint.parseList(addr, TroikaEnv.WORKER_ADDR), key, generation, where);

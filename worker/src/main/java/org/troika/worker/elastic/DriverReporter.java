@@ -1,7 +1,6 @@
 package org.troika.worker.elastic;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -72,16 +71,14 @@ public final class DriverReporter {
         } catch (RuntimeException e) {
             return new DriverReporter(null, null, "bad " + TroikaEnv.WORKER_ADDR + "=" + addr + ": " + e.getMessage());
         }
-        String file = env.get(TroikaEnv.WORKER_SECRET_FILE);
-        if (file == null || file.isBlank()) {
-            return new DriverReporter(null, null, TroikaEnv.WORKER_SECRET_FILE + " is not set");
-        }
+        Secret key;
         try {
-            return new DriverReporter(driver, Secret.readFile(Path.of(file)), null);
-        } catch (IOException | RuntimeException e) {
-            return new DriverReporter(null, null, "cannot read the worker key " + TroikaEnv.WORKER_SECRET_FILE + "="
-                    + file + " (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
+            key = WorkerKey.fromEnvironment(env);
+        } catch (IOException e) {
+            return new DriverReporter(null, null, e.getMessage());
         }
+        return key == null ? new DriverReporter(null, null, TroikaEnv.WORKER_SECRET_FILE + " is not set")
+                : new DriverReporter(driver, key, null);
     }
 
     /** Sends {@code event} in the background, after the events before it. */

@@ -1,6 +1,7 @@
 package org.troika.worker.elastic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -64,6 +65,34 @@ class DriverReporterTest {
             assertEquals(List.of(w, new ElasticMessage.RankLeft(2, 3, 76)), noted);
             r.report(w); // after the leave: nothing more goes out, nothing throws
         }
+    }
+
+    /**
+     * Issue 21.4: ranks srun started have no key file on their host (no task service ran there); the key comes in
+     * TROIKA_WORKER_KEY with srun's environment, and their events reach the driver the same way.
+     */
+    @Test
+    void theKeyInTheEnvironmentOpensTheSameChannelAsTheKeyFile() throws Exception {
+        Secret key = Secret.generate();
+        List<ElasticMessage> noted = new CopyOnWriteArrayList<>();
+        try (WireServer<ElasticMessage> d = driver(key, noted, false)) {
+            DriverReporter r = DriverReporter.fromEnvironment(Map.of("TROIKA_WORKER_ADDR",
+                    d.endpoints().get(0).toString(), "TROIKA_WORKER_KEY", key.encode()));
+            r.leave(3, 1, 75);
+            assertEquals(List.of(new ElasticMessage.RankLeft(3, 1, 75)), noted);
+        }
+        PrintStream saved = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            DriverReporter.fromEnvironment(Map.of("TROIKA_WORKER_ADDR", "127.0.0.1:9", "TROIKA_WORKER_KEY",
+                    "not base64!")).leave(1, 0, 0);
+        } finally {
+            System.setErr(saved);
+        }
+        String line = err.toString(StandardCharsets.UTF_8);
+        assertTrue(line.startsWith("troika elastic: the worker key in TROIKA_WORKER_KEY is malformed"), line);
+        assertFalse(line.contains("not base64!"), "the value is never printed: " + line);
     }
 
     @Test

@@ -297,7 +297,7 @@ class ElasticRunTest {
     }
 
     /** Replaces the host file atomically (the discovery script may read it at any moment). */
-    private static void write(Path f, String... lines) throws IOException {
+    static void write(Path f, String... lines) throws IOException {
         Path t = f.resolveSibling(f.getFileName() + ".tmp");
         Files.writeString(t, String.join("\n", lines) + "\n");
         Files.move(t, f, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);

@@ -497,6 +497,61 @@ class SlurmClusterTest {
         assertNothingLeft(marker);
     }
 
+    /**
+     * Issue 21.4: an elastic job with {@code --launcher srun} inside {@code sbatch -N3}: each generation is one srun
+     * step over its nodes (no mpirun, no relay; the ranks get the worker key with srun's environment), run by the same
+     * generation logic as mpirun's. n3 added mid-training joins at a commit, n2 removed leaves at one, and no step is
+     * lost or repeated. Before, troika refused: "elastic jobs start each generation with mpirun".
+     */
+    @Test
+    void anElasticJobRunsEachGenerationAsAnSrunStep() throws Exception {
+        String marker = "elastic-" + System.nanoTime();
+        Path hosts = dir.resolve("elastic-hosts");
+        ElasticRunTest.write(hosts, "n1:1", "n2:1");
+        Path discover = dir.resolve("elastic-discover.sh");
+        Files.writeString(discover, "#!/bin/sh\ncat '" + hosts + "'\n");
+        Files.setPosixFilePermissions(discover, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        int steps = 200;
+        Path out = dir.resolve("elastic-srun.out");
+        Path script = writeBatchScript("elastic-srun", "", List.of("--launcher", "srun", "--verbose",
+                "--host-discovery-script", discover.toString(), "--min-np", "2", "--start-timeout", "90", "java",
+                "-cp", troika.getParent().getParent().resolve("lib") + "/*", "org.troika.examples.ElasticTraining",
+                "--steps", Integer.toString(steps), "--commit-every", "5", "--step-ms", "60"));
+        Result sub = run(List.of("sbatch", "--parsable", "-N3", "--ntasks-per-node=1", "-o", out.toString(), "-D",
+                dir.toString(), script.toString()), Map.of(MARK, marker));
+        assertEquals(0, sub.exitCode, sub.output());
+        String jobId = sub.stdout.strip().split(";")[0];
+        try {
+            awaitFile(out, t -> ElasticRunTest.commits(t).stream().anyMatch(c -> c.size() == 2), "a commit at size 2");
+            ElasticRunTest.write(hosts, "n1:1", "n2:1", "n3:1");
+            awaitFile(out, t -> ElasticRunTest.commits(t).stream().anyMatch(c -> c.size() == 3), "a commit at size 3");
+            ElasticRunTest.write(hosts, "n1:1", "n3:1");
+            String state = awaitFinal(jobId);
+            String o = read(out);
+            assertEquals("COMPLETED", state, () -> o + logs());
+            List<Integer> sizes = new ArrayList<>();
+            List<Integer> committed = new ArrayList<>();
+            for (ElasticRunTest.Commit c : ElasticRunTest.commits(o)) {
+                committed.add(c.step());
+                if (sizes.isEmpty() || sizes.get(sizes.size() - 1) != c.size()) {
+                    sizes.add(c.size());
+                }
+            }
+            assertEquals(List.of(2, 3, 2), sizes, o);
+            assertEquals(java.util.stream.IntStream.rangeClosed(1, steps / 5).map(i -> i * 5).boxed().toList(),
+                    committed, "every commit once, none lost: " + o);
+            assertTrue(o.contains("done steps=" + steps + " model-checksum="), o);
+            assertTrue(o.contains("troika elastic: generation 1: srun --mpi=pmix --label --ntasks=2 --nodes=2"
+                    + " --distribution=arbitrary --nodelist=n1,n2 "), o);
+            assertTrue(o.contains("troika elastic: generation 3: srun --mpi=pmix --label --ntasks=2 --nodes=2"
+                    + " --distribution=arbitrary --nodelist=n1,n3 "), o);
+            assertFalse(o.contains("mpirun"), o);
+            assertNothingLeft(marker);
+        } finally {
+            run(List.of("scancel", jobId), Map.of());
+        }
+    }
+
     /** Environment variable that marks every process of one srun test job (the ranks inherit it through sbatch). */
     private static final String MARK = "TROIKA_IT_SRUN_MARK";
 

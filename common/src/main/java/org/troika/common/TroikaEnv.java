@@ -46,8 +46,16 @@ public final class TroikaEnv {
     public static final String CROSS_RANK = "TROIKA_CROSS_RANK";
     public static final String CROSS_SIZE = "TROIKA_CROSS_SIZE";
     public static final String HOSTNAME = "TROIKA_HOSTNAME";
-    /** The planned host list, {@code host:slots,...} in rank order; lets a rank derive its cross rank. */
+    /**
+     * The planned host list, {@code host:slots,...} in rank order (gives a rank its host's planned name); exported
+     * while it is at most 96 KiB.
+     */
     public static final String HOSTS = "TROIKA_HOSTS";
+    /**
+     * The planned hosts' slot counts in rank order, run-length encoded ({@code 8x9999,4}); lets a rank derive its
+     * host's index and its cross rank and size at any host count.
+     */
+    public static final String HOST_SLOTS = "TROIKA_HOST_SLOTS";
 
     /**
      * The MPI library a Java rank binds to (a path or a soname such as {@code libmpich.so.12}); overrides the

@@ -47,7 +47,7 @@ import org.troika.launcher.spi.SlotInfo;
  * take their value only that way, and one form for all keeps each option one argv word.
  *
  * <p>Environment: srun forwards its whole environment to the ranks, so it is the caller's without the excluded
- * names ({@link EnvExport#isExcluded}), plus {@code TROIKA_HOSTS}/{@code TROIKA_SIZE}, {@code NCCL_IB_DISABLE=1}
+ * names ({@link EnvExport#isExcluded}), plus {@code TROIKA_HOSTS}/{@code TROIKA_HOST_SLOTS}/{@code TROIKA_SIZE}, {@code NCCL_IB_DISABLE=1}
  * for {@code --tcp}, and for {@code --network-interface}: {@code NCCL_SOCKET_IFNAME} (names) and, for Open MPI,
  * {@code OMPI_MCA_btl_tcp_if_include} (names and subnets). {@code SLURM_NTASKS_PER_NODE} (set by
  * {@code sbatch --ntasks-per-node}, and read by srun) is dropped for an arbitrary placement.

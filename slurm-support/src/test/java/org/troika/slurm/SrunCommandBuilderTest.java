@@ -118,6 +118,7 @@ class SrunCommandBuilderTest {
         Map<String, String> env = plan(s, OMPI4).launch().env();
         assertAll(
                 () -> assertEquals("n1:2,n2:1", env.get("TROIKA_HOSTS")),
+                () -> assertEquals("2,1", env.get("TROIKA_HOST_SLOTS")),
                 () -> assertEquals("3", env.get("TROIKA_SIZE")),
                 () -> assertEquals("1", env.get("NCCL_IB_DISABLE")),
                 () -> assertEquals("eth0", env.get("NCCL_SOCKET_IFNAME")),

@@ -13,6 +13,7 @@ import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.mpi.MpirunCommandBuilder;
+import org.troika.launcher.mpi.RankLaunch;
 import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.spi.LaunchAgent;
 import org.troika.launcher.spi.LaunchContext;
@@ -87,7 +88,8 @@ final class SparkLaunchPlanner {
     /**
      * The mpirun plan when every task runs in the driver's JVM (Spark local mode): mpirun starts the ranks on its own
      * machine as its children ({@code -H localhost:np}), with no orted, launch agent or task service. The ranks still
-     * see the tasks' host hash: {@link TroikaEnv#HOSTS} is {@code layout}'s, as in a relayed launch.
+     * see the tasks' host hash: {@link TroikaEnv#HOSTS} and {@link TroikaEnv#HOST_SLOTS} are {@code layout}'s, as in a
+     * relayed launch.
      *
      * @param s from {@link #localSettings}
      * @param env mpirun's environment (exported to the ranks by name), without the secret
@@ -99,7 +101,8 @@ final class SparkLaunchPlanner {
         LaunchContext ctx = new LaunchContext(s, hosts, mpi, env, null, null, name -> false, null, null);
         BackendPlan p = new MpirunCommandBuilder(asRoot).build(ctx);
         Map<String, String> launchEnv = new java.util.HashMap<>(p.launch().env());
-        launchEnv.put(TroikaEnv.HOSTS, HostPlan.assign("spark", layout.hosts(), s.np()).hostList());
+        launchEnv.remove(TroikaEnv.HOSTS);
+        launchEnv.putAll(RankLaunch.placeEnv(HostPlan.assign("spark", layout.hosts(), s.np())));
         return p.withLaunch(p.launch().withEnv(launchEnv));
     }
 

@@ -67,6 +67,7 @@ class SparkLaunchPlannerTest {
                 () -> assertFalse(String.join(" ", argv).contains("plm_rsh_agent"), argv::toString),
                 () -> assertEquals(RANK_TAIL, argv.subList(argv.size() - RANK_TAIL.size(), argv.size())),
                 () -> assertEquals("spark-a:4", p.launch().env().get(TroikaEnv.HOSTS)),
+                () -> assertEquals("4", p.launch().env().get(TroikaEnv.HOST_SLOTS)),
                 () -> assertEquals("/tmp/k/secret", p.launch().env().get(RankMain.KEY_FILE_ENV)),
                 () -> assertFalse(p.launch().env().containsKey(TroikaEnv.SECRET_KEY)),
                 () -> assertFalse(String.join(" ", argv).contains("c2VjcmV0")));

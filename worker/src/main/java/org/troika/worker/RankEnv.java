@@ -22,7 +22,8 @@ import org.troika.common.UsageException;
  * </ol>
  * Cross rank and size (this rank's index among the ranks with the same local rank, one per host) come from
  * {@code TROIKA_CROSS_RANK}/{@code TROIKA_CROSS_SIZE}, else from {@code TROIKA_HOSTS} ({@code host:slots,...} in rank
- * order, by the rule of {@link RankTable}), else assume every host runs {@code localSize} ranks in rank order. The host name comes from
+ * order, by the rule of {@link RankTable}) or {@code TROIKA_HOST_SLOTS} (the slot counts alone, {@code 8x9999,4}),
+ * else assume every host runs {@code localSize} ranks in rank order. The host name comes from
  * {@code TROIKA_HOSTNAME}, else {@code TROIKA_HOSTS}, else the machine's name.
  */
 public record RankEnv(int rank, int size, int localRank, int localSize, int crossRank, int crossSize, String hostname) {
@@ -51,8 +52,7 @@ public record RankEnv(int rank, int size, int localRank, int localSize, int cros
     public static RankEnv from(Map<String, String> env, Supplier<String> machineName) {
         int rank = intOf(env, 0, TroikaEnv.RANK, "OMPI_COMM_WORLD_RANK", "PMI_RANK");
         int size = intOf(env, 1, TroikaEnv.SIZE, "OMPI_COMM_WORLD_SIZE", "PMI_SIZE");
-        List<RankTable.Host> hosts = hosts(env.get(TroikaEnv.HOSTS));
-        RankTable.Row slot = hosts.isEmpty() ? null : locate(hosts, rank);
+        RankTable.Row slot = locate(table(env), rank);
         int localRank = intOf(env, slot == null ? 0 : slot.localRank(), TroikaEnv.LOCAL_RANK,
                 "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID");
         int localSize = intOf(env, slot == null ? 1 : slot.localSize(), TroikaEnv.LOCAL_SIZE,
@@ -70,20 +70,41 @@ public record RankEnv(int rank, int size, int localRank, int localSize, int cros
         crossSize = intOf(env, crossSize, TroikaEnv.CROSS_SIZE);
         String host = env.get(TroikaEnv.HOSTNAME);
         if (host == null || host.isBlank()) {
-            host = slot != null ? slot.host() : machineName.get();
+            host = slot != null && slot.host() != null ? slot.host() : machineName.get();
         }
         return new RankEnv(rank, size, localRank, localSize, crossRank, crossSize, host);
     }
 
-    /** Rank r's row of the rank table of {@code hosts} (the one rule, {@link RankTable}). */
-    private static RankTable.Row locate(List<RankTable.Host> hosts, int rank) {
-        try {
-            return RankTable.row(hosts, rank);
-        } catch (IllegalArgumentException e) {
-            long total = hosts.stream().mapToLong(RankTable.Host::slots).sum();
-            throw new UsageException(TroikaEnv.HOSTS + " has " + total + " slots but this is rank " + rank
-                    + ": the host list must cover every rank");
+    /**
+     * The rank table from {@link TroikaEnv#HOSTS} (with names), else {@link TroikaEnv#HOST_SLOTS} (without), else
+     * {@code null}.
+     */
+    private static RankTable.Table table(Map<String, String> env) {
+        List<RankTable.Host> hosts = hosts(env.get(TroikaEnv.HOSTS));
+        if (!hosts.isEmpty()) {
+            return RankTable.of(hosts);
         }
+        String layout = env.get(TroikaEnv.HOST_SLOTS);
+        if (layout == null || layout.isBlank()) {
+            return null;
+        }
+        try {
+            return RankTable.ofLayout(layout);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(TroikaEnv.HOST_SLOTS + ": " + e.getMessage() + ": fix or unset it");
+        }
+    }
+
+    /** Rank r's row of {@code table} (the one rule, {@link RankTable}), or {@code null} without a table. */
+    private static RankTable.Row locate(RankTable.Table table, int rank) {
+        if (table == null) {
+            return null;
+        }
+        if (rank < 0 || rank >= table.size()) {
+            throw new UsageException("the planned hosts (" + TroikaEnv.HOSTS + " or " + TroikaEnv.HOST_SLOTS + ") have "
+                    + table.size() + " slots but this is rank " + rank + ": the host list must cover every rank");
+        }
+        return table.get(rank);
     }
 
     private static List<RankTable.Host> hosts(String value) {

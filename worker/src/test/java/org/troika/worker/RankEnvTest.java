@@ -72,14 +72,33 @@ class RankEnvTest {
         assertAll(
                 () -> assertMessage("TROIKA_RANK='x'", Map.of("TROIKA_RANK", "x")),
                 () -> assertMessage("impossible", Map.of("PMI_RANK", "4", "PMI_SIZE", "4")),
-                () -> assertMessage("TROIKA_HOSTS has 2 slots",
+                () -> assertMessage("have 2 slots but this is rank 2",
                         Map.of("TROIKA_HOSTS", "a:2", "TROIKA_RANK", "2", "TROIKA_SIZE", "3")),
+                () -> assertMessage("have 16 slots but this is rank 16",
+                        Map.of("TROIKA_HOST_SLOTS", "8x2", "TROIKA_RANK", "16", "TROIKA_SIZE", "17")),
+                () -> assertMessage("TROIKA_HOST_SLOTS", Map.of("TROIKA_HOST_SLOTS", "8x0", "TROIKA_RANK", "1")),
+                () -> assertMessage("TROIKA_HOST_SLOTS", Map.of("TROIKA_HOST_SLOTS", "8,,2", "TROIKA_RANK", "1")),
                 () -> assertMessage("host:slots", Map.of("TROIKA_HOSTS", "a:0")));
     }
 
     private static void assertMessage(String part, Map<String, String> env) {
         UsageException e = assertThrows(UsageException.class, () -> of(env));
         assertTrue(e.getMessage().contains(part), e.getMessage());
+    }
+
+    /** Without TROIKA_HOSTS (too long to export), the slot counts alone place the rank; the name is the machine's. */
+    @Test
+    void derivesLocalAndCrossRanksFromTheSlotCountsAlone() {
+        // 10,000 hosts: 9,998 with 8 slots, then one with 3 and one with 8
+        String layout = "8x9998,3,8";
+        RankEnv last = of(Map.of("TROIKA_HOST_SLOTS", layout, "PMI_RANK", "79994", "PMI_SIZE", "79995"));
+        assertEquals(new RankEnv(79994, 79995, 7, 8, 9998, 9999, "machine"), last);
+        RankEnv onSmall = of(Map.of("TROIKA_HOST_SLOTS", layout, "PMI_RANK", "79986", "PMI_SIZE", "79995"));
+        assertEquals(new RankEnv(79986, 79995, 2, 3, 9998, 10000, "machine"), onSmall);
+        RankEnv after = of(Map.of("TROIKA_HOST_SLOTS", layout, "PMI_RANK", "79990", "PMI_SIZE", "79995"));
+        assertEquals(new RankEnv(79990, 79995, 3, 8, 9998, 9999, "machine"), after);
+        RankEnv first = of(Map.of("TROIKA_HOST_SLOTS", layout, "PMI_RANK", "0", "PMI_SIZE", "79995"));
+        assertEquals(new RankEnv(0, 79995, 0, 8, 0, 10000, "machine"), first);
     }
 
     /** Given only rank, size and TROIKA_HOSTS, every rank of every golden case finds its own row. */
@@ -91,7 +110,16 @@ class RankEnvTest {
                         "" + r.size(), "TROIKA_HOSTS", c.troikaHosts()), () -> "not-asked");
                 assertEquals(new RankEnv(r.rank(), r.size(), r.localRank(), r.localSize(), r.crossRank(), r.crossSize(),
                         r.host()), e, c.troikaHosts() + " rank " + r.rank());
+                RankEnv bySlots = RankEnv.from(Map.of("PMI_RANK", "" + r.rank(), "PMI_SIZE", "" + r.size(),
+                        "TROIKA_HOST_SLOTS", slotCounts(c)), () -> "machine");
+                assertEquals(new RankEnv(r.rank(), r.size(), r.localRank(), r.localSize(), r.crossRank(), r.crossSize(),
+                        "machine"), bySlots, c.troikaHosts() + " by slot counts, rank " + r.rank());
             }
         }
+    }
+
+    /** The case's slot counts, one run per host ({@code 2,1,3}). */
+    static String slotCounts(RankTableGolden.Case c) {
+        return String.join(",", c.hosts().stream().map(h -> Integer.toString(h.slots())).toList());
     }
 }

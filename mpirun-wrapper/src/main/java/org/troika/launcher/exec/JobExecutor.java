@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.troika.common.exec.PosixSignal;
 import org.troika.common.exec.ProcessSupervisor;
 import org.troika.launcher.spi.RunSettings;
@@ -139,9 +140,10 @@ public final class JobExecutor {
             return;
         }
         long end = timeline.nowMicros();
-        for (var h : hosts.hosts()) {
-            List<Integer> ranks = hosts.slots().stream().filter(r -> r.host().equals(h.name())).map(r -> r.rank())
-                    .toList();
+        for (int i = 0; i < hosts.hosts().size(); i++) {
+            var h = hosts.hosts().get(i);
+            int first = hosts.firstRank(i);
+            List<Integer> ranks = IntStream.range(first, first + h.slots()).boxed().toList();
             timeline.span(Timeline.Kind.MPIRUN, "ranks " + ranks, h.name(), started, end, Map.of("ranks",
                     ranks.toString()));
         }

@@ -4,8 +4,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.troika.common.UsageException;
 import org.troika.launcher.spi.HostCheck;
 import org.troika.launcher.spi.HostSlots;
@@ -17,7 +15,6 @@ import org.troika.launcher.spi.UserText;
  * twice on one line, is an error. Names and counts are checked by {@link HostCheck}. Pure.
  */
 public final class HostfileParser {
-    private static final Pattern KV = Pattern.compile("(slots|max_slots|max-slots)=(.*)");
 
     private HostfileParser() {}
 
@@ -31,7 +28,6 @@ public final class HostfileParser {
         List<HostSlots> hosts = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < lines.size(); i++) {
-            String where = "hostfile " + name + " line " + (i + 1);
             String line = lines.get(i);
             int hash = line.indexOf('#');
             if (hash >= 0) {
@@ -41,22 +37,33 @@ public final class HostfileParser {
             if (line.isEmpty()) {
                 continue;
             }
-            String[] words = line.split("\\s+");
-            String host = HostCheck.name(where, words[0]);
+            // a 10,000-line hostfile is parsed before the JIT compiles much: words and keys without regexes, and
+            // the line's name for messages only when there is one to give
+            List<String> words = words(line);
+            String host = words.get(0);
+            if (HostCheck.nameProblem(host) != null) {
+                HostCheck.name(where(name, i), host);
+            }
             Integer slots = null;
             Integer maxSlots = null;
-            for (int w = 1; w < words.length; w++) {
-                Matcher m = KV.matcher(words[w]);
-                if (!m.matches()) {
-                    throw new UsageException(where + ": unexpected " + UserText.quote(words[w])
+            for (int w = 1; w < words.size(); w++) {
+                String word = words.get(w);
+                int eq = word.indexOf('=');
+                String key = eq < 0 ? "" : word.substring(0, eq);
+                boolean isSlots = key.equals("slots");
+                if (!isSlots && !key.equals("max_slots") && !key.equals("max-slots")) {
+                    throw new UsageException(where(name, i) + ": unexpected " + UserText.quote(word)
                             + "; write 'host slots=N [max_slots=M]'");
                 }
-                boolean isSlots = m.group(1).equals("slots");
                 if (isSlots ? slots != null : maxSlots != null) {
-                    throw new UsageException(where + ": " + (isSlots ? "slots" : "max_slots")
+                    throw new UsageException(where(name, i) + ": " + (isSlots ? "slots" : "max_slots")
                             + " is given twice; give it once");
                 }
-                int v = HostCheck.slots(where, m.group(2));
+                String digits = word.substring(eq + 1);
+                int v = HostCheck.count(digits);
+                if (v < 0) {
+                    v = HostCheck.slots(where(name, i), digits); // throws, naming the problem
+                }
                 if (isSlots) {
                     slots = v;
                 } else {
@@ -65,11 +72,11 @@ public final class HostfileParser {
             }
             int s = slots == null ? 1 : slots;
             if (maxSlots != null && maxSlots < s) {
-                throw new UsageException(where + ": max_slots=" + maxSlots + " is below slots=" + s
+                throw new UsageException(where(name, i) + ": max_slots=" + maxSlots + " is below slots=" + s
                         + "; raise max_slots or lower slots");
             }
             if (!seen.add(host)) {
-                throw new UsageException(where + ": host '" + host + "' is listed twice; list each host once");
+                throw new UsageException(where(name, i) + ": host '" + host + "' is listed twice; list each host once");
             }
             hosts.add(new HostSlots(host, s, maxSlots == null ? 0 : maxSlots));
         }
@@ -77,5 +84,25 @@ public final class HostfileParser {
             throw new UsageException("hostfile " + name + " lists no hosts; add lines like 'node1 slots=4'");
         }
         return HostCheck.total("hostfile " + name, hosts);
+    }
+
+    private static String where(String name, int index) {
+        return "hostfile " + name + " line " + (index + 1);
+    }
+
+    /** The words of {@code line}, split where regex {@code \\s} would (space, tab, newline, VT, form feed, CR). */
+    private static List<String> words(String line) {
+        List<String> words = new ArrayList<>(3);
+        int start = -1;
+        for (int i = 0; i <= line.length(); i++) {
+            boolean space = i == line.length() || " \t\n\u000B\f\r".indexOf(line.charAt(i)) >= 0;
+            if (space && start >= 0) {
+                words.add(line.substring(start, i));
+                start = -1;
+            } else if (!space && start < 0) {
+                start = i;
+            }
+        }
+        return words;
     }
 }

@@ -7,6 +7,7 @@ import java.util.TreeMap;
 import java.util.regex.Pattern;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
+import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.LaunchContext;
 
 /**
@@ -15,7 +16,10 @@ import org.troika.launcher.spi.LaunchContext;
  * Pure functions of the launch context.
  */
 public final class RankLaunch {
-    /** A {@code TROIKA_HOSTS} value longer than this is not exported (one environment string is limited to 128 KiB). */
+    /**
+     * A {@code TROIKA_HOSTS} value longer than this is not exported (one environment string is limited to 128 KiB),
+     * nor planned a {@code TROIKA_HOST_SLOTS} value longer than this.
+     */
     public static final int HOSTS_ENV_LIMIT = 96 * 1024;
     /** The rank-environment wrapper, relative to the troika installation. */
     public static final String RANKENV = "bin/troika-rankenv";
@@ -35,15 +39,8 @@ public final class RankLaunch {
         Map<String, String> env = new TreeMap<>(ctx.env());
         TroikaEnv.stripJobSecret(env);
         env.remove(TroikaEnv.FAULT_TOLERANCE); // set by MpirunCommandBuilder when the launch runs with --with-ft
-        String hostList = ctx.hostPlan().hostList();
-        if (hostList.length() > HOSTS_ENV_LIMIT) {
-            env.remove(TroikaEnv.HOSTS);
-            warnings.add(TroikaEnv.HOSTS + " is not exported: the list of " + ctx.hostPlan().hosts().size()
-                    + " hosts is longer than " + HOSTS_ENV_LIMIT + " characters; ranks get TROIKA_HOSTNAME from"
-                    + " hostname and no TROIKA_CROSS_RANK/SIZE");
-        } else {
-            env.put(TroikaEnv.HOSTS, hostList);
-        }
+        env.remove(TroikaEnv.HOSTS); // the caller's, from a job around this one
+        env.putAll(placeEnv(ctx.hostPlan()));
         env.put(TroikaEnv.SIZE, Integer.toString(ctx.hostPlan().size()));
         if (ctx.settings().tcp()) {
             env.put("NCCL_IB_DISABLE", "1");
@@ -54,6 +51,31 @@ public final class RankLaunch {
                 warnings.add("--java-cds works through troika's rank wrapper " + RANKENV + ", which this troika (not"
                         + " run from its distribution) does not have; the ranks run without class-data sharing");
             }
+        }
+        return env;
+    }
+
+    /**
+     * What gives each rank its place among the hosts: {@link TroikaEnv#HOST_SLOTS} (the slot counts, run-length
+     * encoded: constant for a cluster of equal hosts) always, and {@link TroikaEnv#HOSTS} (the names) while it is at
+     * most {@link #HOSTS_ENV_LIMIT} long; beyond that, ranks name their host by {@code hostname}.
+     *
+     * @throws UsageException if the slot counts change so often along the host list that even their run-length form
+     *     is longer than {@link #HOSTS_ENV_LIMIT}
+     */
+    public static Map<String, String> placeEnv(HostPlan plan) {
+        Map<String, String> env = new TreeMap<>();
+        String layout = plan.layout();
+        if (layout.length() > HOSTS_ENV_LIMIT) {
+            throw new UsageException("the " + plan.hosts().size() + " hosts of " + plan.source() + " change their slot"
+                    + " count " + layout.chars().filter(c -> c == ',').count() + " times along the list, too often to"
+                    + " give ranks their place in " + HOSTS_ENV_LIMIT / 1024 + " KiB of " + TroikaEnv.HOST_SLOTS
+                    + "; list hosts with the same slots next to each other");
+        }
+        env.put(TroikaEnv.HOST_SLOTS, layout);
+        String hostList = plan.hostList();
+        if (hostList.length() <= HOSTS_ENV_LIMIT) {
+            env.put(TroikaEnv.HOSTS, hostList);
         }
         return env;
     }

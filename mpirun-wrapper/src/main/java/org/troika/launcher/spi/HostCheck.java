@@ -104,6 +104,22 @@ public final class HostCheck {
         return name;
     }
 
+    /** A slot count given as decimal digits (leading zeros allowed) if it is 1 to {@value #MAX_RANKS}, else -1. */
+    public static int count(String digits) {
+        if (digits == null || digits.isEmpty() || digits.length() > 16) {
+            return -1;
+        }
+        long n = 0;
+        for (int i = 0; i < digits.length(); i++) {
+            char c = digits.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            n = n * 10 + (c - '0');
+        }
+        return n >= 1 && n <= MAX_RANKS ? (int) n : -1;
+    }
+
     /**
      * Parses a slot count: decimal digits (leading zeros allowed), 1 to {@value #MAX_RANKS}.
      *
@@ -111,13 +127,20 @@ public final class HostCheck {
      * @throws UsageException naming {@code where} and the allowed range
      */
     public static int slots(String where, String digits) {
+        int n = count(digits);
+        if (n > 0) {
+            return n;
+        }
         if (digits == null || digits.isEmpty() || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
             throw new UsageException(where + ": slot count " + UserText.quote(digits)
                     + " is not a whole number; give 1 to " + MAX_RANKS);
         }
-        String significant = digits.replaceFirst("^0+(?=.)", "");
-        long n = significant.length() > 8 ? Long.MAX_VALUE : Long.parseLong(significant);
-        return slots(where, n);
+        int zeros = 0;
+        while (zeros < digits.length() - 1 && digits.charAt(zeros) == '0') {
+            zeros++;
+        }
+        String significant = digits.substring(zeros);
+        return slots(where, significant.length() > 8 ? Long.MAX_VALUE : Long.parseLong(significant));
     }
 
     /**

@@ -1,40 +1,59 @@
 package org.troika.launcher.spi;
 
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.RandomAccess;
 import org.troika.common.RankTable;
 
 /**
  * The hosts a launch uses, in rank order, each with the number of ranks it runs, and the rank table (computed by
- * {@link RankTable}, the one implementation of the rule).
+ * {@link RankTable}, the one implementation of the rule; a few ints per host, rows made when asked for).
  *
  * @param source where the hosts came from, for humans ({@code "-H"}, {@code "hostfile /x"}, {@code "slurm job 42"}, ...)
  * @param hosts hosts in order with the slots actually used (every entry has at least one rank)
- * @param slots the rank table, ordered by rank
+ * @param table the rank table of {@code hosts}
  */
-public record HostPlan(String source, List<HostSlots> hosts, List<SlotInfo> slots) {
+public record HostPlan(String source, List<HostSlots> hosts, RankTable.Table table) {
     public HostPlan {
         hosts = List.copyOf(hosts);
-        slots = List.copyOf(slots);
     }
 
     /** World size. */
     public int size() {
-        return slots.size();
+        return table.size();
+    }
+
+    /** The rank table, ordered by rank (each row made when asked for). */
+    public List<SlotInfo> slots() {
+        return new Slots(table);
     }
 
     /** {@code host:slots,...} in order, the {@code -H} form. */
     public String hostList() {
-        List<String> parts = new ArrayList<>();
+        StringBuilder b = new StringBuilder(hosts.size() * 12);
         for (HostSlots h : hosts) {
-            parts.add(h.toString());
+            if (b.length() > 0) {
+                b.append(',');
+            }
+            b.append(h.name()).append(':').append(h.slots());
         }
-        return String.join(",", parts);
+        return b.toString();
+    }
+
+    /** The hosts' slot counts in order, run-length encoded ({@link RankTable.Table#layout()}: {@code 8x9999,4}). */
+    public String layout() {
+        return table.layout();
     }
 
     /** Host names in order. */
     public List<String> hostNames() {
         return hosts.stream().map(HostSlots::name).toList();
+    }
+
+    /** The ranks host {@code index} runs: {@code firstRank(index)} up to {@code firstRank(index) + slots - 1}. */
+    public int firstRank(int index) {
+        return table.firstRank(index);
     }
 
     /**
@@ -52,6 +71,7 @@ public record HostPlan(String source, List<HostSlots> hosts, List<SlotInfo> slot
             throw new IllegalArgumentException("-np " + np + " is more than the " + total + " slots of " + source);
         }
         List<HostSlots> used = new ArrayList<>();
+        List<RankTable.Host> tableHosts = new ArrayList<>();
         int left = np;
         for (HostSlots h : available) {
             if (left == 0) {
@@ -59,17 +79,30 @@ public record HostPlan(String source, List<HostSlots> hosts, List<SlotInfo> slot
             }
             int n = Math.min(left, h.slots());
             used.add(h.slots() == n ? h : h.withSlots(n));
+            tableHosts.add(new RankTable.Host(h.name(), n));
             left -= n;
         }
-        List<RankTable.Host> tableHosts = new ArrayList<>(used.size());
-        for (HostSlots h : used) {
-            tableHosts.add(new RankTable.Host(h.name(), h.slots()));
+        return new HostPlan(source, used, RankTable.of(tableHosts));
+    }
+
+    /** The rank table as {@link SlotInfo} rows. */
+    private static final class Slots extends AbstractList<SlotInfo> implements RandomAccess {
+        private final RankTable.Table table;
+
+        Slots(RankTable.Table table) {
+            this.table = table;
         }
-        List<SlotInfo> table = new ArrayList<>(np);
-        for (RankTable.Row r : RankTable.of(tableHosts)) {
-            table.add(new SlotInfo(r.host(), r.rank(), r.localRank(), r.crossRank(), r.size(), r.localSize(),
-                    r.crossSize()));
+
+        @Override
+        public SlotInfo get(int rank) {
+            RankTable.Row r = table.get(rank);
+            return new SlotInfo(r.host(), r.rank(), r.localRank(), r.crossRank(), r.size(), r.localSize(),
+                    r.crossSize());
         }
-        return new HostPlan(source, used, table);
+
+        @Override
+        public int size() {
+            return table.size();
+        }
     }
 }

@@ -91,9 +91,10 @@ class MpirunCommandBuilderTest {
     void openMpi4Minimal() {
         BackendPlan plan = USER.build(ctx(settings().build(), OMPI4, ENV));
         assertEquals(List.of("mpirun", "--tag-output", "-np", "4", "-H", "a:2,b:2", "--bind-to", "none", "--map-by",
-                "slot", "-x", "HOME", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_SIZE", "python", "train.py"),
+                "slot", "-x", "HOME", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_HOST_SLOTS", "-x", "TROIKA_SIZE", "python", "train.py"),
                 plan.launch().argv());
-        assertEquals(Map.of("PATH", "/usr/bin", "HOME", "/root", "TROIKA_HOSTS", "a:2,b:2", "TROIKA_SIZE", "4"),
+        assertEquals(Map.of("PATH", "/usr/bin", "HOME", "/root", "TROIKA_HOSTS", "a:2,b:2", "TROIKA_HOST_SLOTS", "2x2",
+                "TROIKA_SIZE", "4"),
                 plan.launch().env());
         assertEquals(List.of(), plan.warnings());
     }
@@ -105,7 +106,7 @@ class MpirunCommandBuilderTest {
                 "--timestamp-output", "--mca", "plm_rsh_args", "-p 2222 -i /k/id",
                 "--mca", "btl_tcp_if_include", "eth0,ib0", "--mca", "oob_tcp_if_include", "eth0,ib0",
                 "-x", "NCCL_SOCKET_IFNAME=eth0,ib0",
-                "-x", "HOME", "-x", "NCCL_IB_DISABLE", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_SIZE",
+                "-x", "HOME", "-x", "NCCL_IB_DISABLE", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_HOST_SLOTS", "-x", "TROIKA_SIZE",
                 "--report-bindings", "python", "train.py"), argv(s, OMPI4));
     }
 
@@ -115,14 +116,14 @@ class MpirunCommandBuilderTest {
                 "--bind-to", "none", "--map-by", "slot", "--prtemca", "plm_ssh_args", "-p 2222 -i /k/id",
                 "--mca", "btl_tcp_if_include", "eth0,ib0", "--prtemca", "oob_tcp_if_include", "eth0,ib0",
                 "-x", "NCCL_SOCKET_IFNAME=eth0,ib0",
-                "-x", "HOME", "-x", "NCCL_IB_DISABLE", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_SIZE",
+                "-x", "HOME", "-x", "NCCL_IB_DISABLE", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_HOST_SLOTS", "-x", "TROIKA_SIZE",
                 "--report-bindings", "python", "train.py"), argv(allOptions().build(), OMPI5));
     }
 
     @Test
     void openMpi5Minimal() {
         assertEquals(List.of("mpirun", "--output", "tag", "-np", "4", "-H", "a:2,b:2", "--bind-to", "none",
-                "--map-by", "slot", "-x", "HOME", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_SIZE",
+                "--map-by", "slot", "-x", "HOME", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_HOST_SLOTS", "-x", "TROIKA_SIZE",
                 "python", "train.py"), argv(settings().build(), OMPI5));
     }
 
@@ -130,7 +131,7 @@ class MpirunCommandBuilderTest {
     void spectrumBindsToSocketsAndTakesTcp() {
         assertEquals(List.of("mpirun", "--tag-output", "-np", "4", "-H", "a:2,b:2", "--bind-to", "socket",
                 "--map-by", "socket", "--rank-by", "core", "-tcp", "-x", "HOME", "-x", "NCCL_IB_DISABLE", "-x", "PATH",
-                "-x", "TROIKA_HOSTS", "-x", "TROIKA_SIZE", "python", "train.py"), argv(settings().tcp(true).build(), SPECTRUM));
+                "-x", "TROIKA_HOSTS", "-x", "TROIKA_HOST_SLOTS", "-x", "TROIKA_SIZE", "python", "train.py"), argv(settings().tcp(true).build(), SPECTRUM));
     }
 
     @Test
@@ -138,7 +139,8 @@ class MpirunCommandBuilderTest {
         BackendPlan plan = USER.build(ctx(settings().np(3).build(), MPICH, ENV));
         assertEquals(List.of("mpirun", "-l", "-np", "3", "-ppn", "2", "-hosts", "a,b", "python", "train.py"),
                 plan.launch().argv());
-        assertEquals(Map.of("PATH", "/usr/bin", "HOME", "/root", "TROIKA_HOSTS", "a:2,b:1", "TROIKA_SIZE", "3"),
+        assertEquals(Map.of("PATH", "/usr/bin", "HOME", "/root", "TROIKA_HOSTS", "a:2,b:1", "TROIKA_HOST_SLOTS", "2,1",
+                "TROIKA_SIZE", "3"),
                 plan.launch().env());
     }
 
@@ -324,13 +326,26 @@ class MpirunCommandBuilderTest {
     }
 
     @Test
-    void hugeHostListIsNotExportedAsOneVariable() {
+    void hugeHostListIsNotExportedAsOneVariableButRanksKeepTheirPlace() {
         BackendPlan plan = USER.build(ctx(onLongNamedHosts(4000, 30), OMPI4, ENV)); // 136 000 characters
         assertFalse(plan.launch().env().containsKey("TROIKA_HOSTS"));
         assertLacks(plan.launch().argv(), "TROIKA_HOSTS");
-        assertEquals(1, plan.warnings().size(), plan.warnings()::toString);
-        assertTrue(plan.warnings().get(0).startsWith("TROIKA_HOSTS is not exported"));
+        assertEquals("2x4000", plan.launch().env().get("TROIKA_HOST_SLOTS"), "what places each rank, at any size");
+        assertTrue(exported(plan.launch().argv()).contains("TROIKA_HOST_SLOTS"));
+        assertEquals(List.of(), plan.warnings());
         assertTrue(plan.launch().env().values().stream().allMatch(v -> v.length() < 128 * 1024));
+    }
+
+    @Test
+    void slotCountsChangingTooOftenToExportAreAnErrorBeforeAnythingStarts() {
+        List<HostSlots> hosts = new ArrayList<>();
+        for (int i = 0; i < 60_000; i++) {
+            hosts.add(new HostSlots("n" + i, 1 + i % 2)); // 1,2,1,2,...: 60,000 runs, 240 KB as slot counts
+        }
+        UsageException e = assertThrows(UsageException.class,
+                () -> USER.build(ctx(settings().hosts(hosts, "hostfile").build(), OMPI4, ENV)));
+        assertTrue(e.getMessage().contains("change their slot count 59999 times"), e.getMessage());
+        assertTrue(e.getMessage().contains("list hosts with the same slots next to each other"), e.getMessage());
     }
 
     // ---- Hydra rules -----------------------------------------------------------------------------------------
@@ -431,7 +446,7 @@ class MpirunCommandBuilderTest {
         env.put("OMPI_MCA_pml", "ob1");
         env.put("MY_VAR", "x");
         BackendPlan ompi = USER.build(ctx(settings().build(), OMPI4, env));
-        assertEquals(List.of("HOME", "MY_VAR", "PATH", "TROIKA_HOSTS", "TROIKA_SIZE"), exported(ompi.launch().argv()));
+        assertEquals(List.of("HOME", "MY_VAR", "PATH", "TROIKA_HOSTS", "TROIKA_HOST_SLOTS", "TROIKA_SIZE"), exported(ompi.launch().argv()));
         assertTrue(ompi.launch().argv().stream().noneMatch(w -> w.contains("c2VjcmV0")));
         // ranks on mpirun's host inherit mpirun's environment, so the secret leaves it too
         assertFalse(ompi.launch().env().containsKey("TROIKA_SECRET_KEY"));

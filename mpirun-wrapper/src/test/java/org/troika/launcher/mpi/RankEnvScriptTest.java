@@ -163,7 +163,32 @@ class RankEnvScriptTest {
                         List.of(v.get("TROIKA_RANK"), v.get("TROIKA_HOSTNAME"), v.get("TROIKA_LOCAL_RANK"),
                                 v.get("TROIKA_LOCAL_SIZE"), v.get("TROIKA_CROSS_RANK"), v.get("TROIKA_CROSS_SIZE"),
                                 v.get("TROIKA_SIZE")), where);
+                // the slot counts alone (what ranks get when the names are too long to export): same place
+                String counts = String.join(",", c.hosts().stream().map(h -> Integer.toString(h.slots())).toList());
+                Result bySlots = run(Map.of("PMI_RANK", "" + row.rank(), "PMI_SIZE", "" + row.size(),
+                        "TROIKA_HOST_SLOTS", counts), "env");
+                Map<String, String> w = bySlots.vars();
+                assertEquals(List.of("" + row.localRank(), "" + row.localSize(), "" + row.crossRank(),
+                        "" + row.crossSize()), List.of(w.get("TROIKA_LOCAL_RANK"), w.get("TROIKA_LOCAL_SIZE"),
+                        w.get("TROIKA_CROSS_RANK"), w.get("TROIKA_CROSS_SIZE")), where + " by slot counts " + counts);
             }
+        }
+    }
+
+    /** Runs of equal hosts ({@code SxK}): ranks of a 10,000-host layout find their place in a few steps. */
+    @Test
+    void placesRanksFromRunLengthSlotCounts() throws Exception {
+        String layout = "8x9998,3,8"; // hosts 0..9997: 8 slots, 9998: 3, 9999: 8
+        int[][] cases = { // rank, local rank, local size, cross rank, cross size
+            {0, 0, 8, 0, 10000}, {79983, 7, 8, 9997, 9999}, {79986, 2, 3, 9998, 10000}, {79990, 3, 8, 9998, 9999},
+            {79994, 7, 8, 9998, 9999}};
+        for (int[] c : cases) {
+            Result r = run(Map.of("OMPI_COMM_WORLD_RANK", "" + c[0], "OMPI_COMM_WORLD_SIZE", "79995",
+                    "TROIKA_HOST_SLOTS", layout), "env");
+            Map<String, String> v = r.vars();
+            assertEquals(0, r.exit(), r.err());
+            assertEquals(List.of("" + c[1], "" + c[2], "" + c[3], "" + c[4]), List.of(v.get("TROIKA_LOCAL_RANK"),
+                    v.get("TROIKA_LOCAL_SIZE"), v.get("TROIKA_CROSS_RANK"), v.get("TROIKA_CROSS_SIZE")), "rank " + c[0]);
         }
     }
 }

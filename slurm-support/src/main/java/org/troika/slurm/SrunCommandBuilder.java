@@ -43,7 +43,10 @@ import org.troika.launcher.spi.SlotInfo;
  *       (one Ctrl-C ends the step; plain srun wants two within a second);
  *   <li>the user's {@code --mpi-args} verbatim, then the command behind {@code troika-rankenv}.
  * </ol>
- * Long options use srun's {@code --name=value} form: srun's optional-argument options ({@code --kill-on-bad-exit})
+ * An elastic job's generation ({@code --launcher srun}) is planned the same way from the generation's host plan and
+ * environment: one srun step per generation.
+ *
+ * <p>Long options use srun's {@code --name=value} form: srun's optional-argument options ({@code --kill-on-bad-exit})
  * take their value only that way, and one form for all keeps each option one argv word.
  *
  * <p>Environment: srun forwards its whole environment to the ranks, so it is the caller's without the excluded

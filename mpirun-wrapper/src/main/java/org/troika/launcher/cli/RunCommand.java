@@ -372,8 +372,7 @@ final class RunCommand implements Subcommand {
         if (s.backend().auto()) {
             return new MpirunBackend();
         }
-        LaunchBackend b = s.backend().equals(RunSettings.Backend.MPI) ? new MpirunBackend() : named(s.backend(),
-                plugins);
+        LaunchBackend b = named(s.backend(), plugins);
         if (!b.capabilities().contains(LaunchBackend.Capability.ELASTIC)) {
             throw new UsageException("--launcher " + b.name() + " cannot run elastic jobs; use --launcher "
                     + String.join(" or ", capable(LaunchBackend.Capability.ELASTIC, plugins))

@@ -43,9 +43,13 @@ import org.troika.rsh.driver.HostsNotReadyException;
 import org.troika.wire.Secret;
 
 /**
- * The real {@link GenerationLauncher}: each generation is one static launch planned by the ordinary planner
- * ({@code MpirunBackend}) over the generation's hosts, through the job's {@link GenerationRelay} (one warm
- * {@link RelaySession}) when a remote shell or the relay agent is set, supervised by a {@link SupervisedLaunch}.
+ * The real {@link GenerationLauncher}: each generation is one static launch planned by the ordinary planner with the
+ * job's backend ({@link Planner#backend}: mpirun, or any backend that declares
+ * {@link LaunchBackend.Capability#ELASTIC}, such as srun) over the generation's hosts, through the job's
+ * {@link GenerationRelay} (one warm {@link RelaySession}) when the backend's daemons can be relayed
+ * ({@link LaunchBackend.Capability#RELAY_AGENT}) and a remote shell or the relay agent is set, supervised by a
+ * {@link SupervisedLaunch}. A backend without relayed daemons (srun starts every rank itself) gets the worker key in
+ * its launch environment ({@link #withWorkerKeyInEnvironment}) instead of key files on the hosts.
  *
  * <p>Rank environment (on top of the caller's, through the planner's {@code -x} exports): {@code TROIKA_ELASTIC=1},
  * {@code TROIKA_JOB_ID}, {@code TROIKA_ELASTIC_GENERATION}, and for rank 0's host updates

@@ -275,6 +275,15 @@ class ElasticRunTest {
 
     RunSupport start(Launcher mpi, NetnsCluster c, Path hosts, int steps, String... elastic)
             throws IOException {
+        return start(mpi, c, hosts, steps, 60, List.of(), elastic);
+    }
+
+    /**
+     * ElasticTraining ({@code steps}, a commit every {@value #EVERY}, {@code stepMs} per step, then {@code training}'s
+     * own options) through troika with the {@code elastic} options.
+     */
+    RunSupport start(Launcher mpi, NetnsCluster c, Path hosts, int steps, int stepMs, List<String> training,
+            String... elastic) throws IOException {
         Path discover = tmp.resolve("discover.sh");
         Files.writeString(discover, "#!/bin/sh\ncat " + hosts + "\n");
         Files.setPosixFilePermissions(discover, PosixFilePermissions.fromString("rwx------"));
@@ -285,7 +294,9 @@ class ElasticRunTest {
         String remoteShell = mpi == Launcher.OPEN_MPI_5 ? "ip netns exec {host}" : c.remoteShell();
         args.addAll(List.of("--remote-shell", remoteShell, "--network-interface", c.subnet(),
                 "java", "-cp", Dist.home().resolve("lib") + "/*", "org.troika.examples.ElasticTraining",
-                "--steps", Integer.toString(steps), "--commit-every", Integer.toString(EVERY), "--step-ms", "60"));
+                "--steps", Integer.toString(steps), "--commit-every", Integer.toString(EVERY), "--step-ms",
+                Integer.toString(stepMs)));
+        args.addAll(training);
         return RunSupport.start(mpi, tmp, Map.of("OMPI_MCA_hwloc_base_binding_policy", "none"),
                 args.toArray(String[]::new));
     }
@@ -324,6 +335,13 @@ class ElasticRunTest {
 
     /** SIGKILLs launch rank {@code r} of {@code generation}; returns its pid. */
     static long killRank(RunSupport run, int r, int generation) throws Exception {
+        ProcessHandle p = findRank(run, r, generation);
+        p.destroyForcibly();
+        return p.pid();
+    }
+
+    /** The process of launch rank {@code r} of {@code generation} (waits up to {@link RunSupport#TIMEOUT_S}). */
+    static ProcessHandle findRank(RunSupport run, int r, int generation) throws Exception {
         byte[] rank = ("OMPI_COMM_WORLD_RANK=" + r).getBytes(StandardCharsets.UTF_8);
         byte[] gen = ("TROIKA_ELASTIC_GENERATION=" + generation).getBytes(StandardCharsets.UTF_8);
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(RunSupport.TIMEOUT_S);
@@ -337,8 +355,7 @@ class ElasticRunTest {
                 }
                 if (contains(env, rank) && contains(env, gen)
                         && p.info().commandLine().orElse("").contains("ElasticTraining")) {
-                    p.destroyForcibly();
-                    return p.pid();
+                    return p;
                 }
             }
             Thread.sleep(50);

@@ -43,9 +43,12 @@ class ElasticShrinkRunTest {
                 run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
                 Set<Long> before = rankPids(run);
                 assertEquals(4, before.size(), run.err());
+                // found before the first kill: a search of the process table under load can outlast the training
+                ProcessHandle rank1 = ElasticRunTest.findRank(run, 1, 1);
                 long first = ElasticRunTest.killRank(run, 3, 1);
                 run.awaitOut(o -> o.contains("size=3"), "a commit of the 3 survivors");
-                long second = ElasticRunTest.killRank(run, 1, 1);
+                rank1.destroyForcibly();
+                long second = rank1.pid();
                 run.awaitOut(o -> o.contains("size=2"), "a commit of the 2 survivors");
                 Set<Long> survivors = new HashSet<>(before);
                 survivors.remove(first);
@@ -90,6 +93,43 @@ class ElasticShrinkRunTest {
                 assertTrue(r.err().contains("blacklisted host " + h.get(1)), r.toString());
                 assertTrue(r.err().contains("generation 2 (failure): 3 ranks on " + h.get(0) + ":1," + h.get(2) + ":1,"
                         + h.get(3) + ":1"), r.toString());
+            }
+        }
+    }
+
+    /**
+     * Issue 21: survivors that never report the world without a dead rank (here: rank 1 sleeps outside MPI, so the
+     * others can neither finish their allreduce nor agree on a shrink; in the wild, a collective the MPI's revoke does
+     * not reach) are not left waiting for the hang watchdog. The dead rank's host saw its process end (its task
+     * service), and {@code SHRINK_REPORT_TIMEOUT} (20 s) later the launcher ends the generation: the dead rank's host
+     * is blacklisted and the next generation resumes from the last commit. Before, this job hung (the watchdog is
+     * off here).
+     */
+    @Test
+    void survivorsThatDoNotRecoverFromADeathAreEndedAndTheJobResumesFromTheLastCommit() throws Exception {
+        int steps = 60;
+        try (NetnsCluster c = cluster("ulfx", 206)) {
+            List<String> h = ElasticRunTest.addresses(c);
+            ElasticRunTest e = new ElasticRunTest();
+            e.tmp = tmp;
+            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
+            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60,
+                    List.of("--stall-rank", "1", "--stall-step", "13"), "--min-np", "2", "--hang-timeout", "0")) {
+                run.awaitOut(o -> o.contains("committed step=10 "), "the commit before the stall");
+                Thread.sleep(1000); // rank 1 sleeps at step 13; the others wait for it in the allreduce
+                long t0 = System.nanoTime();
+                ElasticRunTest.killRank(run, 2, 1);
+                run.awaitErr(err -> err.contains("generation 2 (failure)"), "the next generation");
+                long ended = (System.nanoTime() - t0) / 1_000_000;
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                assertTrue(r.err().contains("generation 1: rank 2 on host " + h.get(2) + " died and the survivors did"
+                        + " not recover within 20 s; ending the generation"), r.toString());
+                assertTrue(r.err().contains("blacklisted host " + h.get(2)), r.toString());
+                // the report's 20 s, the teardown's grace and a relaunch on a loaded machine
+                assertTrue(ended >= 19_000 && ended < 90_000, "next generation " + ended + " ms after the kill\n" + r);
+                ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
             }
         }
     }

@@ -146,9 +146,19 @@ final class RunSupport implements AutoCloseable {
 
     /** Waits (up to {@link #TIMEOUT_S}) until stdout satisfies {@code condition}. */
     void awaitOut(Predicate<String> condition, String what) throws InterruptedException {
+        await(this::out, condition, what);
+    }
+
+    /** Waits (up to {@link #TIMEOUT_S}) until stderr satisfies {@code condition}. */
+    void awaitErr(Predicate<String> condition, String what) throws InterruptedException {
+        await(this::err, condition, what);
+    }
+
+    private void await(java.util.function.Supplier<String> stream, Predicate<String> condition, String what)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
-        while (!condition.test(out())) {
-            if (System.nanoTime() > deadline || !process.isAlive() && !condition.test(out())) {
+        while (!condition.test(stream.get())) {
+            if (System.nanoTime() > deadline || !process.isAlive() && !condition.test(stream.get())) {
                 throw new AssertionError("never saw " + what + "\n--- stdout\n" + out() + "--- stderr\n" + err());
             }
             Thread.sleep(50);

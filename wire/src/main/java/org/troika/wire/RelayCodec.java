@@ -30,6 +30,7 @@ final class RelayCodec implements Codec<RelayMessage> {
     static final int FILE_STORED = 25;
     static final int NODE_STORE = 26;
     static final int AGENT_KEY_OPEN = 27;
+    static final int RANK_ENDED = 28;
 
     @Override
     public int typeOf(RelayMessage m) {
@@ -55,6 +56,7 @@ final class RelayCodec implements Codec<RelayMessage> {
         if (m instanceof RelayMessage.FileStored) return FILE_STORED;
         if (m instanceof RelayMessage.NodeStore) return NODE_STORE;
         if (m instanceof RelayMessage.AgentKeyOpen) return AGENT_KEY_OPEN;
+        if (m instanceof RelayMessage.RankEnded) return RANK_ENDED;
         throw new IllegalArgumentException("no relay wire type for " + m.getClass());
     }
 
@@ -112,6 +114,8 @@ final class RelayCodec implements Codec<RelayMessage> {
             o.str(n.jobId());
         } else if (m instanceof RelayMessage.AgentKeyOpen k) {
             o.str(k.label());
+        } else if (m instanceof RelayMessage.RankEnded r) {
+            o.u32(r.generation()).u32(r.rank());
         } else {
             throw new IllegalArgumentException("no relay wire encoding for " + m.getClass());
         }
@@ -166,6 +170,7 @@ final class RelayCodec implements Codec<RelayMessage> {
             case FILE_STORED -> new RelayMessage.FileStored(in.str(), in.str());
             case NODE_STORE -> new RelayMessage.NodeStore(in.str());
             case AGENT_KEY_OPEN -> new RelayMessage.AgentKeyOpen(in.str());
+            case RANK_ENDED -> new RelayMessage.RankEnded(in.u32(), in.u32());
             default -> throw new WireException("unknown relay message type " + type);
         };
     }

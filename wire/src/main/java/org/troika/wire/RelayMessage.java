@@ -114,6 +114,14 @@ public sealed interface RelayMessage {
      */
     record AgentKeyOpen(String label) implements RelayMessage {}
 
+    /**
+     * task → driver, on the control connection: the process of rank {@code rank} of elastic generation {@code
+     * generation} that a daemon of this service started (a fault-tolerant generation's rank, watched by the service)
+     * has ended. Sent whatever the MPI's own runtime says: the launcher acts on it when the survivors do not report
+     * the rank's death themselves in time.
+     */
+    record RankEnded(int generation, int rank) implements RelayMessage {}
+
     /** agent → driver: where is the task service of this host word? */
     record Lookup(String host) implements RelayMessage {}
 

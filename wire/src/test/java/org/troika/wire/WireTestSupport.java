@@ -96,7 +96,8 @@ final class WireTestSupport {
                 new RelayMessage.PrivateFile("TROIKA_WORKER_SECRET_FILE", "a2V5".getBytes(StandardCharsets.US_ASCII)),
                 new RelayMessage.FileStored("TROIKA_WORKER_SECRET_FILE", ""),
                 new RelayMessage.NodeStore("e123-ab"),
-                new RelayMessage.AgentKeyOpen("00112233445566778899aabbccddeeff"));
+                new RelayMessage.AgentKeyOpen("00112233445566778899aabbccddeeff"),
+                new RelayMessage.RankEnded(3, 2));
     }
 
     static List<SparkMessage> sparkMessages() {

@@ -77,6 +77,14 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
      * elastic run before it is ended (PRRTE 3.0.8 at times does not exit by itself after a rank died).
      */
     static final Duration SHRUNK_EXIT_GRACE = Duration.ofSeconds(10);
+    /**
+     * With fault tolerance: how long the survivors have, after a rank's host saw its process end, to report the world
+     * without it; past that they are stuck (a collective the MPI's revoke does not reach, a runtime that never told
+     * them) and the generation ends, to resume from the last commit. The survivors' report takes 0.3 to 1.5 s on this
+     * machine at load 25-35 (bench/ulfm-detect.sh); 10 s ran out once at load 31, in a run whose daemons had taken
+     * 12 s to start (slow or stuck survivors: not known).
+     */
+    static final Duration SHRINK_REPORT_TIMEOUT = Duration.ofSeconds(20);
 
     /**
      * Plans one static launch with the same planner {@code troika run} uses, over the generation's own host plan (not
@@ -348,6 +356,10 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                                 if (gen.hostNames().contains(host)) {
                                     hostLost(host);
                                 } // a spare's service is started again when a generation needs it
+                            }, (host, ended) -> {
+                                if (ended.generation() == gen.id()) {
+                                    rankProcessEnded(ended.rank(), host, s.verbose());
+                                }
                             });
                 } catch (HostsNotReadyException x) {
                     // not the end of the job: those hosts are blacklisted and the next generation runs without them
@@ -409,6 +421,46 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
             if (l != null) {
                 l.hostLost(host);
             }
+        }
+
+        /**
+         * A rank's host saw its process end (its task service; fault-tolerant generations only). Unless the rank left
+         * or the survivors already named it dead, they get {@link #SHRINK_REPORT_TIMEOUT} to report the world without
+         * it; if they do not, they are stuck and the generation ends (the dead rank's host is blacklisted, the next
+         * generation resumes from the last commit) instead of waiting for the hang watchdog.
+         */
+        private void rankProcessEnded(int rank, String host, boolean verbose) {
+            if (!shrink.processEnded(rank)) {
+                return;
+            }
+            if (verbose) {
+                err.println("troika elastic: generation " + gen.id() + ": the process of rank " + rank + " on host "
+                        + host + " ended (seen by its task service)");
+            }
+            Thread t = new Thread(() -> {
+                try {
+                    Thread.sleep(SHRINK_REPORT_TIMEOUT.toMillis());
+                } catch (InterruptedException e) {
+                    return;
+                }
+                SupervisedLaunch l = launch;
+                try {
+                    if (!shrink.unconfirmed(rank) || l == null || l.waitFor(Duration.ZERO) != null) {
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                }
+                shrink.declareDead(rank);
+                err.println("troika elastic: generation " + gen.id() + ": rank " + rank + " on host " + host
+                        + " died and the survivors did not recover within " + SHRINK_REPORT_TIMEOUT.toSeconds()
+                        + " s; ending the generation (the next one resumes from the last commit)");
+                timeline.instant(Timeline.Kind.FAILURE, "rank " + rank + " died, survivors stuck", host,
+                        Map.of("rank", rank, "generation", gen.id()));
+                l.tearDown(SupervisedLaunch.LOST_HOST_GRACE);
+            }, "troika-generation-shrink-report");
+            t.setDaemon(true);
+            t.start();
         }
 
         /** This generation's notifier: rank 0's host updates, and the ranks' reports to {@link #shrink}. */

@@ -56,6 +56,8 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     private final Set<Integer> dead = new TreeSet<>();
     private final Set<Integer> departed = new TreeSet<>();
     private final Map<Integer, Integer> left = new TreeMap<>();
+    /** Ranks whose processes ended without a leave, not (yet) named dead by a report of the survivors. */
+    private final Set<Integer> ended = new TreeSet<>();
     private int epoch;
     private boolean toldOver;
 
@@ -113,14 +115,39 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
         }
     }
 
+    /**
+     * The process of {@code rank} has ended, as its host saw it (its task service: {@code RelayMessage.RankEnded}),
+     * whatever the MPI's runtime reported. A rank that reported its leave ended as it said; any other died, and the
+     * survivors should report the world without it soon: returns whether this is such a rank, not yet named dead.
+     */
+    public synchronized boolean processEnded(int rank) {
+        return hosts.containsKey(rank) && !left.containsKey(rank) && !departed.contains(rank) && !dead.contains(rank)
+                && ended.add(rank);
+    }
+
+    /** Whether {@code rank}'s process ended without a leave and no report of the survivors has named it dead. */
+    public synchronized boolean unconfirmed(int rank) {
+        return ended.contains(rank) && !dead.contains(rank) && !left.containsKey(rank);
+    }
+
+    /**
+     * The survivors did not recover from the end of {@code rank}'s process: it counts as dead (its host is
+     * blacklisted) and the generation ends. Nothing is told: the world did not go on.
+     */
+    public synchronized void declareDead(int rank) {
+        if (unconfirmed(rank)) {
+            dead.add(rank);
+        }
+    }
+
     /** Whether the world changed in place (a rank died, left by a split or joined). */
     public synchronized boolean changed() {
-        return epoch > 0;
+        return epoch > 0 || !dead.isEmpty();
     }
 
     /** Whether the world changed and every rank is dead, departed or has left. */
     public synchronized boolean over() {
-        if (epoch == 0) {
+        if (!changed()) {
             return false;
         }
         for (int r : hosts.keySet()) {

@@ -1,5 +1,6 @@
 package org.troika.launcher.mpi;
 
+import org.troika.launcher.spi.FaultTolerance;
 import org.troika.launcher.spi.MpiFlavor;
 import org.troika.launcher.spi.MpiInstall;
 import java.nio.file.Path;
@@ -108,6 +109,10 @@ public final class MpirunCommandBuilder {
             // ULFM: a dead rank does not end the job; the survivors' calls fail and they shrink (docs/elastic.md)
             argv.addAll(List.of("--with-ft", "ulfm"));
             env.put(TroikaEnv.FAULT_TOLERANCE, "shrink");
+            if (!FaultTolerance.revokesHanSubcommunicators(mpi) && !setsMca(s.mpiArgs(), ctx.env(), "coll")) {
+                // a revoke does not reach coll/han's sub-communicators before Open MPI 5.0.10: survivors hang there
+                argv.addAll(List.of("--mca", "coll", "^han"));
+            }
         }
         if (s.tcp() && mpi.flavor() == MpiFlavor.SPECTRUM_MPI) {
             argv.add("-tcp");
@@ -153,6 +158,22 @@ public final class MpirunCommandBuilder {
         }
         return new BackendPlan(new LaunchPlan(argv, env), files, warnings,
                 rankOutput(ctx, prrte ? RankOutput.TagFormat.PRRTE : RankOutput.TagFormat.ORTE));
+    }
+
+    /**
+     * Whether the user chose the MCA parameter {@code name} for the ranks: {@code OMPI_MCA_<name>} in the environment,
+     * or {@code --mca}/{@code -mca}/{@code --omca}/{@code --gmca} {@code name} among the extra mpirun arguments (pure).
+     */
+    static boolean setsMca(List<String> mpiArgs, Map<String, String> env, String name) {
+        if (env.containsKey("OMPI_MCA_" + name)) {
+            return true;
+        }
+        for (int i = 1; i < mpiArgs.size(); i++) {
+            if (mpiArgs.get(i).equals(name) && mpiArgs.get(i - 1).matches("--?[og]?mca")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -18,6 +18,7 @@ import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.timeline.Timeline;
 import org.troika.rsh.driver.HostsNotReadyException;
+import org.troika.wire.RelayMessage;
 
 /**
  * The relay of an elastic job's generations: one warm {@link RelaySession} for the whole job (task services outlive
@@ -108,13 +109,17 @@ public final class GenerationRelay implements AutoCloseable {
      * own hosts up and provisioned, its agent key open.
      *
      * @param onHostLost where hosts lost from now on are reported (this generation's)
+     * @param onRankEnded where the services' reports of ended rank processes go from now on ({@link
+     *     RelayMessage.RankEnded}, with the host word; fault-tolerant generations' ranks only)
      * @throws HostsNotReadyException naming the hosts whose service did not come up; they are stopped
      */
     public RelaySession.Launch ready(HostPlan plan, RunSettings s, MpiInstall mpi, Map<String, String> env,
-            BiConsumer<String, String> onHostLost) throws HostsNotReadyException, IOException, InterruptedException {
+            BiConsumer<String, String> onHostLost, BiConsumer<String, RelayMessage.RankEnded> onRankEnded)
+            throws HostsNotReadyException, IOException, InterruptedException {
         used(plan.hostNames());
         RelaySession r = session(s, mpi, env);
         r.onHostLost(onHostLost);
+        r.onRankEnded(onRankEnded);
         List<String> hosts;
         synchronized (this) {
             hosts = servedHosts(usable, plan.hostNames());

@@ -19,6 +19,7 @@ import org.troika.launcher.timeline.Timeline;
 import org.troika.rsh.Liveness;
 import org.troika.rsh.driver.DriverService;
 import org.troika.rsh.driver.HostsNotReadyException;
+import org.troika.wire.RelayMessage;
 import org.troika.wire.Secret;
 
 /**
@@ -160,6 +161,16 @@ public final class RelaySession implements AutoCloseable {
     public void onHostLost(BiConsumer<String, String> listener) {
         if (pool != null) {
             pool.onHostLost(listener);
+        }
+    }
+
+    /**
+     * Where the services' reports of ended rank processes go from now on (a warm session's current generation; see
+     * {@link TaskServicePool#onRankEnded}).
+     */
+    public void onRankEnded(BiConsumer<String, RelayMessage.RankEnded> listener) {
+        if (pool != null) {
+            pool.onRankEnded(listener);
         }
     }
 

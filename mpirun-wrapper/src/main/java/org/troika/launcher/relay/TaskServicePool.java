@@ -19,6 +19,7 @@ import org.troika.launcher.timeline.Timeline;
 import org.troika.rsh.Liveness;
 import org.troika.rsh.driver.DriverService;
 import org.troika.rsh.driver.HostsNotReadyException;
+import org.troika.wire.RelayMessage;
 import org.troika.wire.Endpoint;
 import org.troika.wire.Secret;
 
@@ -141,6 +142,7 @@ public final class TaskServicePool implements AutoCloseable {
     /** The hosts {@link #ready} waits for; a registration wakes it only when the last one came (guarded by this). */
     private Set<String> awaited = Set.of();
     private volatile BiConsumer<String, String> onHostLost = (h, why) -> { };
+    private volatile BiConsumer<String, RelayMessage.RankEnded> onRankEnded = (h, ended) -> { };
     private volatile DriverService driver;
     private boolean closed;
 
@@ -156,6 +158,14 @@ public final class TaskServicePool implements AutoCloseable {
     /** Where lost hosts are reported from now on, once per host, on a driver thread (after the state changed). */
     public void onHostLost(BiConsumer<String, String> listener) {
         this.onHostLost = listener;
+    }
+
+    /**
+     * Where the services' reports of ended rank processes go from now on ({@link RelayMessage.RankEnded}: a watched
+     * rank of a fault-tolerant elastic generation ended on that host), with the host word, on a driver thread.
+     */
+    public void onRankEnded(BiConsumer<String, RelayMessage.RankEnded> listener) {
+        this.onRankEnded = listener;
     }
 
     /** The driver ({@code null} before the first start): key rotation and network choice talk to it. */
@@ -255,6 +265,7 @@ public final class TaskServicePool implements AutoCloseable {
             DriverService d = new DriverService(config.secret(), config.route().to(firstHost), List.of(),
                     config.heartbeat(), config.liveness(), this::lost);
             d.onRegistered(this::registered);
+            d.onRankEnded((host, ended) -> onRankEnded.accept(host, ended));
             driver = d;
         }
         return driver;

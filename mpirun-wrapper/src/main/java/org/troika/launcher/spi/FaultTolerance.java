@@ -1,6 +1,8 @@
 package org.troika.launcher.spi;
 
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.troika.common.UsageException;
 
 /**
@@ -32,6 +34,26 @@ public enum FaultTolerance {
             default -> throw new UsageException("--fault-tolerance '" + value + "' is not known; use relaunch, shrink"
                     + " or auto");
         };
+    }
+
+    private static final Pattern VERSION = Pattern.compile("(\\d+)\\.(\\d+)\\.(\\d+)");
+
+    /**
+     * Whether revoking a communicator under {@code mpi}'s ULFM also revokes the sub-communicators its hierarchical
+     * collectives ({@code coll/han}) run on (pure): Open MPI 5.0.10 and later (open-mpi/ompi#13420). Before, a survivor
+     * blocked inside a HAN collective, waiting for a live peer on the same node that already saw the failure and went
+     * on to shrink, is never interrupted: the survivors hang (issue 21's missed failure, 1 run in 3 to 10 here). An
+     * unknown version counts as before.
+     */
+    public static boolean revokesHanSubcommunicators(MpiInstall mpi) {
+        Matcher m = VERSION.matcher(mpi.versionText());
+        if (mpi.flavor() != MpiFlavor.OPEN_MPI || !m.find()) {
+            return false;
+        }
+        int major = Integer.parseInt(m.group(1));
+        int minor = Integer.parseInt(m.group(2));
+        int patch = Integer.parseInt(m.group(3));
+        return major > 5 || major == 5 && (minor > 0 || patch >= 10);
     }
 
     /** Whether {@code mpi} can run a job whose survivors shrink (ULFM: Open MPI 5 and later). */

@@ -135,4 +135,30 @@ class ShrinkTrackerTest {
                 new RankExit(1, "a", 0, false), new RankExit(2, "b", 75, false), new RankExit(3, "b", 75, false)),
                 t.exits(0));
     }
+
+    @Test
+    void aProcessThatEndedWithoutALeaveIsUnconfirmedUntilTheSurvivorsReportItOrItIsDeclaredDead() {
+        Told told = new Told();
+        ShrinkTracker t = new ShrinkTracker(PLAN, told);
+        t.event(left(1, 0));
+        assertFalse(t.processEnded(1), "it left: its process ending is no death");
+        assertFalse(t.processEnded(9), "not a rank of the generation");
+        assertTrue(t.processEnded(3));
+        assertFalse(t.processEnded(3), "told once");
+        assertTrue(t.unconfirmed(3));
+        assertFalse(t.changed(), "nothing is concluded from the process alone");
+        t.event(shrunk(1, 0, 1, 2));
+        assertFalse(t.unconfirmed(3), "the survivors reported it dead");
+        assertEquals(List.of("3@b"), told.died);
+
+        Told stuck = new Told();
+        ShrinkTracker u = new ShrinkTracker(PLAN, stuck);
+        assertTrue(u.processEnded(2));
+        u.declareDead(2); // the survivors never reported: the generation ends with rank 2 failed
+        assertTrue(u.changed());
+        assertEquals(List.of(), stuck.died, "the world did not go on: nobody is told it did");
+        List<RankExit> exits = u.exits(143);
+        assertEquals(new RankExit(2, "b", ShrinkTracker.DIED_EXIT, false), exits.get(0));
+        assertTrue(exits.subList(1, 4).stream().allMatch(RankExit::collateral), exits::toString);
+    }
 }

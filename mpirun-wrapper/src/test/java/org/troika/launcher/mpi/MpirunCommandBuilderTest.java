@@ -570,6 +570,39 @@ class MpirunCommandBuilderTest {
         }
     }
 
+    /**
+     * Issue 21's missed failure: before Open MPI 5.0.10 a revoke does not reach coll/han's sub-communicators, so a
+     * fault-tolerant generation leaves HAN out, unless the user chose the collectives themselves.
+     */
+    @Test
+    void aFaultTolerantGenerationLeavesHanOutWhereARevokeCannotReachItsSubcommunicators() {
+        Map<String, String> env = new TreeMap<>(ENV);
+        env.put(org.troika.common.TroikaEnv.ELASTIC, "1");
+        RunSettings s = settings().faultTolerance(org.troika.launcher.spi.FaultTolerance.SHRINK).build();
+        List<String> noHan = List.of("--mca", "coll", "^han");
+        for (String version : List.of("", "mpirun (Open MPI) 5.0.7", "mpirun (Open MPI) 5.0.9")) {
+            List<String> argv = USER.build(ctx(s, new MpiInstall(MpiFlavor.OPEN_MPI, 5, version), env)).launch().argv();
+            assertTrue(Collections.indexOfSubList(argv, noHan) > argv.indexOf("ulfm"), version + ": " + argv);
+        }
+        for (String version : List.of("mpirun (Open MPI) 5.0.10", "mpirun (Open MPI) 5.1.0", "mpirun (Open MPI) 6.0.0")) {
+            List<String> argv = USER.build(ctx(s, new MpiInstall(MpiFlavor.OPEN_MPI, 6, version), env)).launch().argv();
+            assertEquals(-1, Collections.indexOfSubList(argv, noHan), version + ": " + argv);
+            assertTrue(argv.contains("ulfm"), argv::toString);
+        }
+        MpiInstall old = new MpiInstall(MpiFlavor.OPEN_MPI, 5, "mpirun (Open MPI) 5.0.7");
+        Map<String, String> chosen = new TreeMap<>(env);
+        chosen.put("OMPI_MCA_coll", "^tuned");
+        assertEquals(-1, Collections.indexOfSubList(USER.build(ctx(s, old, chosen)).launch().argv(), noHan));
+        RunSettings given = settings().faultTolerance(org.troika.launcher.spi.FaultTolerance.SHRINK)
+                .mpiArgs(List.of("--mca", "coll", "basic,libnbc,self")).build();
+        List<String> argv = USER.build(ctx(given, old, env)).launch().argv();
+        assertEquals(-1, Collections.indexOfSubList(argv, noHan), argv::toString);
+        assertTrue(Collections.indexOfSubList(argv, List.of("--mca", "coll", "basic,libnbc,self")) > 0);
+        // without fault tolerance the collectives are the MPI's choice
+        RunSettings relaunch = settings().faultTolerance(org.troika.launcher.spi.FaultTolerance.RELAUNCH).build();
+        assertEquals(-1, Collections.indexOfSubList(USER.build(ctx(relaunch, old, env)).launch().argv(), noHan));
+    }
+
     @Test
     void buildIsRepeatable() {
         LaunchContext c = ctx(allOptions().build(), OMPI4, ENV);

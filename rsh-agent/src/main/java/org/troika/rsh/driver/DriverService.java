@@ -231,6 +231,16 @@ public final class DriverService implements AutoCloseable {
 
     private volatile java.util.function.Consumer<String> onRegistered;
 
+    /**
+     * Told, with the host word, each {@link RelayMessage.RankEnded} a registered host's service reports (a watched rank
+     * process ended; on the driver's callback thread, in arrival order); {@code null}: nobody.
+     */
+    public void onRankEnded(java.util.function.BiConsumer<String, RelayMessage.RankEnded> listener) {
+        this.onRankEnded = listener;
+    }
+
+    private volatile java.util.function.BiConsumer<String, RelayMessage.RankEnded> onRankEnded;
+
     /** Whether the agent key is still accepted. */
     public boolean agentKeyOpen() {
         return agentKey != null;
@@ -466,6 +476,11 @@ public final class DriverService implements AutoCloseable {
                 var pending = r.stored.get(f.envName());
                 if (pending != null) {
                     pending.complete(f.problem());
+                }
+            } else if (m instanceof RelayMessage.RankEnded e) {
+                var told = onRankEnded;
+                if (told != null) {
+                    callbacks.execute(() -> told.accept(r.info.host(), e));
                 }
             }
             return;

@@ -63,6 +63,9 @@ import org.troika.wire.WireServer;
  *       removed when the service stops. Nothing comes from a file on the launcher's machine.</li>
  *   <li>An elastic job's node state store on this host ({@link RelayMessage.NodeStore}) is kept between generations but
  *       removed when the service stops without the driver's Shutdown (launcher killed, host partitioned).</li>
+ *   <li>The rank processes of fault-tolerant elastic generations under its daemons are watched ({@link RankWatch}); when
+ *       one ends the driver hears {@link RelayMessage.RankEnded}, so a dead rank is known even when the MPI's runtime
+ *       leaves its survivors waiting.</li>
  *   <li>When the driver sees several hosts share one kernel hostname (fake hosts on one machine), it sends a hostname
  *       and commands then run in a private UTS namespace with it, so Open MPI session directories do not collide.</li>
  * </ul>
@@ -119,6 +122,9 @@ public final class TaskService implements AutoCloseable {
     /** Commands this service stopped (abort, agent gone, shutdown): their exit codes are normalised. */
     private final java.util.Set<ProcessSupervisor> terminated = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private List<Endpoint> endpoints = List.of();
+    /** The ranks of fault-tolerant generations under this service's daemons: their ends go to the driver. */
+    private final RankWatch rankWatch = new RankWatch(
+            () -> started.stream().map(ProcessSupervisor::pid).toList(), this::rankEnded);
 
     public TaskService(Config config) {
         this.config = config;
@@ -154,6 +160,7 @@ public final class TaskService implements AutoCloseable {
         control.send(new RelayMessage.Register(config.host(), hostname, endpoints, nics));
         pool.submit(this::controlLoop);
         pool.submit(this::heartbeatLoop);
+        rankWatch.start();
         return this;
     }
 
@@ -227,6 +234,15 @@ public final class TaskService implements AutoCloseable {
     /** Why the service stopped, or {@code null} while it runs. */
     public String stopReason() {
         return stopReason;
+    }
+
+    /** A watched rank's process ended: the driver hears it on the control connection. */
+    private void rankEnded(RelayMessage.RankEnded e) {
+        try {
+            control.send(e);
+        } catch (IOException x) {
+            stop("driver unreachable: " + x.getMessage());
+        }
     }
 
     private void heartbeatLoop() {
@@ -507,6 +523,7 @@ public final class TaskService implements AutoCloseable {
             stopping = true;
             stopReason = reason;
         }
+        rankWatch.close();
         WireServer<RelayMessage> listening = server;
         if (listening != null) {
             listening.stopAccepting(); // the agents' connections stay open: they get their command's exit code

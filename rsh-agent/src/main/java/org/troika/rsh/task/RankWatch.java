@@ -1,0 +1,222 @@
+package org.troika.rsh.task;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.troika.common.TroikaEnv;
+import org.troika.wire.RelayMessage;
+
+/**
+ * Watches, on one host, the rank processes of fault-tolerant elastic generations that this host's task service's
+ * daemons started, and tells (once per process) when one has ended: the launcher learns of a dead rank from the host
+ * it ran on, whatever the MPI's runtime reports (Open MPI 5's PRRTE or ULFM may leave survivors waiting; issue 21).
+ *
+ * <p>Ranks are found in the process trees of the service's commands (its daemons: {@code prted} under the relay), by
+ * walking {@code /proc/PID/task/TID/children} from each command's process every {@link #DISCOVERY}: a rank is the first
+ * process on a path down whose environment carries {@link TroikaEnv#FAULT_TOLERANCE}{@code =shrink}, {@link
+ * TroikaEnv#ELASTIC_GENERATION} and the MPI's rank ({@code OMPI_COMM_WORLD_RANK}, else {@code PMIX_RANK}); the walk
+ * does not go below a rank, so a rank's own children (the shell of {@code troika-rankenv} forks a few) and helpers it
+ * left behind (reparented out of the tree) are never ranks, and their ends are no deaths. A found rank's {@code
+ * /proc/PID/stat} is then read every {@link #INTERVAL}: it has ended when the entry is gone, a zombie, or another
+ * process with the same pid. Reading {@code /proc} is not free (here, in a sandbox on a loaded machine, ~1 ms per
+ * file), so the whole process table is never scanned: a walk reads a few files per process of the daemons' trees, a
+ * check one file per rank.
+ */
+final class RankWatch implements AutoCloseable {
+    /** How often the found ranks are checked. */
+    static final Duration INTERVAL = Duration.ofMillis(100);
+    /** How often the commands' process trees are walked for new ranks (ranks start once per generation). */
+    static final Duration DISCOVERY = Duration.ofMillis(1000);
+    private static final Path PROC = Path.of("/proc");
+
+    /** A watched rank process. */
+    record Rank(long pid, long startTicks, int generation, int rank) {}
+
+    private final Supplier<Collection<Long>> roots;
+    private final Consumer<RelayMessage.RankEnded> ended;
+    /** What each process of the trees is, by pid and start time (empty: not a rank). */
+    private final Map<Long, Seen> seen = new HashMap<>();
+    private final Map<Long, Rank> watched = new HashMap<>();
+    private long lastWalk;
+    private volatile boolean closed;
+    private Thread thread;
+
+    private record Seen(long startTicks, Optional<Rank> rank) {}
+
+    /**
+     * @param roots the process ids of the service's commands now (their trees hold the daemons and ranks)
+     * @param ended told of each watched rank's end, on the watch's thread
+     */
+    RankWatch(Supplier<Collection<Long>> roots, Consumer<RelayMessage.RankEnded> ended) {
+        this.roots = roots;
+        this.ended = ended;
+    }
+
+    /** Starts the watch's daemon thread. */
+    synchronized RankWatch start() {
+        thread = new Thread(() -> {
+            while (!closed) {
+                try {
+                    check(System.nanoTime());
+                    Thread.sleep(INTERVAL.toMillis());
+                } catch (InterruptedException e) {
+                    return;
+                } catch (RuntimeException e) {
+                    // /proc unreadable for a moment: look again
+                }
+            }
+        }, "task-service-rank-watch");
+        thread.setDaemon(true);
+        thread.start();
+        return this;
+    }
+
+    /** One check at {@code nanos}: the trees are walked when {@link #DISCOVERY} has passed; ended ranks are reported. */
+    void check(long nanos) {
+        if (nanos - lastWalk >= DISCOVERY.toNanos() || lastWalk == 0) {
+            lastWalk = nanos;
+            walk();
+        }
+        for (Iterator<Map.Entry<Long, Rank>> it = watched.entrySet().iterator(); it.hasNext(); ) {
+            Rank r = it.next().getValue();
+            Long started = startTicks(r.pid());
+            if (started == null || started != r.startTicks()) {
+                it.remove();
+                ended.accept(new RelayMessage.RankEnded(r.generation(), r.rank()));
+            }
+        }
+    }
+
+    /** Walks the commands' trees: ranks not watched yet are watched. */
+    void walk() {
+        Deque<Long> todo = new ArrayDeque<>(roots.get());
+        Set<Long> visited = new HashSet<>();
+        while (!todo.isEmpty()) {
+            long pid = todo.pop();
+            if (!visited.add(pid)) {
+                continue;
+            }
+            Long started = startTicks(pid);
+            if (started == null) {
+                continue; // gone, or a zombie
+            }
+            Seen s = seen.get(pid);
+            if (s == null || s.startTicks() != started || s.rank().isEmpty()) {
+                // read again while no rank: a daemon's child between fork and exec has the daemon's environment
+                s = new Seen(started, classify(pid, started, environ(pid)));
+                seen.put(pid, s);
+            }
+            if (s.rank().isPresent()) {
+                watched.putIfAbsent(pid, s.rank().get());
+            } else {
+                todo.addAll(children(pid));
+            }
+        }
+        seen.keySet().retainAll(visited);
+    }
+
+    /**
+     * What process {@code pid} is, from its environment (pure): a rank of a fault-tolerant elastic generation, or
+     * empty.
+     */
+    static Optional<Rank> classify(long pid, long startTicks, byte[] environ) {
+        Map<String, String> env = new HashMap<>();
+        int start = 0;
+        for (int i = 0; i <= environ.length; i++) {
+            if (i == environ.length || environ[i] == 0) {
+                String e = new String(environ, start, i - start, StandardCharsets.UTF_8);
+                int eq = e.indexOf('=');
+                if (eq > 0) {
+                    env.putIfAbsent(e.substring(0, eq), e.substring(eq + 1));
+                }
+                start = i + 1;
+            }
+        }
+        if (!"shrink".equals(env.get(TroikaEnv.FAULT_TOLERANCE))) {
+            return Optional.empty();
+        }
+        String rank = env.getOrDefault("OMPI_COMM_WORLD_RANK", env.get("PMIX_RANK"));
+        String gen = env.get(TroikaEnv.ELASTIC_GENERATION);
+        if (rank == null || gen == null || !rank.matches("[0-9]{1,9}") || !gen.matches("[0-9]{1,9}")) {
+            return Optional.empty();
+        }
+        return Optional.of(new Rank(pid, startTicks, Integer.parseInt(gen), Integer.parseInt(rank)));
+    }
+
+    /** The children of every thread of {@code pid} (a daemon forks from any of its threads). */
+    private static Set<Long> children(long pid) {
+        Set<Long> out = new HashSet<>();
+        Path tasks = PROC.resolve(Long.toString(pid)).resolve("task");
+        try (DirectoryStream<Path> tids = Files.newDirectoryStream(tasks)) {
+            for (Path tid : tids) {
+                try {
+                    for (String c : Files.readString(tid.resolve("children"), StandardCharsets.US_ASCII).trim()
+                            .split(" ")) {
+                        if (!c.isEmpty()) {
+                            out.add(Long.parseLong(c));
+                        }
+                    }
+                } catch (IOException | RuntimeException gone) {
+                    // the thread ended
+                }
+            }
+        } catch (IOException | RuntimeException gone) {
+            // the process ended
+        }
+        return out;
+    }
+
+    /** The start time (clock ticks after boot) from {@code /proc/PID/stat}, or {@code null} when gone or a zombie. */
+    private static Long startTicks(long pid) {
+        String stat;
+        try {
+            stat = Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"), StandardCharsets.UTF_8);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+        int close = stat.lastIndexOf(')'); // the command name may contain spaces and parentheses
+        if (close < 0 || close + 2 > stat.length()) {
+            return null;
+        }
+        String[] f = stat.substring(close + 2).split(" ");
+        // after the name: state(0) ppid(1) ... starttime is field 22 of the line, index 19 here
+        if (f.length < 20 || f[0].equals("Z") || f[0].equals("X")) {
+            return null;
+        }
+        try {
+            return Long.parseLong(f[19]);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static byte[] environ(long pid) {
+        try {
+            return Files.readAllBytes(PROC.resolve(Long.toString(pid)).resolve("environ"));
+        } catch (IOException | RuntimeException e) {
+            return new byte[0];
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (thread != null) {
+            thread.interrupt();
+        }
+    }
+}

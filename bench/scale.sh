@@ -7,7 +7,8 @@
 # RSS, and the ratio of each to the 100-host plan measured in the same run, then the ratio of each 10x step.
 # Targets: the 10,000-host plan within 2x of the 100-host plan; no 10x step above 12x.
 # Each plan is checked: no warning, and the ranks get TROIKA_HOST_SLOTS (their place among the hosts, at any size).
-# Needs the built distribution (mvn -o -q install -DskipTests).
+# Then the driver service with simulated task services (below). SCALE_ONLY=hosts runs only that part.
+# Needs the built distribution (mvn -o -q install -DskipTests), a JDK (javac) and nstat (iproute2).
 set -euo pipefail
 runs=${1:-5}
 root=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -21,6 +22,7 @@ for n in $sizes; do
   awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "node%06d slots=8\n", i }' >"$work/hosts$n"
 done
 
+if [ "${SCALE_ONLY:-}" != hosts ]; then
 echo "load before: $(uptime)"
 for run in $(seq "$runs"); do
   for n in $sizes; do
@@ -51,3 +53,56 @@ for n in $sizes; do
   printf '%-8s %9s %9s %9d   %-24s %s\n' "$n" "$w" "$c" $((r / 1024)) "$ratio" "$step"
   prev=$n pw=$w pc=$c
 done
+fi
+
+# ---- simulated hosts: the driver service with 100, 1,000, 10,000 task services (issue 23.2/23.4) ------------------
+# One load-generator process (bench/scale/SimulatedHosts.java) is N task services, each from its own loopback address,
+# speaking the real relay protocol; troika's real DriverService runs in a process of its own. Per size: the time from
+# the first registration to the last, connections refused (and retried), the kernel's listen drops/overflows during
+# the run (nstat, system-wide), then with every host heartbeating every 2 s for 10 s: the driver's CPU (share of one
+# core), peak RSS, open descriptors, and hosts reported lost (must be 0). "registered" below the host count: the
+# driver never saw some hosts' Register although their generator saw no error (see docs/launch-agent.md).
+lib="$root/dist/target/troika/lib"
+cp="$lib/troika-rsh.jar:$lib/troika-wire.jar:$lib/troika-common.jar"
+javac -d "$work/cls" -cp "$cp" "$root/bench/scale/SimulatedHosts.java"
+run_java() { exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss512k -Xmx1g -cp "$work/cls:$cp" SimulatedHosts "$@"; }
+ticks=$(getconf CLK_TCK)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+listen_drops() { nstat -az TcpExtListenDrops TcpExtListenOverflows 2>/dev/null | awk '/Listen/ { s += $2 } END { print s + 0 }'; }
+ulimit -n "$(ulimit -Hn)"
+echo
+echo "simulated hosts; load before: $(uptime)"
+printf '%-8s %11s %12s %8s %12s %10s %8s %8s %6s\n' hosts registered register_ms retried listen_drops cpu_core rss_mb fds lost
+for n in 100 1000 10000; do
+  secret=$(run_java secret 3>&-)
+  rm -f "$work/in"; mkfifo "$work/in"
+  run_java driver "$n" <"$work/in" >"$work/driver.out" 2>&1 &
+  driver=$!
+  exec 3>"$work/in"
+  echo "$secret" >&3
+  for _ in $(seq 600); do grep -q '^ADDR=' "$work/driver.out" && break; sleep 0.1; done
+  addr=$(sed -n 's/^ADDR=//p' "$work/driver.out")
+  [ -n "$addr" ] || { echo "scale: the driver did not start:" >&2; cat "$work/driver.out" >&2; exit 1; }
+  drops0=$(listen_drops)
+  echo "$secret" | run_java hosts "$addr" "$n" 600 >"$work/hosts.out" 2>&1 3>&- &
+  hosts=$!
+  for _ in $(seq 6000); do grep -q '^registered' "$work/driver.out" && break; sleep 0.1; done # K of N, K < N after a timeout
+  grep -q '^registered' "$work/driver.out" || { echo "scale: $n hosts did not register:" >&2; tail "$work/driver.out" "$work/hosts.out" >&2; exit 1; }
+  for _ in $(seq 600); do grep -q '^connected' "$work/hosts.out" && break; sleep 0.1; done
+  c0=$(cpu_ticks "$driver"); sleep 10; c1=$(cpu_ticks "$driver")
+  rss=$(awk '/VmHWM/ { print int($2 / 1024) }' "/proc/$driver/status")
+  fds=$(ls "/proc/$driver/fd" | wc -l)
+  lost=$(grep -c '^lost' "$work/driver.out" || true)
+  drops=$(( $(listen_drops) - drops0 ))
+  kill "$hosts"; wait "$hosts" 2>/dev/null || true # the generator, started above
+  exec 3>&-; wait "$driver" || true
+  ms=$(sed -n 's/^registered [0-9]* of [0-9]* in \([0-9]*\) ms/\1/p' "$work/driver.out")
+  got=$(sed -n 's/^registered \([0-9]*\) of .*/\1/p' "$work/driver.out")
+  refused=$(sed -n 's/.* refused \([0-9]*\) .*/\1/p' "$work/hosts.out")
+  core=$(awk -v d=$((c1 - c0)) -v t="$ticks" 'BEGIN { printf "%.3f", d / t / 10 }')
+  printf '%-8s %11s %12s %8s %12s %10s %8s %8s %6s\n' "$n" "$got" "$ms" "$refused" "$drops" "$core" "$rss" "$fds" "$lost"
+  echo "$n $ms $core $rss $fds" >>"$work/sim"
+done
+echo "load after:  $(uptime)"
+awk 'NR > 1 { printf "%s -> %s hosts: register x%.1f, heartbeat cpu x%.1f, rss x%.1f, fds x%.1f\n", p[1], $1, $2 / (p[2] > 0 ? p[2] : 1), $3 / (p[3] > 0 ? p[3] : 0.001), $4 / p[4], $5 / p[5] }
+     { split($0, p, " ") }' "$work/sim"

@@ -102,6 +102,21 @@ public final class TroikaEnv {
     /** Elastic: {@code --min-np}; fewer survivors than this end the generation so the driver relaunches. */
     public static final String ELASTIC_MIN_NP = "TROIKA_ELASTIC_MIN_NP";
     /**
+     * Elastic, when the generation may grow in place (issue 25, Open MPI 5): the rank command as mpirun started it, so
+     * the ranks can spawn more of it onto new hosts: every word followed by a NUL byte, the whole base64-encoded (the
+     * words' exact bytes).
+     */
+    public static final String ELASTIC_SPAWN_COMMAND = "TROIKA_ELASTIC_SPAWN_COMMAND";
+    /**
+     * Elastic, with {@link #ELASTIC_SPAWN_COMMAND}: the names of the variables mpirun exported to the ranks
+     * (comma-separated), which spawned ranks get with the spawning ranks' values.
+     */
+    public static final String ELASTIC_SPAWN_ENV = "TROIKA_ELASTIC_SPAWN_ENV";
+    /** Elastic, set for ranks spawned into a running world only: the generation id of the first of them. */
+    public static final String ELASTIC_JOIN_ID = "TROIKA_ELASTIC_JOIN_ID";
+    /** Elastic, with {@link #ELASTIC_JOIN_ID}: how many changes in place the world went through with them. */
+    public static final String ELASTIC_EPOCH = "TROIKA_ELASTIC_EPOCH";
+    /**
      * Elastic: the driver's worker notification service, {@code ADDRESS:PORT}: host change announcements to rank 0,
      * and the ranks' reports of their world (shrinks, leaves) to the launcher.
      */

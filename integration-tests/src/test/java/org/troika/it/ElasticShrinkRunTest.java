@@ -134,6 +134,60 @@ class ElasticShrinkRunTest {
         }
     }
 
+    /**
+     * Issue 25: a host that discovery drops leaves without a relaunch. Its rank splits off at a commit and ends; the
+     * others go on in the same processes over the smaller world, commits stay contiguous, and one generation does it.
+     */
+    @Test
+    void aHostThatLeftDiscoveryLeavesByASplitAndTheOthersGoOnInTheirOwnProcesses() throws Exception {
+        int steps = 150;
+        try (NetnsCluster c = cluster("ullv", 204)) {
+            List<String> h = ElasticRunTest.addresses(c);
+            ElasticRunTest e = new ElasticRunTest();
+            e.tmp = tmp;
+            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
+            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, "--min-np", "2")) {
+                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+                Set<Long> before = rankPids(run);
+                assertEquals(4, before.size(), run.err());
+                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+                run.awaitOut(o -> o.contains("size=3"), "a commit of the 3 ranks left");
+                Set<Long> after = awaitRanks(run, 3);
+                assertTrue(before.containsAll(after), "the ranks that stay are the same processes: " + before + " -> "
+                        + after);
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+                assertTrue(r.err().contains("generation 1 changes in place: 1 rank leaves (" + h.get(3) + ")"),
+                        r.toString());
+                assertTrue(r.err().contains("done after 1 generation(s) and 1 reset(s)"), r.toString());
+                assertTrue(!r.err().contains("blacklisted host"), "a host that left is no failure: " + r);
+                Matcher m = DONE.matcher(r.out());
+                Set<String> sums = new HashSet<>();
+                Set<Integer> ranks = new HashSet<>();
+                while (m.find()) {
+                    ranks.add(Integer.parseInt(m.group(1)));
+                    sums.add(m.group(3));
+                }
+                assertEquals(Set.of(0, 1, 2), ranks, r.toString());
+                assertEquals(1, sums.size(), r.toString());
+            }
+        }
+    }
+
+    /** The job's rank pids once there are {@code n} (a rank that left may take a moment to be gone). */
+    private static Set<Long> awaitRanks(RunSupport run, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(RunSupport.TIMEOUT_S);
+        Set<Long> pids = rankPids(run);
+        while (pids.size() != n && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            pids = rankPids(run);
+        }
+        assertEquals(n, pids.size(), run.err());
+        return pids;
+    }
+
     /** Four namespace hosts (root and the Open MPI 5 root required). */
     private static NetnsCluster cluster(String tag, int subnet) throws IOException {
         Requires.root();

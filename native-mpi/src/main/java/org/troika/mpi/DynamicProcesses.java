@@ -2,9 +2,9 @@ package org.troika.mpi;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import org.troika.common.exec.NativeText;
 import org.troika.mpi.spi.MpiAbi;
 import org.troika.mpi.spi.NativeFunction;
 import org.troika.mpi.spi.NativeMpi;
@@ -129,8 +129,8 @@ final class DynamicProcesses {
         long info = handle(out);
         try {
             for (Map.Entry<String, String> e : entries.entrySet()) {
-                ByteBuffer k = cString(e.getKey().getBytes(StandardCharsets.UTF_8));
-                ByteBuffer v = cString(e.getValue().getBytes(StandardCharsets.UTF_8));
+                ByteBuffer k = cString(NativeText.encode(e.getKey()));
+                ByteBuffer v = cString(NativeText.encode(e.getValue()));
                 check("MPI_Info_set(" + e.getKey() + ")", infoSet.call(info, mpi.address(k), mpi.address(v)));
                 java.lang.ref.Reference.reachabilityFence(k);
                 java.lang.ref.Reference.reachabilityFence(v);

@@ -1,11 +1,11 @@
 package org.troika.mpi;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.troika.common.exec.NativeText;
 
 /**
  * What {@link Communicator#spawn} starts: {@code count} processes of one command, placed and set up by {@code info}
@@ -13,8 +13,9 @@ import java.util.Objects;
  * {@code PMIX_ENVAR}).
  *
  * <p>The command and its arguments are bytes, passed to MPI exactly (no charset in between): a process started by
- * {@code mpirun} with arguments in any encoding can start more of itself with the same ones. {@link #of} takes
- * strings as UTF-8.
+ * {@code mpirun} with arguments in any encoding can start more of itself with the same ones. {@link #of} and the info
+ * keys and values are strings in {@link NativeText}'s lossless form (what {@code NativeText.environment()} and
+ * {@code NativeText.arguments} give), turned back into the bytes they came from.
  *
  * @param argv the program (first) and its arguments; none may hold a NUL byte
  * @param count how many processes to start, at least 1
@@ -49,9 +50,9 @@ public record Spawn(List<byte[]> argv, int count, Map<String, String> info) {
         info = java.util.Collections.unmodifiableMap(kept);
     }
 
-    /** {@code count} processes of {@code argv} (UTF-8) with {@code info}. */
+    /** {@code count} processes of {@code argv} ({@link NativeText}'s form) with {@code info}. */
     public static Spawn of(List<String> argv, int count, Map<String, String> info) {
-        return new Spawn(argv.stream().map(s -> s.getBytes(StandardCharsets.UTF_8)).toList(), count, info);
+        return new Spawn(argv.stream().map(NativeText::encode).toList(), count, info);
     }
 
     /** The same spawn with one more info entry (replacing an earlier value of {@code key}). */
@@ -85,7 +86,7 @@ public record Spawn(List<byte[]> argv, int count, Map<String, String> info) {
 
     @Override
     public String toString() {
-        List<String> words = argv.stream().map(a -> new String(a, StandardCharsets.UTF_8)).toList();
+        List<String> words = argv.stream().map(NativeText::decode).toList();
         return "Spawn" + words + " x" + count + " " + info;
     }
 }

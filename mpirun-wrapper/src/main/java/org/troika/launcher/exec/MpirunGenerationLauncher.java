@@ -26,6 +26,9 @@ import org.troika.launcher.elastic.GenerationLauncher;
 import org.troika.launcher.elastic.GenerationResult;
 import org.troika.launcher.elastic.HostUpdate;
 import org.troika.launcher.elastic.RankExit;
+import org.troika.launcher.elastic.World;
+import org.troika.launcher.elastic.WorldChange;
+import org.troika.wire.ElasticMessage;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.MpiInstall;
 import org.troika.launcher.spi.BackendPlan;
@@ -307,6 +310,10 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         /** What the ranks reported about the generation's world. */
         private ShrinkTracker shrink;
         private int pendingBits;
+        /** What this generation can change in place, once its launch is planned. */
+        private volatile World.InPlace inPlace = World.InPlace.NONE;
+        /** Changes in place sent to rank 0 so far. */
+        private int changes;
 
         Running(Generation gen) {
             this.gen = gen;
@@ -377,6 +384,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 if (s.verbose()) {
                     err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
                 }
+                inPlace = World.InPlace.of(mpi, "shrink".equals(plan.launch().env().get(TroikaEnv.FAULT_TOLERANCE)));
                 // The launch agents and the driver watch the same heartbeats. When an agent gives up on a
                 // partitioned host first, mpirun ends before the driver reports that host lost and no rank is
                 // named: the launch gives the driver its liveness window to name the host, or the next generation
@@ -485,6 +493,11 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 }
 
                 @Override
+                public void departed(int rank, String host) {
+                    watch.forget(rank);
+                }
+
+                @Override
                 public void over() {
                     Thread t = new Thread(() -> {
                         try {
@@ -510,6 +523,26 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 return Optional.empty();
             } catch (ExecutionException e) {
                 return Optional.of(GenerationResult.launchFailed(String.valueOf(e.getCause())));
+            }
+        }
+
+        @Override
+        public World.InPlace inPlace() {
+            return inPlace;
+        }
+
+        /** Sends the change to rank 0 (false before it registered: the driver then announces the update). */
+        @Override
+        public boolean changeInPlace(WorldChange change) {
+            synchronized (this) {
+                WorkerNotifier n = notifier;
+                if (n == null || pendingBits != 0 || result.isDone()) {
+                    return false;
+                }
+                List<ElasticMessage.ChangeWorld.Spawn> join = change.join().stream()
+                        .map(j -> new ElasticMessage.ChangeWorld.Spawn(j.host(), j.count(), true)).toList();
+                return n.changeWorld(new ElasticMessage.ChangeWorld(changes + 1, change.leave(), join,
+                        change.firstJoinId())) && ++changes > 0;
             }
         }
 

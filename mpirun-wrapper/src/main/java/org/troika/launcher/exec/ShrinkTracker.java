@@ -36,6 +36,9 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
         /** {@code rank} on {@code host} died and the survivors go on (told once per rank). */
         void died(int rank, String host);
 
+        /** {@code rank} on {@code host} left the world by a split: its host left the job (told once per rank). */
+        default void departed(int rank, String host) {}
+
         /** The world changed and every rank is now dead, departed or has left (told once). */
         void over();
 
@@ -72,10 +75,11 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     @Override
     public void event(ElasticMessage event) {
         Map<Integer, String> died = new TreeMap<>();
+        Map<Integer, String> gone = new TreeMap<>();
         boolean nowOver;
         synchronized (this) {
             if (event instanceof ElasticMessage.WorldChanged w) {
-                changed(w, died);
+                changed(w, died, gone);
             } else if (event instanceof ElasticMessage.RankLeft l && hosts.containsKey(l.rank())) {
                 left.putIfAbsent(l.rank(), l.code());
             }
@@ -83,16 +87,17 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
             toldOver |= nowOver;
         }
         died.forEach(news::died);
+        gone.forEach(news::departed);
         if (nowOver) {
             news.over();
         }
     }
 
     /**
-     * Applies a report newer than the last one; the ranks it shows dead for the first time go to {@code died} with
-     * their hosts.
+     * Applies a report newer than the last one; the ranks it shows dead (departed) for the first time go to
+     * {@code died} ({@code gone}) with their hosts.
      */
-    private void changed(ElasticMessage.WorldChanged w, Map<Integer, String> died) {
+    private void changed(ElasticMessage.WorldChanged w, Map<Integer, String> died, Map<Integer, String> gone) {
         if (w.epoch() <= epoch) {
             return; // stale: a later change was reported first, over another rank's connection
         }
@@ -103,8 +108,8 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
             }
         }
         for (int r : w.departed()) {
-            if (hosts.containsKey(r)) {
-                departed.add(r);
+            if (hosts.containsKey(r) && departed.add(r)) {
+                gone.put(r, hosts.get(r));
             }
         }
         Set<Integer> members = Set.copyOf(w.members());

@@ -122,6 +122,18 @@ public final class WorkerNotifier implements AutoCloseable {
         send(new ElasticMessage.HostsChanged(timestampMillis, bits));
     }
 
+    /**
+     * Sends a change in place to the registered rank 0 (issue 25). False when no rank 0 listens (not registered yet,
+     * or gone) or the send failed: the caller announces a host change instead.
+     */
+    public synchronized boolean changeWorld(ElasticMessage.ChangeWorld change) {
+        if (subscribers.isEmpty()) {
+            return false;
+        }
+        send(change);
+        return !subscribers.isEmpty();
+    }
+
     private void send(ElasticMessage m) {
         for (var it = subscribers.iterator(); it.hasNext(); ) {
             WireChannel<ElasticMessage> ch = it.next();

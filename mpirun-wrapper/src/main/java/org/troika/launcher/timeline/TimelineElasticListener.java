@@ -14,6 +14,8 @@ import org.troika.launcher.elastic.GenerationResult;
 import org.troika.launcher.elastic.HostManager;
 import org.troika.launcher.elastic.HostUpdate;
 import org.troika.launcher.elastic.RankExit;
+import org.troika.launcher.elastic.World;
+import org.troika.launcher.elastic.WorldChange;
 import org.troika.launcher.spi.HostSlots;
 
 /**
@@ -85,6 +87,20 @@ public final class TimelineElasticListener implements ElasticListener {
             a.put("slots", h.slots());
             open.put(h.name(), timeline.begin(Timeline.Kind.GENERATION, "generation " + g.id() + " (" + g.size()
                     + " ranks)", h.name(), a));
+        }
+    }
+
+    /** A change in place: the generation's span ends on hosts whose ranks all left (issue 25). */
+    @Override
+    public void worldChanging(Generation g, World before, WorldChange change) {
+        next.worldChanging(g, before, change);
+        timeline.instant(Timeline.Kind.HOST, "world changes in place", null, Map.of("generation", g.id(),
+                "change", change.describe(before), "worldSize", change.target().size()));
+        for (String h : before.hostNames()) {
+            Timeline.Span s = change.target().hostNames().contains(h) ? null : open.remove(h);
+            if (s != null) {
+                s.end(Map.of("outcome", "left in place"));
+            }
         }
     }
 

@@ -122,11 +122,14 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
             registered = true;
             ch.setReadTimeoutMillis(0);
             while (!closed) {
-                if (ch.receive() instanceof ElasticMessage.HostsChanged h) {
+                ElasticMessage m = ch.receive();
+                if (m instanceof ElasticMessage.HostsChanged h) {
                     HostChange c = HostChange.fromBits(h.timestampMillis(), h.bits() & 3);
                     if (c != null) {
                         inbox.announce(c);
                     }
+                } else if (m instanceof ElasticMessage.ChangeWorld w) {
+                    inbox.announce(HostChange.of(System.currentTimeMillis(), w));
                 }
             }
         } catch (IOException | RuntimeException e) {

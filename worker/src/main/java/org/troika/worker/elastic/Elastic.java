@@ -59,7 +59,7 @@ public final class Elastic {
      * @param world the fault-tolerant world, or {@code null} for the relaunch-only behaviour of {@link #run(State, Body)}
      */
     public static <S extends State> int run(S state, ElasticWorld world, Body<S> body) throws Exception {
-        if (world == null || !world.shrinks()) {
+        if (world == null || !world.reports()) {
             return runShrinking(state, world, body);
         }
         int code = 1; // the body threw: this rank fails (an uncaught exception exits the JVM with 1)
@@ -88,6 +88,14 @@ public final class Elastic {
     private static <S extends State> int runShrinkingChecked(S state, ElasticWorld world, Body<S> body)
             throws Exception {
         boolean recovered = false;
+        boolean sync = true;
+        if (world != null && world.joined()) {
+            // spawned into a running world: the merged world's rank and size; the state comes by the sync
+            state.replaceContext(world.context(state.context()));
+            state.save();
+            state.onReset();
+            recovered = true;
+        }
         while (true) {
             try {
                 if (!recovered) {
@@ -96,13 +104,36 @@ public final class Elastic {
                         state.onReset();
                     }
                 }
-                state.sync();
+                if (sync) {
+                    state.sync();
+                }
+                sync = true;
                 body.train(state);
                 return ElasticExitCodes.SUCCESS;
             } catch (HostsUpdatedInterrupt e) {
                 state.save();
                 state.keepOnNode();
-                return ElasticExitCodes.HOSTS_UPDATED;
+                HostChange change = e.change();
+                if (world == null || change.inPlace() == null) {
+                    return ElasticExitCodes.HOSTS_UPDATED;
+                }
+                boolean changed = false;
+                try {
+                    Optional<ElasticContext> next = world.change(state.context(), change.inPlace());
+                    if (next.isEmpty()) {
+                        return ElasticExitCodes.HOSTS_UPDATED;
+                    }
+                    state.replaceContext(next.get());
+                    changed = true;
+                } catch (CollectiveFailure failed) {
+                    if (!world.shrinks() || !shrink(state, world)) {
+                        return ElasticExitCodes.COLLECTIVE_FAILURE;
+                    }
+                }
+                recovered = true;
+                state.onReset();
+                // after a leave every rank holds the commit already; ranks that joined (or a shrink) need the sync
+                sync = !changed || !change.inPlace().join().isEmpty();
             } catch (CollectiveFailure | ProcFailedException | RevokedException e) {
                 if (world == null || !world.shrinks() || !shrink(state, world)) {
                     return ElasticExitCodes.COLLECTIVE_FAILURE;

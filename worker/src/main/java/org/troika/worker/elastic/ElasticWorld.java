@@ -8,6 +8,8 @@ import java.util.Optional;
 import java.util.UUID;
 import org.troika.common.TroikaEnv;
 import org.troika.mpi.Communicator;
+import org.troika.mpi.Intercommunicator;
+import org.troika.mpi.Mpi;
 import org.troika.mpi.MpiException;
 import org.troika.mpi.Ulfm;
 import org.troika.wire.ElasticMessage;
@@ -24,6 +26,13 @@ import org.troika.wire.ElasticMessage;
  *
  * <p>Without fault tolerance (the default {@code relaunch}, or an MPI without ULFM) this is a plain holder of the
  * world communicator and a failed collective ends the generation as before.
+ *
+ * <p><b>Changes in place</b> (issue 25, Open MPI 5): when the driver asks for one ({@link HostChange#inPlace()}), the
+ * world changes at a commit without a relaunch ({@link #change}): the ranks of hosts that left the job split off and
+ * end (under fault tolerance only: they exit without {@code MPI_Finalize}, which the job's ULFM tolerates), and the
+ * others spawn ranks onto the hosts that joined ({@link RankSpawner}) and merge with them. A spawned rank finds its
+ * place here too: {@link #of} merges it with its parents ({@link #joined()}), and {@link Elastic#run} gives it the
+ * merged world's context and the last commit by the state sync.
  */
 public final class ElasticWorld {
     private final Communicator world;
@@ -32,20 +41,29 @@ public final class ElasticWorld {
     private final int minSize;
     private final int launchRank;
     private final DriverReporter reporter;
-    private int[] members; // launch ranks of current's ranks, in order
+    private final RankSpawner spawner; // null: this world cannot grow in place
+    private int[] members; // generation ids of current's ranks, in order
     private int epoch; // changes of this generation's world so far
     private Communicator current; // the training thread owns this object
+    private int localRank = -1; // on node, in current; -1 until a change computed it
+    private boolean joined; // this process was spawned into a running world
 
     ElasticWorld(Communicator world, String node, boolean shrinks, int minSize, DriverReporter reporter) {
+        this(world, node, shrinks, minSize, reporter, null, world.rank());
+    }
+
+    private ElasticWorld(Communicator world, String node, boolean shrinks, int minSize, DriverReporter reporter,
+            RankSpawner spawner, int id) {
         this.world = Objects.requireNonNull(world, "world");
         this.nodeId = UUID.nameUUIDFromBytes(Objects.requireNonNull(node, "node").getBytes(StandardCharsets.UTF_8))
                 .getMostSignificantBits();
         this.shrinks = shrinks;
         this.minSize = Math.max(1, minSize);
         this.current = world;
-        this.launchRank = world.rank();
+        this.launchRank = id;
         this.members = java.util.stream.IntStream.range(0, world.size()).toArray();
         this.reporter = Objects.requireNonNull(reporter, "reporter");
+        this.spawner = spawner;
     }
 
     /**
@@ -58,17 +76,38 @@ public final class ElasticWorld {
      */
     public static ElasticWorld of(Communicator world, String node, Map<String, String> env) {
         boolean shrink = "shrink".equals(env.get(TroikaEnv.FAULT_TOLERANCE)) && Ulfm.available();
-        int min = 1;
-        String v = env.get(TroikaEnv.ELASTIC_MIN_NP);
-        if (v != null && !v.isBlank()) {
-            try {
-                min = Integer.parseInt(v.trim());
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(TroikaEnv.ELASTIC_MIN_NP + "='" + v + "' is not a number", e);
-            }
+        int min = number(env, TroikaEnv.ELASTIC_MIN_NP, 1);
+        RankSpawner spawner = RankSpawner.fromEnvironment(env.containsKey(TroikaEnv.ELASTIC_SPAWN_COMMAND)
+                ? org.troika.common.exec.NativeText.environment() : env).orElse(null);
+        DriverReporter reporter = shrink || spawner != null ? DriverReporter.fromEnvironment(env)
+                : DriverReporter.none();
+        String joinId = env.get(TroikaEnv.ELASTIC_JOIN_ID);
+        if (joinId == null || joinId.isBlank()) {
+            return new ElasticWorld(world, node, shrink, min, reporter, spawner, world.rank());
         }
-        return new ElasticWorld(world, node, shrink, min,
-                shrink ? DriverReporter.fromEnvironment(env) : DriverReporter.none());
+        // spawned into a running world: merge with the parents (they wait in their change), then find our place
+        ElasticWorld w = new ElasticWorld(world, node, shrink, min, reporter, spawner,
+                number(env, TroikaEnv.ELASTIC_JOIN_ID, 0) + world.rank());
+        w.joined = true;
+        w.epoch = number(env, TroikaEnv.ELASTIC_EPOCH, 1);
+        try (Intercommunicator parents = Mpi.parent().orElseThrow(() -> new IllegalStateException(
+                TroikaEnv.ELASTIC_JOIN_ID + " is set but this process was not spawned by a running world"))) {
+            w.current = parents.merge(true);
+        }
+        w.regroup();
+        return w;
+    }
+
+    private static int number(Map<String, String> env, String name, int otherwise) {
+        String v = env.get(name);
+        if (v == null || v.isBlank()) {
+            return otherwise;
+        }
+        try {
+            return Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + "='" + v + "' is not a number", e);
+        }
     }
 
     /** A world that shrinks on failure down to {@code minSize} ranks (tests and callers that configure it). */
@@ -85,6 +124,14 @@ public final class ElasticWorld {
     /** Whether a failed collective shrinks this world instead of ending the generation. */
     public boolean shrinks() {
         return shrinks;
+    }
+
+    /**
+     * Whether this rank reports its world to the driver (fault tolerance, or changes in place): then every rank
+     * reports its leave ({@link ElasticMessage.RankLeft}), because mpirun's exit no longer tells the launcher.
+     */
+    boolean reports() {
+        return shrinks || spawner != null;
     }
 
     /** Broadcasts from rank 0 of {@link #current()}; MPI errors become {@link CollectiveFailure}. */
@@ -116,35 +163,130 @@ public final class ElasticWorld {
         if (old != world) {
             closeQuietly(old);
         }
+        int[] before2 = members;
+        regroup(); // another failure here: CollectiveFailure, shrink again
+        epoch++;
+        Mpi.skipFinalize(); // a process of this job ended without MPI_Finalize: see Mpi.skipFinalize
+        if (next.rank() == 0) {
+            // for people; the launcher learns it from the report (and blacklists the dead ranks' hosts)
+            System.err.println(failedLine(before2, members));
+            System.err.flush();
+            reporter.report(shrunk(before.generation(), epoch, members));
+        }
+        if (next.size() < minSize) {
+            return Optional.empty();
+        }
+        return Optional.of(context(before));
+    }
+
+    /**
+     * Makes the driver's change in place ({@link HostChange#inPlace()}) at a commit, every rank of the world at once:
+     * the ranks it names leave (a split; they end here), then the others spawn the new ranks and merge with them. The
+     * new rank 0 reports the world ({@link ElasticMessage.WorldChanged}). Returns this rank's context in the changed
+     * world, or empty when this world cannot make the change (no fault tolerance to leave with, no spawn command, the
+     * spawn failed): then every rank leaves the generation as for a relaunch.
+     *
+     * @throws CollectiveFailure when a rank fails during the change (a shrink follows, under fault tolerance)
+     */
+    Optional<ElasticContext> change(ElasticContext before, ElasticMessage.ChangeWorld change) {
+        boolean leaves = !change.leave().isEmpty();
+        boolean grows = !change.join().isEmpty();
+        Optional<org.troika.mpi.Spawn> spawn = grows && spawner != null ? spawner.request(change, epoch + 1)
+                : Optional.empty();
+        if ((leaves && !shrinks) || (grows && spawn.isEmpty())) {
+            return Optional.empty(); // the same answer on every rank: all leave the generation together
+        }
+        Communicator old = current;
+        Communicator next = old;
+        try {
+            if (leaves) {
+                boolean leaving = change.leave().contains(launchRank);
+                next = old.split(leaving ? Communicator.UNDEFINED : 0, old.rank());
+                Mpi.skipFinalize(); // the leaving ranks end without MPI_Finalize: see Mpi.skipFinalize
+                if (leaving) {
+                    leaveNow(before.generation());
+                }
+            }
+            if (grows) {
+                Communicator survivors = next;
+                try (Intercommunicator children = survivors.spawn(spawn.get(), 0)) {
+                    next = children.merge(false);
+                } catch (MpiException e) {
+                    System.err.println("troika elastic: rank " + launchRank + " could not spawn the new ranks ("
+                            + e.getMessage() + "); the generation ends and the driver relaunches");
+                    current = survivors;
+                    if (old != world && survivors != old) {
+                        closeQuietly(old);
+                    }
+                    return Optional.empty();
+                }
+                if (survivors != old) {
+                    closeQuietly(survivors);
+                }
+            }
+        } catch (MpiException e) {
+            throw new CollectiveFailure("the world change failed: " + e.getMessage(), e);
+        }
+        current = next;
+        if (old != world) {
+            closeQuietly(old);
+        }
+        regroup();
+        epoch++;
+        if (next.rank() == 0) {
+            reporter.report(changed(before.generation(), epoch, members, change));
+        }
+        return Optional.of(context(before));
+    }
+
+    /** Whether this process was spawned into a running world (its first context comes from {@link #context}). */
+    public boolean joined() {
+        return joined;
+    }
+
+    /**
+     * This rank's context in the current world: its rank, node-local rank and size there, the generation, the
+     * broadcaster that follows {@link #current()}; rank 0's host updates stay with the launch's rank 0 (a rank that
+     * joined never listens).
+     */
+    ElasticContext context(ElasticContext before) {
+        Communicator c = current;
+        int local = localRank >= 0 ? localRank : before.localRank();
+        return new ElasticContext(c.rank(), local, c.size(), before.generation(), broadcaster(),
+                joined ? HostUpdateSource.none() : before.updates(), before.store());
+    }
+
+    /** Every rank of {@link #current()} shares its id and node: the members in order, and this rank's local rank. */
+    private void regroup() {
+        Communicator next = current;
         long[] ids = new long[2 * next.size()];
         try {
             next.allgather(new long[] {launchRank, nodeId}, ids);
         } catch (MpiException e) {
-            throw new CollectiveFailure("another rank failed during the shrink: " + e.getMessage(), e);
+            throw new CollectiveFailure("another rank failed during the world change: " + e.getMessage(), e);
         }
-        int localRank = 0;
+        int local = 0;
         for (int r = 0; r < next.rank(); r++) {
             if (ids[2 * r + 1] == nodeId) {
-                localRank++;
+                local++;
             }
         }
-        int[] survivors = new int[next.size()];
-        for (int r = 0; r < survivors.length; r++) {
-            survivors[r] = (int) ids[2 * r];
+        int[] order = new int[next.size()];
+        for (int r = 0; r < order.length; r++) {
+            order[r] = (int) ids[2 * r];
         }
-        epoch++;
-        if (next.rank() == 0) {
-            // for people; the launcher learns it from the report (and blacklists the dead ranks' hosts)
-            System.err.println(failedLine(members, survivors));
-            System.err.flush();
-            reporter.report(shrunk(before.generation(), epoch, survivors));
-        }
-        members = survivors;
-        if (next.size() < minSize) {
-            return Optional.empty();
-        }
-        return Optional.of(new ElasticContext(next.rank(), localRank, next.size(), before.generation(),
-                broadcaster(), before.updates(), before.store()));
+        members = order;
+        localRank = local;
+    }
+
+    /** This rank leaves the world for good: it reports its leave (75), then its process ends (exit 0, no finalize). */
+    private void leaveNow(int generation) {
+        System.err.println("troika elastic: rank " + launchRank + " leaves: its host left the job");
+        System.err.flush();
+        reporter.leave(generation, launchRank, org.troika.common.ElasticExitCodes.HOSTS_UPDATED);
+        System.out.flush();
+        // a non-zero exit, or MPI_Finalize (which waits for every process of the job), would stop the others
+        Runtime.getRuntime().halt(0);
     }
 
     /** This rank's rank in the generation's launch (its {@code mpirun} rank), whatever shrinks happened since. */
@@ -173,6 +315,23 @@ public final class ElasticWorld {
     static ElasticMessage.WorldChanged shrunk(int generation, int epoch, int[] survivors) {
         return new ElasticMessage.WorldChanged(generation, epoch, java.util.Arrays.stream(survivors).boxed().toList(),
                 List.of(), List.of());
+    }
+
+    /**
+     * The report of a change in place: the members now, the ranks that left by the split, and the spawned ranks with
+     * their hosts (ids from the change's first join id, in its order).
+     */
+    static ElasticMessage.WorldChanged changed(int generation, int epoch, int[] members,
+            ElasticMessage.ChangeWorld change) {
+        List<ElasticMessage.WorldChanged.Joined> joined = new java.util.ArrayList<>();
+        int id = change.firstJoinId();
+        for (ElasticMessage.ChangeWorld.Spawn s : change.join()) {
+            for (int i = 0; i < s.count(); i++) {
+                joined.add(new ElasticMessage.WorldChanged.Joined(id++, s.host()));
+            }
+        }
+        return new ElasticMessage.WorldChanged(generation, epoch, java.util.Arrays.stream(members).boxed().toList(),
+                change.leave(), joined);
     }
 
     /**

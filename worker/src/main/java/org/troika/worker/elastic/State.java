@@ -1,6 +1,5 @@
 package org.troika.worker.elastic;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -76,17 +75,13 @@ public abstract class State {
     public final void checkHostUpdates() {
         byte[] mine = null;
         if (context.rank() == 0) {
-            HostChange c = context.updates().poll().orElse(null);
-            mine = ByteBuffer.allocate(9).put((byte) (c == null ? 0 : c.bits()))
-                    .putLong(c == null ? 0 : c.timestampMillis()).array();
+            mine = HostChange.encode(context.updates().poll().orElse(null));
         }
         byte[] agreed = context.broadcaster().broadcast(mine);
-        if (agreed == null || agreed.length != 9) {
+        if (agreed == null) {
             throw new CollectiveFailure("bad host update broadcast");
         }
-        ByteBuffer b = ByteBuffer.wrap(agreed);
-        int bits = b.get();
-        HostChange change = HostChange.fromBits(b.getLong(), bits);
+        HostChange change = HostChange.decode(agreed);
         if (change != null) {
             throw new HostsUpdatedInterrupt(change);
         }

@@ -1,0 +1,97 @@
+package org.troika.worker.elastic;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.StringJoiner;
+import org.troika.common.SpawnCommand;
+import org.troika.common.TroikaEnv;
+import org.troika.mpi.Spawn;
+import org.troika.wire.ElasticMessage;
+
+/**
+ * How the ranks of a running world start new ranks for a change in place (pure): the rank command mpirun started
+ * ({@link TroikaEnv#ELASTIC_SPAWN_COMMAND}), the exported environment ({@link TroikaEnv#ELASTIC_SPAWN_ENV} names, the
+ * spawning rank's values), and Open MPI 5's info keys: {@code PMIX_ADD_HOST} for hosts the job has no daemon on yet,
+ * {@code host} for where each rank goes (in the change's order), {@code PMIX_ENVAR} for the environment (one
+ * {@code NAME=value} per line). Spawned ranks also get {@link TroikaEnv#ELASTIC_JOIN_ID} and
+ * {@link TroikaEnv#ELASTIC_EPOCH}, and {@link TroikaEnv#HOSTS} of their own placement (troika-rankenv's host and local
+ * rank); they report no progress to the hang watchdog, whose ranks are the launch's.
+ *
+ * @param command the rank command's words (bytes)
+ * @param exported the exported variables with this rank's values (lossless strings), in order
+ */
+record RankSpawner(List<byte[]> command, Map<String, String> exported) {
+    /** Variables a spawned rank must not inherit from its parent. */
+    private static final List<String> NOT_INHERITED = List.of(TroikaEnv.HOSTS, TroikaEnv.PROGRESS_ADDR,
+            TroikaEnv.PROGRESS_KEY, TroikaEnv.ELASTIC_JOIN_ID, TroikaEnv.ELASTIC_EPOCH, "TROIKA_RANK", "TROIKA_SIZE",
+            "TROIKA_LOCAL_RANK", "TROIKA_LOCAL_SIZE", "TROIKA_CROSS_RANK", "TROIKA_CROSS_SIZE", "TROIKA_HOSTNAME");
+
+    /**
+     * The spawner the launcher set up for this rank, or empty when the generation cannot grow in place (no
+     * {@link TroikaEnv#ELASTIC_SPAWN_COMMAND}, or a bad one).
+     *
+     * @param env the rank's environment in {@link org.troika.common.exec.NativeText}'s lossless form
+     */
+    static Optional<RankSpawner> fromEnvironment(Map<String, String> env) {
+        String cmd = env.get(TroikaEnv.ELASTIC_SPAWN_COMMAND);
+        if (cmd == null || cmd.isBlank()) {
+            return Optional.empty();
+        }
+        List<byte[]> words;
+        try {
+            words = SpawnCommand.decode(cmd);
+        } catch (IllegalArgumentException e) {
+            System.err.println("troika elastic: " + e.getMessage() + "; this world cannot grow in place");
+            return Optional.empty();
+        }
+        Map<String, String> exported = new LinkedHashMap<>();
+        for (String name : env.getOrDefault(TroikaEnv.ELASTIC_SPAWN_ENV, "").split(",")) {
+            String v = env.get(name);
+            if (!name.isBlank() && v != null && !NOT_INHERITED.contains(name)) {
+                exported.put(name, v);
+            }
+        }
+        return Optional.of(new RankSpawner(words, exported));
+    }
+
+    /**
+     * The spawn of {@code change}'s ranks, or empty when it cannot be expressed (a value holds a newline, which
+     * {@code PMIX_ENVAR} cannot carry).
+     *
+     * @param epoch the world's change count once this change is made
+     */
+    Optional<Spawn> request(ElasticMessage.ChangeWorld change, int epoch) {
+        int count = 0;
+        StringJoiner added = new StringJoiner(",");
+        StringJoiner hosts = new StringJoiner(",");
+        for (ElasticMessage.ChangeWorld.Spawn s : change.join()) {
+            count += s.count();
+            String h = s.host() + ":" + s.count();
+            hosts.add(h);
+            if (s.added()) {
+                added.add(h);
+            }
+        }
+        Map<String, String> env = new LinkedHashMap<>(exported);
+        env.put(TroikaEnv.ELASTIC_JOIN_ID, Integer.toString(change.firstJoinId()));
+        env.put(TroikaEnv.ELASTIC_EPOCH, Integer.toString(epoch));
+        env.put(TroikaEnv.HOSTS, hosts.toString());
+        List<String> lines = new ArrayList<>();
+        for (Map.Entry<String, String> e : env.entrySet()) {
+            if (e.getValue().indexOf('\n') >= 0 || e.getKey().indexOf('\n') >= 0) {
+                return Optional.empty();
+            }
+            lines.add(e.getKey() + "=" + e.getValue());
+        }
+        Map<String, String> info = new LinkedHashMap<>();
+        if (added.length() > 0) {
+            info.put("PMIX_ADD_HOST", added.toString());
+        }
+        info.put("host", hosts.toString());
+        info.put("PMIX_ENVAR", String.join("\n", lines));
+        return Optional.of(new Spawn(command, count, info));
+    }
+}

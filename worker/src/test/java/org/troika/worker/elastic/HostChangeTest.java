@@ -1,0 +1,84 @@
+package org.troika.worker.elastic;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.troika.common.SpawnCommand;
+import org.troika.common.TroikaEnv;
+import org.troika.mpi.Spawn;
+import org.troika.wire.ElasticMessage;
+
+/** The commit broadcast of a host change (issue 25: it carries a change in place) and the spawn the ranks would make. */
+class HostChangeTest {
+    private static final ElasticMessage.ChangeWorld LEAVE = new ElasticMessage.ChangeWorld(1, List.of(2, 3), List.of(),
+            4);
+    private static final ElasticMessage.ChangeWorld MIXED = new ElasticMessage.ChangeWorld(2, List.of(1),
+            List.of(new ElasticMessage.ChangeWorld.Spawn("10.0.0.9", 2, true)), 7);
+
+    @Test
+    void nothingARelaunchAndChangesInPlaceSurviveTheBroadcastEncoding() {
+        assertNull(HostChange.decode(HostChange.encode(null)));
+        HostChange relaunch = new HostChange(123, true, false);
+        assertEquals(relaunch, HostChange.decode(HostChange.encode(relaunch)));
+        for (ElasticMessage.ChangeWorld w : List.of(LEAVE, MIXED)) {
+            HostChange c = HostChange.of(456, w);
+            HostChange back = HostChange.decode(HostChange.encode(c));
+            assertEquals(c, back);
+            assertEquals(w, back.inPlace());
+        }
+        assertTrue(HostChange.of(1, LEAVE).removed());
+        assertTrue(HostChange.of(1, MIXED).added() && HostChange.of(1, MIXED).removed());
+    }
+
+    @Test
+    void aDamagedBroadcastIsACollectiveFailureNotAWrongChange() {
+        byte[] good = HostChange.encode(HostChange.of(456, MIXED));
+        assertThrows(CollectiveFailure.class, () -> HostChange.decode(Arrays.copyOf(good, good.length - 1)));
+        assertThrows(CollectiveFailure.class, () -> HostChange.decode(Arrays.copyOf(good, good.length + 1)));
+        byte[] huge = good.clone();
+        ByteBuffer.wrap(huge).putInt(13, Integer.MAX_VALUE); // the count of leaving ranks
+        assertThrows(CollectiveFailure.class, () -> HostChange.decode(huge));
+        byte[] wrongBits = good.clone();
+        wrongBits[0] = 4 | 2; // says "added only", but a rank leaves
+        assertThrows(CollectiveFailure.class, () -> HostChange.decode(wrongBits));
+        assertThrows(CollectiveFailure.class, () -> HostChange.decode(new byte[3]));
+    }
+
+    @Test
+    void changesInPlaceDoNotAddUp() {
+        HostChange merged = HostChange.of(5, LEAVE).merge(HostChange.of(9, MIXED));
+        assertNull(merged.inPlace(), "two changes in place merged are a relaunch");
+        assertEquals(9, merged.timestampMillis());
+    }
+
+    @Test
+    void theSpawnOfAChangeCarriesTheRankCommandTheHostsAndTheJoinIds() {
+        byte[] odd = {'a', (byte) 0xff, 'b'};
+        Map<String, String> env = Map.of(TroikaEnv.ELASTIC_SPAWN_COMMAND,
+                SpawnCommand.encode(List.of("java", org.troika.common.exec.NativeText.decode(odd))),
+                TroikaEnv.ELASTIC_SPAWN_ENV, "TROIKA_JOB_ID,TROIKA_HOSTS,MISSING", TroikaEnv.JOB_ID, "e1",
+                TroikaEnv.HOSTS, "parent-placement");
+        RankSpawner s = RankSpawner.fromEnvironment(env).orElseThrow();
+        assertEquals(2, s.command().size());
+        assertArrayEquals("java".getBytes(StandardCharsets.US_ASCII), s.command().get(0));
+        assertArrayEquals(odd, s.command().get(1), "the words' exact bytes");
+        assertEquals(Map.of(TroikaEnv.JOB_ID, "e1"), s.exported(), "a parent's placement is not inherited");
+        Spawn spawn = s.request(MIXED, 3).orElseThrow();
+        assertEquals(2, spawn.count());
+        assertEquals("10.0.0.9:2", spawn.info().get("PMIX_ADD_HOST"));
+        assertEquals("10.0.0.9:2", spawn.info().get("host"));
+        assertEquals(List.of("TROIKA_JOB_ID=e1", TroikaEnv.ELASTIC_JOIN_ID + "=7", TroikaEnv.ELASTIC_EPOCH + "=3",
+                TroikaEnv.HOSTS + "=10.0.0.9:2"), List.of(spawn.info().get("PMIX_ENVAR").split("\n")));
+        assertTrue(RankSpawner.fromEnvironment(Map.of()).isEmpty(), "no command: this world cannot grow");
+        assertTrue(RankSpawner.fromEnvironment(Map.of(TroikaEnv.ELASTIC_SPAWN_COMMAND, "!!")).isEmpty());
+    }
+}

@@ -14,6 +14,7 @@ import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 import org.troika.common.exec.LaunchPlan;
 import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.spi.LaunchAgent;
@@ -160,6 +161,19 @@ public final class MpirunCommandBuilder {
                 rankOutput(ctx, prrte ? RankOutput.TagFormat.PRRTE : RankOutput.TagFormat.ORTE));
     }
 
+    /** UCX's list of the network devices it may use (MPICH's ch4:ucx device, Open MPI's pml ucx). */
+    static final String UCX_NET_DEVICES = "UCX_NET_DEVICES";
+
+    /** Whether every host of {@code plan} is this machine by a loopback name or address (pure). */
+    static boolean onLoopbackOnly(HostPlan plan) {
+        for (String h : plan.hostNames()) {
+            if (!h.equalsIgnoreCase("localhost") && !h.startsWith("127.") && !h.equals("::1")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /**
      * Whether the user chose the MCA parameter {@code name} for the ranks: {@code OMPI_MCA_<name>} in the environment,
      * or {@code --mca}/{@code -mca}/{@code --omca}/{@code --gmca} {@code name} among the extra mpirun arguments (pure).
@@ -246,6 +260,11 @@ public final class MpirunCommandBuilder {
         if (!nics.isEmpty()) {
             argv.addAll(List.of("-iface", nics.get(0)));
             argv.addAll(List.of("-genv", "NCCL_SOCKET_IFNAME", nics.get(0)));
+        } else if (onLoopbackOnly(ctx.hostPlan())) {
+            // UCX (MPICH's ch4:ucx) lists the network devices at MPI_Init and opens them a moment later: one that went
+            // away in between (a container's or another job's veth) fails MPI_Init with "init_worker No such device"
+            // (issue 21). Ranks all on this machine need no network device but loopback.
+            env.putIfAbsent(UCX_NET_DEVICES, "lo");
         }
         argv.addAll(s.mpiArgs());
         argv.addAll(RankLaunch.rankCommand(ctx));

@@ -603,6 +603,27 @@ class MpirunCommandBuilderTest {
         assertEquals(-1, Collections.indexOfSubList(USER.build(ctx(relaunch, old, env)).launch().argv(), noHan));
     }
 
+    /**
+     * Issue 21: MPICH over UCX failed in MPI_Init ("init_worker No such device") when a network device it had just
+     * listed went away (other jobs' veths). Ranks all on this machine get loopback only, unless the user chose.
+     */
+    @Test
+    void mpichRanksOnThisMachineAloneUseNoNetworkDeviceButLoopback() {
+        List<HostSlots> local = List.of(new HostSlots("localhost", 2));
+        Map<String, String> env = USER.build(ctx(settings().hosts(local, "-H").build(), MPICH, ENV)).launch().env();
+        assertEquals("lo", env.get("UCX_NET_DEVICES"));
+        Map<String, String> chosen = new TreeMap<>(ENV);
+        chosen.put("UCX_NET_DEVICES", "mlx5_0:1");
+        assertEquals("mlx5_0:1", USER.build(ctx(settings().hosts(local, "-H").build(), MPICH, chosen)).launch().env()
+                .get("UCX_NET_DEVICES"));
+        // hosts elsewhere, or an interface the user named: the network is theirs
+        assertNull(USER.build(ctx(settings().build(), MPICH, ENV)).launch().env().get("UCX_NET_DEVICES"));
+        assertNull(USER.build(ctx(settings().hosts(local, "-H").networkInterfaces(List.of("eth0")).build(), MPICH, ENV))
+                .launch().env().get("UCX_NET_DEVICES"));
+        assertNull(USER.build(ctx(settings().hosts(local, "-H").build(), OMPI4, ENV)).launch().env()
+                .get("UCX_NET_DEVICES"), "Open MPI's ranks use ob1 here; its pml ucx is for other fabrics");
+    }
+
     @Test
     void buildIsRepeatable() {
         LaunchContext c = ctx(allOptions().build(), OMPI4, ENV);

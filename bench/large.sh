@@ -13,7 +13,8 @@
 # Cells: Java/C time ratio of the medians, then [pmem]: within one launch, the median ratio of each repetition to the
 # C loop run just before it on the very same direct buffers (osu.c as a library): the binding's own cost, free of
 # where the memory lies. Env: LAUNCHES, REPS (default 5), SCALE (iterations, default 1), TESTS (default
-# allreduce,bcast), JAVA17, JAVA25.
+# allreduce,bcast), MPIS (default ompi4,mpich,ompi5: those to run), JAVA17, JAVA25. A launch that fails is named on
+# stderr and left out of the medians; the others go on.
 set -euo pipefail
 source "$(dirname "$0")/mpi/env.bash"
 source "$(dirname "$0")/mpi/ompi5.bash"
@@ -21,6 +22,7 @@ LAUNCHES=${LAUNCHES:-8}
 REPS=${REPS:-5}
 SCALE=${SCALE:-1}
 TESTS=${TESTS:-allreduce,bcast}
+MPIS=${MPIS:-ompi4,mpich,ompi5}
 JAVA17=${JAVA17:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
 JAVA25=${JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
 [ -n "$TROIKA_FFM_CP" ] || { echo "bench: needs troika-mpi built with its FFM part (JDK 22+ javac)" >&2; exit 2; }
@@ -33,8 +35,9 @@ for m in ompi4:mpicc.openmpi mpich:mpicc.mpich; do
   d=$BENCH_TMP/${m%%:*}; cc=${m#*:}
   "$cc" -O2 -w -o "$d/osu" "$here/osu.c"; "$cc" -O2 -w -shared -fPIC -DOSU_LIB -o "$d/libosu.so" "$here/osu.c"
 done
-mpis=(ompi4 mpich)
-if ompi5_available && [ -d "$root/dist/target/troika/lib" ]; then
+mpis=()
+for m in ompi4 mpich; do [[ ",$MPIS," == *",$m,"* ]] && mpis+=("$m"); done
+if [[ ",$MPIS," == *",ompi5,"* ]] && ompi5_available && [ -d "$root/dist/target/troika/lib" ]; then
   cp "$here/osu.c" "$BENCH_TMP/ompi5/"
   in_root "$jdk25" /bin/sh -c "cd $BENCH_TMP/ompi5 && mpicc -O2 -o osu osu.c && mpicc -O2 -shared -fPIC -DOSU_LIB -o libosu.so osu.c"
   mpis+=(ompi5)
@@ -66,7 +69,9 @@ one() { # mpi impl: one launch; prints the programs' lines prefixed with "mpi=<m
 }
 echo "load before: $(uptime)"
 for ((l = 0; l < LAUNCHES; l++)); do
-  for mpi in "${mpis[@]}"; do for impl in c ffm jna; do one "$mpi" "$impl"; done; done
+  for mpi in "${mpis[@]}"; do for impl in c ffm jna; do
+    one "$mpi" "$impl" || echo "bench: launch $l of $impl on $mpi failed (left out)" >&2
+  done; done
 done > "$BENCH_TMP/raw.txt"
 echo "load after:  $(uptime)"
 echo

@@ -30,10 +30,30 @@ public final class MpiLibrary {
      */
     public static final String HEAP = "TROIKA_MPI_HEAP";
 
+    /** UCX's variable naming the signals it takes over: troika-mpi sets it empty before any MPI library loads. */
+    public static final String UCX_ERROR_SIGNALS = "UCX_ERROR_SIGNALS";
+    /** UCX's core library (MPICH's ch4:ucx, Open MPI's pml ucx), which reads UCX's variables once, when it loads. */
+    public static final String UCX = "libucs.so.0";
+    /** {@code dlopen} flags that find a library already loaded without loading it: {@code RTLD_LAZY | RTLD_NOLOAD}. */
+    public static final int RTLD_LAZY_NOLOAD = 0x1 | 0x4;
+
     private static final List<String> OPEN_MPI_VARS = List.of("OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK");
     private static final List<String> HYDRA_VARS = List.of("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID");
 
     private MpiLibrary() {}
+
+    /**
+     * Why a backend refuses to load MPI when UCX is in the process already and {@code UCX_ERROR_SIGNALS} is unset:
+     * UCX then read its defaults and puts its own SIGSEGV handler over the JVM's when MPI starts it, and the JVM's
+     * next implicit null check kills the rank (seen here: MPICH 4.0.2, a program that loaded a library linking MPI
+     * before {@code Mpi.init}).
+     */
+    public static IllegalStateException ucxLoadedFirst() {
+        return new IllegalStateException(UCX + " (UCX) was loaded into this JVM before troika-mpi loaded MPI, with "
+                + UCX_ERROR_SIGNALS + " unset: UCX would put its SIGSEGV handler over the JVM's and crash the rank. "
+                + "Call Mpi.init() before loading any library that links MPI or UCX, or start the ranks with "
+                + UCX_ERROR_SIGNALS + "= (empty)");
+    }
 
     /** How Java calls the library. */
     public enum Backend {

@@ -3,9 +3,11 @@ package org.troika.mpi.jna;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
+import com.sun.jna.Pointer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.troika.mpi.MpiErrors;
+import org.troika.mpi.MpiLibrary;
 import org.troika.mpi.spi.MpiAbi;
 import org.troika.mpi.spi.NativeFunction;
 import org.troika.mpi.spi.NativeMpi;
@@ -65,10 +67,18 @@ public abstract class JnaMpi implements NativeMpi {
      * loads: UCX (MPICH's ch4:ucx device on Debian, Open MPI's pml ucx elsewhere) reads it when libucs loads and
      * otherwise installs its own SIGSEGV handler over the JVM's; the JVM's routine SIGSEGVs (safepoint polls,
      * implicit null checks) then abort the rank ("Caught signal 11 ... invalid permissions for mapped object",
-     * seen here with MPICH 4.0.2 / UCX 1.13).
+     * seen here with MPICH 4.0.2 / UCX 1.13). If libucs is loaded already with the variable unset, it is too late:
+     * refused ({@link MpiLibrary#ucxLoadedFirst}).
      */
     private static void keepJvmSignalHandlers() {
-        Libc.setenv("UCX_ERROR_SIGNALS", "", 0);
+        if (Libc.getenv(MpiLibrary.UCX_ERROR_SIGNALS) == null) {
+            Pointer ucx = Libc.dlopen(MpiLibrary.UCX, MpiLibrary.RTLD_LAZY_NOLOAD);
+            if (ucx != null) {
+                Libc.dlclose(ucx);
+                throw MpiLibrary.ucxLoadedFirst();
+            }
+        }
+        Libc.setenv(MpiLibrary.UCX_ERROR_SIGNALS, "", 0);
     }
 
     /** The C library's {@code setenv}, direct-mapped: JNA's generic call path would load its conversion machinery. */
@@ -80,6 +90,12 @@ public abstract class JnaMpi implements NativeMpi {
         private Libc() {}
 
         static native int setenv(String name, String value, int overwrite);
+
+        static native String getenv(String name);
+
+        static native Pointer dlopen(String file, int flags);
+
+        static native int dlclose(Pointer handle);
     }
 
     static boolean hasSymbol(NativeLibrary lib, String name) {

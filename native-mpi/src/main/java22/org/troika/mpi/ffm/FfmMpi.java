@@ -17,6 +17,7 @@ import java.lang.invoke.MethodType;
 import java.nio.Buffer;
 import org.troika.mpi.Datatype;
 import org.troika.mpi.MpiErrors;
+import org.troika.mpi.MpiLibrary;
 import org.troika.mpi.Op;
 import org.troika.mpi.spi.MpiAbi;
 import org.troika.mpi.spi.NativeFunction;
@@ -72,7 +73,7 @@ public final class FfmMpi implements NativeMpi {
 
     /**
      * Opens an MPI library with {@code RTLD_NOW | RTLD_GLOBAL} (after setting {@code UCX_ERROR_SIGNALS} as the JNA
-     * backend does, for the same reason) and binds it. A process binds one library.
+     * backend does, for the same reason, and refusing as it does when UCX is loaded already) and binds it. A process binds one library.
      *
      * @throws UnsatisfiedLinkError when the library cannot be opened
      */
@@ -90,13 +91,25 @@ public final class FfmMpi implements NativeMpi {
                     FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
             MethodHandle dlopen = LINKER.downcallHandle(libc.find("dlopen").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT));
-            int unused = (int) setenv.invokeExact(arena.allocateFrom("UCX_ERROR_SIGNALS").address(),
-                    arena.allocateFrom("").address(), 0);
+            MethodHandle getenv = LINKER.downcallHandle(libc.find("getenv").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_LONG, JAVA_LONG));
+            MethodHandle dlclose = LINKER.downcallHandle(libc.find("dlclose").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
+            long variable = arena.allocateFrom(MpiLibrary.UCX_ERROR_SIGNALS).address();
+            if ((long) getenv.invokeExact(variable) == 0) {
+                long ucx = (long) dlopen.invokeExact(arena.allocateFrom(MpiLibrary.UCX).address(),
+                        MpiLibrary.RTLD_LAZY_NOLOAD);
+                if (ucx != 0) {
+                    int closed = (int) dlclose.invokeExact(ucx);
+                    throw MpiLibrary.ucxLoadedFirst();
+                }
+            }
+            int unused = (int) setenv.invokeExact(variable, arena.allocateFrom("").address(), 0);
             long handle = (long) dlopen.invokeExact(arena.allocateFrom(library).address(), RTLD_NOW_GLOBAL);
             if (handle == 0) {
                 throw new UnsatisfiedLinkError("cannot open " + library);
             }
-        } catch (UnsatisfiedLinkError e) {
+        } catch (UnsatisfiedLinkError | IllegalStateException e) {
             throw e;
         } catch (Throwable t) {
             throw new IllegalStateException("FFM setup failed", t);

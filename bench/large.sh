@@ -13,7 +13,7 @@
 # Cells: Java/C time ratio of the medians, then [pmem]: within one launch, the median ratio of each repetition to the
 # C loop run just before it on the very same direct buffers (osu.c as a library): the binding's own cost, free of
 # where the memory lies. Env: LAUNCHES, REPS (default 5), SCALE (iterations, default 1), TESTS (default
-# allreduce,bcast), MPIS (default ompi4,mpich,ompi5: those to run), JAVA17, JAVA25. A launch that fails is named on
+# allreduce,bcast), WARMUP (MpiBench's untimed 8 B calls first, default 10000), MPIS (default ompi4,mpich,ompi5: those to run), JAVA17, JAVA25. A launch that fails is named on
 # stderr and left out of the medians; the others go on.
 set -euo pipefail
 source "$(dirname "$0")/mpi/env.bash"
@@ -23,6 +23,7 @@ REPS=${REPS:-5}
 SCALE=${SCALE:-1}
 TESTS=${TESTS:-allreduce,bcast}
 MPIS=${MPIS:-ompi4,mpich,ompi5}
+export WARMUP=${WARMUP:-10000}
 JAVA17=${JAVA17:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
 JAVA25=${JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
 [ -n "$TROIKA_FFM_CP" ] || { echo "bench: needs troika-mpi built with its FFM part (JDK 22+ javac)" >&2; exit 2; }
@@ -59,9 +60,9 @@ one() { # mpi impl: one launch; prints the programs' lines prefixed with "mpi=<m
       [ "$mpi" = ompi5 ] && cp="$BENCH_TMP:$BENCH_TMP/lib/*"
       if [ "$impl" = jna ]; then java=$JAVA17; [ "$mpi" = ompi5 ] && java=java; fi
       if [ "$mpi" = mpich ]; then
-        run+=(-env TROIKA_MPI_BACKEND "$impl" -env OSU_LIB "$d/libosu.so")
+        run+=(-env TROIKA_MPI_BACKEND "$impl" -env OSU_LIB "$d/libosu.so" -env WARMUP "$WARMUP")
       else
-        run+=(-x TROIKA_MPI_BACKEND="$impl" -x OSU_LIB="$d/libosu.so")
+        run+=(-x TROIKA_MPI_BACKEND="$impl" -x OSU_LIB="$d/libosu.so" -x WARMUP="$WARMUP")
       fi
       "${run[@]}" "$java" $([ "$impl" = ffm ] && echo --enable-native-access=ALL-UNNAMED) -XX:+UseSerialGC -cp "$cp" \
         MpiBench "${args[@]}" "$impl" 16777216 1048576 ;;

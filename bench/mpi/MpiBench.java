@@ -25,6 +25,8 @@ public final class MpiBench {
     private static final int[] SIZES = {8, 1024, 65536, 1048576, 16777216};
     private static final int[] ITERS = {20000, 10000, 1000, 100, 10};
     private static final int WINDOW = 64;
+    /** Calls at 8 B before the first timed size (env WARMUP, default 100,000; large-message runs need fewer). */
+    private static final int WARMUP = Integer.parseInt(System.getenv().getOrDefault("WARMUP", "100000"));
     /**
      * osu.c's loop as a library (env OSU_LIB), run before every Java repetition for paired ratios, and the same loop
      * on given buffers; or null. Loaded after Mpi.init(): the library pulls in the MPI library, and troika-mpi must
@@ -82,7 +84,7 @@ public final class MpiBench {
                     if (bench.skip(test, kind, 8)) {
                         continue;
                     }
-                    bench.run(test, kind, 8, 100_000); // JIT warm-up (C2 needs ~10^4 calls; more under load), untimed
+                    bench.run(test, kind, 8, WARMUP); // JIT warm-up (C2 needs ~10^4 calls; more under load), untimed
                     double[] t = new double[reps];
                     for (int s = 0; s < SIZES.length; s++) {
                         int bytes = SIZES[s];

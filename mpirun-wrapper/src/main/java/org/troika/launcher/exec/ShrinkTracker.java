@@ -130,9 +130,12 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
                 && ended.add(rank);
     }
 
-    /** Whether {@code rank}'s process ended without a leave and no report of the survivors has named it dead. */
+    /**
+     * Whether {@code rank}'s process ended without a leave and no report of the survivors has named it dead or departed
+     * (split off with its host).
+     */
     public synchronized boolean unconfirmed(int rank) {
-        return ended.contains(rank) && !dead.contains(rank) && !left.containsKey(rank);
+        return ended.contains(rank) && !dead.contains(rank) && !departed.contains(rank) && !left.containsKey(rank);
     }
 
     /**

@@ -151,6 +151,12 @@ class ShrinkTrackerTest {
         assertFalse(t.unconfirmed(3), "the survivors reported it dead");
         assertEquals(List.of("3@b"), told.died);
 
+        // a rank split off with its host may end before the report naming it departed arrives
+        ShrinkTracker split = new ShrinkTracker(PLAN, new Told());
+        assertTrue(split.processEnded(3));
+        split.event(new ElasticMessage.WorldChanged(1, 1, List.of(0, 1, 2), List.of(3), List.of()));
+        assertFalse(split.unconfirmed(3), "it departed: nothing is stuck");
+
         Told stuck = new Told();
         ShrinkTracker u = new ShrinkTracker(PLAN, stuck);
         assertTrue(u.processEnded(2));

@@ -40,6 +40,11 @@ public final class SpawnCommand {
         if (all.length == 0 || all[all.length - 1] != 0) {
             throw new IllegalArgumentException(TroikaEnv.ELASTIC_SPAWN_COMMAND + " holds no NUL-ended words");
         }
+        return words(all);
+    }
+
+    /** The NUL-ended words of {@code all} (as in {@code /proc/PID/cmdline}); bytes after the last NUL are dropped. */
+    public static List<byte[]> words(byte[] all) {
         List<byte[]> words = new ArrayList<>();
         int start = 0;
         for (int i = 0; i < all.length; i++) {

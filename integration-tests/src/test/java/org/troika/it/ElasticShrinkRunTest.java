@@ -63,16 +63,7 @@ class ElasticShrinkRunTest {
                 assertTrue(r.err().contains("generation 1: rank 1 on host " + h.get(1) + " died; the survivors go on"),
                         r.toString());
                 assertTrue(r.err().contains("done after 1 generation(s) and 0 reset(s)"), r.toString());
-                // the same model on both survivors (launch ranks 0 and 2)
-                Matcher m = DONE.matcher(r.out());
-                Set<String> sums = new HashSet<>();
-                Set<Integer> ranks = new HashSet<>();
-                while (m.find()) {
-                    ranks.add(Integer.parseInt(m.group(1)));
-                    sums.add(m.group(3));
-                }
-                assertEquals(Set.of(0, 2), ranks, r.toString());
-                assertEquals(1, sums.size(), r.toString());
+                assertOneModel(r, Set.of(0, 2)); // the same model on both survivors (launch ranks 0 and 2)
             }
         }
     }
@@ -163,17 +154,22 @@ class ElasticShrinkRunTest {
                         r.toString());
                 assertTrue(r.err().contains("done after 1 generation(s) and 1 reset(s)"), r.toString());
                 assertTrue(!r.err().contains("blacklisted host"), "a host that left is no failure: " + r);
-                Matcher m = DONE.matcher(r.out());
-                Set<String> sums = new HashSet<>();
-                Set<Integer> ranks = new HashSet<>();
-                while (m.find()) {
-                    ranks.add(Integer.parseInt(m.group(1)));
-                    sums.add(m.group(3));
-                }
-                assertEquals(Set.of(0, 1, 2), ranks, r.toString());
-                assertEquals(1, sums.size(), r.toString());
+                assertOneModel(r, Set.of(0, 1, 2));
             }
         }
+    }
+
+    /** The ranks that finished are {@code launchRanks}, and they all hold the same model. */
+    private static void assertOneModel(RunSupport.Result r, Set<Integer> launchRanks) {
+        Matcher m = DONE.matcher(r.out());
+        Set<String> sums = new HashSet<>();
+        Set<Integer> ranks = new HashSet<>();
+        while (m.find()) {
+            ranks.add(Integer.parseInt(m.group(1)));
+            sums.add(m.group(3));
+        }
+        assertEquals(launchRanks, ranks, r.toString());
+        assertEquals(1, sums.size(), r.toString());
     }
 
     /** The job's rank pids once there are {@code n} (a rank that left may take a moment to be gone). */

@@ -3,7 +3,6 @@ package org.troika.mpi.it;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -58,15 +57,6 @@ public final class SpawnRankMain {
 
     /** This process's argv as the kernel has it (the JVM's own words, exactly). */
     static List<byte[]> ownCommandLine() throws IOException {
-        byte[] all = Files.readAllBytes(Path.of("/proc/self/cmdline"));
-        List<byte[]> words = new ArrayList<>();
-        int start = 0;
-        for (int i = 0; i < all.length; i++) {
-            if (all[i] == 0) {
-                words.add(java.util.Arrays.copyOfRange(all, start, i));
-                start = i + 1;
-            }
-        }
-        return words;
+        return org.troika.common.SpawnCommand.words(Files.readAllBytes(Path.of("/proc/self/cmdline")));
     }
 }

@@ -7,7 +7,8 @@ import mpi.MPI;
  * Runs every OSU Micro-Benchmark for Java (unchanged, compiled against the drop-in) in one MPI job: each
  * benchmark's own {@code runBenchmark()} with validation ({@code -c}), on direct buffers and on arrays, between one
  * {@code MPI.Init} and one {@code MPI.Finalize} (each benchmark's {@code main} is only those two calls around it).
- * Arguments: the benchmark options after the API (e.g. {@code -m 1:8192 -i 10 -x 2}).
+ * Arguments: the APIs to run ({@code buffer}, {@code arrays} or {@code buffer,arrays}), then the benchmark options
+ * (e.g. {@code -m 1:8192 -i 10 -x 2}).
  */
 public final class OmbAll {
     private OmbAll() {}
@@ -18,11 +19,13 @@ public final class OmbAll {
         "collective.OSUBcast", "collective.OSUGather", "collective.OSUGatherv", "collective.OSUReduce",
         "collective.OSUReduceScatter", "collective.OSUScatter", "collective.OSUScatterv"};
 
-    public static void main(String[] options) throws Exception {
-        MPI.Init(options);
+    public static void main(String[] argv) throws Exception {
+        MPI.Init(argv);
+        String[] apis = argv[0].split(",");
+        String[] options = java.util.Arrays.copyOfRange(argv, 1, argv.length);
         int rank = MPI.COMM_WORLD.getRank();
         for (String name : BENCHMARKS) {
-            for (String api : new String[] {"buffer", "arrays"}) {
+            for (String api : apis) {
                 if (name.endsWith("OMPI") && api.equals("arrays")) {
                     continue; // these two exit on purpose with arrays: Open MPI's binding has no arrays in iSend
                 }

@@ -51,6 +51,8 @@ class DifferentialTest {
         MpiJob.Result r = Programs.runDropIn(launcher, backend, NP, classes.toString(), "diff.Main",
                 List.of(out.toString(), "extras"), 240);
         assertEquals(0, r.exitCode(), r.output());
+        int lines = 0;
+        int checks = 0;
         for (int rank = 0; rank < NP; rank++) {
             List<String> want = Files.readAllLines(reference.resolve("rank-" + rank + ".txt"));
             List<String> got = Files.readAllLines(out.resolve("rank-" + rank + ".txt"));
@@ -62,12 +64,16 @@ class DifferentialTest {
                     fail("rank " + rank + " line " + (i + 1) + " differs\n  Open MPI: " + w + "\n  troika:   " + g);
                 }
             }
+            lines += want.size();
             List<String> extras = Files.readAllLines(out.resolve("extras-" + rank + ".txt"));
+            checks += (int) extras.stream().filter(l -> l.startsWith("ok ")).count();
             assertTrue(extras.contains("extras done"), "extras did not finish on rank " + rank + ": " + extras);
             for (String line : extras) {
                 assertTrue(line.startsWith("ok ") || line.startsWith("==") || line.equals("extras done"),
                         "rank " + rank + ": " + line);
             }
         }
+        System.out.println(launcher + " " + backend + ": " + lines + " lines equal to Open MPI's binding on " + NP
+                + " ranks, " + checks + " extras checks ok");
     }
 }

@@ -30,6 +30,8 @@ import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
 import org.troika.common.exec.ProcessTable;
 import org.troika.launcher.cli.Main;
+import org.troika.launcher.options.RunOption;
+import org.troika.launcher.options.RunOptionTable;
 import org.troika.launcher.spi.Subcommand;
 
 /**
@@ -368,10 +370,23 @@ class MalformedInputTest {
         return found;
     }
 
+    /** Valued options of troika run from its option table (every name of each row), with their value counts. */
+    static Map<String, Integer> valuedRunOptions() {
+        Map<String, Integer> found = new java.util.LinkedHashMap<>();
+        for (RunOption<?> row : RunOptionTable.ALL) {
+            if (row.arity() > 0 && !row.repeatable()) {
+                row.names().forEach(n -> found.put(n, row.arity()));
+            }
+        }
+        return found;
+    }
+
     static List<Case> repeatCases() {
         List<Case> cases = new ArrayList<>();
-        Map<String, Integer> run = valuedOptions(List.of("run", "--help"));
+        Map<String, Integer> run = valuedRunOptions();
         assertTrue(run.containsKey("-np") && run.containsKey("--hostfile") && run.size() > 20, run.toString());
+        assertEquals(new java.util.TreeMap<>(run), new java.util.TreeMap<>(valuedOptions(List.of("run", "--help"))),
+                "--help lists the table's options");
         for (Map.Entry<String, Integer> o : run.entrySet()) {
             List<String> once = new ArrayList<>();
             once.add(o.getKey());

@@ -2,6 +2,9 @@ package org.troika.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.troika.launcher.options.RunOptionTable.LAUNCH_AGENT;
+import static org.troika.launcher.options.RunOptionTable.REMOTE_SHELL;
+import static org.troika.launcher.options.RunOptionTable.START_TIMEOUT;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -59,9 +62,8 @@ class TwoNetworksRelayTest {
             ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
             PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8);
             Map<String, String> env = Map.of("TMPDIR", tmp.toString(), "PATH", System.getenv("PATH"));
-            RunSettings s = RunSettings.builder().remoteShell(cluster.remoteShell())
-                    .launchAgent(RunSettings.LaunchAgent.RELAY).startTimeout(Duration.ofSeconds(60))
-                    .command(List.of("true")).build();
+            RunSettings s = RunSettings.of(List.of("true")).with(REMOTE_SHELL, cluster.remoteShell())
+                    .with(LAUNCH_AGENT, RunSettings.LaunchAgent.RELAY).with(START_TIMEOUT, Duration.ofSeconds(60));
             RelaySession.Request request = new RelaySession.Request(s, OMPI4, new RemoteShell(s, null, env), env, home,
                     err, false, Timeline.off());
             try (RelaySession relay = RelaySession.open(request, List.of(first.address()), true)) {

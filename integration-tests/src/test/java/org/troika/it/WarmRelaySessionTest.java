@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.troika.launcher.options.RunOptionTable.LAUNCH_AGENT;
+import static org.troika.launcher.options.RunOptionTable.REMOTE_SHELL;
+import static org.troika.launcher.options.RunOptionTable.START_TIMEOUT;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -51,8 +54,9 @@ class WarmRelaySessionTest {
     private RunSettings settings(Path log) {
         // each start is logged; BROKEN's remote shell fails at once (exit 7), like ssh to a host without troika
         String shell = "sh -c 'echo {host} >> " + log + "; [ {host} = " + BROKEN + " ] && exit 7; exec \"$@\"' sh";
-        return RunSettings.builder().remoteShell(shell).launchAgent(RunSettings.LaunchAgent.RELAY)
-                .startTimeout(java.time.Duration.ofSeconds(60)).command(List.of("true")).build();
+        return RunSettings.of(List.of("true")).with(REMOTE_SHELL, shell)
+                .with(LAUNCH_AGENT, RunSettings.LaunchAgent.RELAY)
+                .with(START_TIMEOUT, java.time.Duration.ofSeconds(60));
     }
 
     private static HostPlan plan(String... hosts) {
@@ -129,8 +133,9 @@ class WarmRelaySessionTest {
         PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8);
         Map<String, String> env = Map.of("TMPDIR", tmp.toString(), "PATH", System.getenv("PATH"));
         String shell = "sh -c '[ {host} = " + B + " ] && sleep 4; exec \"$@\"' sh";
-        RunSettings s = RunSettings.builder().remoteShell(shell).launchAgent(RunSettings.LaunchAgent.RELAY)
-                .startTimeout(java.time.Duration.ofSeconds(60)).command(List.of("true")).build();
+        RunSettings s = RunSettings.of(List.of("true")).with(REMOTE_SHELL, shell)
+                .with(LAUNCH_AGENT, RunSettings.LaunchAgent.RELAY)
+                .with(START_TIMEOUT, java.time.Duration.ofSeconds(60));
         RelaySession.Request request = new RelaySession.Request(s, OMPI4, new RemoteShell(s, null, env), env, home, err,
                 false, Timeline.off());
         try (RelaySession relay = RelaySession.open(request, List.of(A, B), true)) {

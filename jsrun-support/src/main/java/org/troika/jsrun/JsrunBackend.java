@@ -52,7 +52,7 @@ public final class JsrunBackend implements LaunchBackend {
         }
         Map<Path, String> files = Map.of();
         Path erf = null;
-        if (s.bindingArgs().isEmpty()) {
+        if (s.launcher().bindingArgs().isEmpty()) {
             JsrunOptions opts = JsrunOptions.fromEnv(ctx.env());
             int cores = opts.coresPerHost() != null ? opts.coresPerHost() : ErfWriter.defaultCores(allocated);
             erf = ctx.scratchDir() == null ? Path.of(ERF_NAME) : ctx.scratchDir().resolve(ERF_NAME);
@@ -65,17 +65,17 @@ public final class JsrunBackend implements LaunchBackend {
 
     static List<String> warnings(RunSettings s) {
         List<String> w = new ArrayList<>();
-        if (s.outputFilename() != null) {
-            w.add("jsrun writes all ranks' output to " + s.outputFilename().resolve("stdout") + " and "
-                    + s.outputFilename().resolve("stderr") + ", not one file per rank");
+        if (s.output().dir() != null) {
+            w.add("jsrun writes all ranks' output to " + s.output().dir().resolve("stdout") + " and "
+                    + s.output().dir().resolve("stderr") + ", not one file per rank");
         }
-        if (s.prefixTimestamp()) {
+        if (s.output().prefixTimestamp()) {
             w.add("jsrun has no timestamp option; --prefix-output-with-timestamp is ignored");
         }
-        if (s.sshPort() != null || s.sshIdentityFile() != null) {
+        if (s.remote().sshPort() != null || s.remote().sshIdentityFile() != null) {
             w.add("jsrun starts ranks through LSF/JSM, not ssh; --ssh-port/--ssh-identity-file are ignored");
         }
-        if (Boolean.TRUE.equals(s.javaCds())) {
+        if (Boolean.TRUE.equals(s.launcher().javaCds())) {
             w.add("jsrun starts the ranks without troika's rank wrapper (bin/troika-rankenv), which gives java ranks"
                     + " their class-data-sharing archive; --java-cds is ignored (use --launcher mpirun for it)");
         }

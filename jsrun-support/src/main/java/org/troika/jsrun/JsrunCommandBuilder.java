@@ -33,23 +33,23 @@ public final class JsrunCommandBuilder {
     public static LaunchPlan build(RunSettings s, MpiInstall mpi, Path erfFile, Map<String, String> callerEnv) {
         List<String> argv = new ArrayList<>();
         argv.add("jsrun");
-        if (!s.bindingArgs().isEmpty()) {
-            argv.addAll(s.bindingArgs());
+        if (!s.launcher().bindingArgs().isEmpty()) {
+            argv.addAll(s.launcher().bindingArgs());
         } else {
             argv.add("--erf_input");
             argv.add(erfFile.toString());
         }
-        if (s.outputFilename() != null) {
+        if (s.output().dir() != null) {
             argv.add("--stdio_stderr");
-            argv.add(s.outputFilename().resolve("stderr").toString());
+            argv.add(s.output().dir().resolve("stderr").toString());
             argv.add("--stdio_stdout");
-            argv.add(s.outputFilename().resolve("stdout").toString());
+            argv.add(s.output().dir().resolve("stdout").toString());
         }
         List<String> smpi = new ArrayList<>();
-        if (s.tcp() && mpi.flavor() == MpiFlavor.SPECTRUM_MPI) {
+        if (s.launcher().tcp() && mpi.flavor() == MpiFlavor.SPECTRUM_MPI) {
             smpi.add("-tcp");
         }
-        smpi.addAll(s.mpiArgs());
+        smpi.addAll(s.launcher().mpiArgs());
         if (!smpi.isEmpty()) {
             argv.add("--smpiargs");
             argv.add(ShellQuote.join(smpi));
@@ -60,15 +60,15 @@ public final class JsrunCommandBuilder {
 
     static Map<String, String> env(RunSettings s, Map<String, String> callerEnv) {
         Map<String, String> env = new HashMap<>(callerEnv);
-        if (s.tcp()) {
+        if (s.launcher().tcp()) {
             env.put("NCCL_IB_DISABLE", "1");
         }
-        if (!s.networkInterfaces().isEmpty()) {
-            List<String> names = s.networkInterfaces().stream().filter(n -> !n.contains("/")).toList();
+        if (!s.remote().networkInterfaces().isEmpty()) {
+            List<String> names = s.remote().networkInterfaces().stream().filter(n -> !n.contains("/")).toList();
             if (!names.isEmpty()) {
                 env.putIfAbsent("NCCL_SOCKET_IFNAME", String.join(",", names));
             }
-            env.putIfAbsent("OMPI_MCA_btl_tcp_if_include", String.join(",", s.networkInterfaces()));
+            env.putIfAbsent("OMPI_MCA_btl_tcp_if_include", String.join(",", s.remote().networkInterfaces()));
         }
         return env;
     }

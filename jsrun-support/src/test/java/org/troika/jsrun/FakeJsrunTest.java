@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.troika.jsrun.JsrunFixtures.LSF;
 import static org.troika.jsrun.JsrunFixtures.ctx;
 import static org.troika.jsrun.JsrunFixtures.settings;
+import static org.troika.launcher.options.RunOptionTable.MPI_ARGS;
+import static org.troika.launcher.options.RunOptionTable.OUTPUT_FILENAME;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -81,7 +83,7 @@ class FakeJsrunTest {
     void plannedLaunchPassesTheFakesChecksAndRunsEveryRankWithItsGpu() throws Exception {
         BackendPlan plan = new JsrunBackend().plan(ctx(settings("sh", "-c",
                 "echo \"rank=$OMPI_COMM_WORLD_RANK/$OMPI_COMM_WORLD_SIZE host=$FAKE_JSRUN_HOST gpu=$FAKE_JSRUN_GPUS\"")
-                .mpiArgs(List.of("-gpu")).build(), 4, LSF, Map.of(), scratch));
+                .with(MPI_ARGS, List.of("-gpu")), 4, LSF, Map.of(), scratch));
         Result r = execute(plan);
         assertEquals(0, r.exitCode(), r.output());
         List<String> lines = r.output().lines().sorted().toList();
@@ -95,7 +97,7 @@ class FakeJsrunTest {
     void hostIndexFormAndStdioFilesAreAccepted() throws Exception {
         Path out = Files.createDirectory(dir.resolve("out"));
         BackendPlan plan = new JsrunBackend().plan(ctx(settings("sh", "-c", "echo r$OMPI_COMM_WORLD_RANK@$FAKE_JSRUN_HOST")
-                .outputFilename(out).build(), 3, LSF, Map.of("TROIKA_JSRUN_HOST_KEY", "host"), scratch));
+                .with(OUTPUT_FILENAME, out), 3, LSF, Map.of("TROIKA_JSRUN_HOST_KEY", "host"), scratch));
         assertEquals(1, plan.warnings().size(), plan.warnings()::toString);
         Result r = execute(plan);
         assertEquals(0, r.exitCode(), r.output());
@@ -104,7 +106,7 @@ class FakeJsrunTest {
 
     @Test
     void fakeRejectsAnErfThatIsNotOwnerOnly() throws Exception {
-        BackendPlan plan = new JsrunBackend().plan(ctx(settings("true").build(), 1, LSF, Map.of(), scratch));
+        BackendPlan plan = new JsrunBackend().plan(ctx(settings("true"), 1, LSF, Map.of(), scratch));
         Path erf = plan.files().keySet().iterator().next();
         Files.writeString(erf, plan.files().get(erf));
         Files.setPosixFilePermissions(erf, PosixFilePermissions.fromString("rw-r--r--"));
@@ -115,7 +117,7 @@ class FakeJsrunTest {
 
     @Test
     void fakeRejectsMalformedErfLines() throws Exception {
-        BackendPlan plan = new JsrunBackend().plan(ctx(settings("true").build(), 1, LSF, Map.of(), scratch));
+        BackendPlan plan = new JsrunBackend().plan(ctx(settings("true"), 1, LSF, Map.of(), scratch));
         Path erf = plan.files().keySet().iterator().next();
         BackendPlan broken = plan.withFiles(Map.of(erf, plan.files().get(erf).replace("cpu: {0}", "cpu: 0")));
         Result r = execute(broken);

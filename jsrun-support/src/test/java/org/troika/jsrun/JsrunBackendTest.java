@@ -10,6 +10,13 @@ import static org.troika.jsrun.JsrunFixtures.LSF;
 import static org.troika.jsrun.JsrunFixtures.SPECTRUM;
 import static org.troika.jsrun.JsrunFixtures.ctx;
 import static org.troika.jsrun.JsrunFixtures.settings;
+import static org.troika.launcher.options.RunOptionTable.BINDING_ARGS;
+import static org.troika.launcher.options.RunOptionTable.JAVA_CDS;
+import static org.troika.launcher.options.RunOptionTable.MPI_ARGS;
+import static org.troika.launcher.options.RunOptionTable.NETWORK_INTERFACES;
+import static org.troika.launcher.options.RunOptionTable.OUTPUT_FILENAME;
+import static org.troika.launcher.options.RunOptionTable.PREFIX_TIMESTAMP;
+import static org.troika.launcher.options.RunOptionTable.TCP;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -33,7 +40,7 @@ class JsrunBackendTest {
 
     @Test
     void plainRunUsesTheErfFileInTheScratchDirectory() {
-        BackendPlan p = jsrun.plan(ctx(settings("java", "-cp", "app.jar", "Train").build(), 4, LSF, Map.of("A", "1"),
+        BackendPlan p = jsrun.plan(ctx(settings("java", "-cp", "app.jar", "Train"), 4, LSF, Map.of("A", "1"),
                 SCRATCH));
         assertAll(
                 () -> assertEquals(List.of("jsrun", "--erf_input", "/run/troika-1/troika.erf", "java", "-cp", "app.jar",
@@ -47,8 +54,8 @@ class JsrunBackendTest {
 
     @Test
     void outputSmpiArgsAndNicsFollowTheDocumentedOrder() {
-        RunSettings s = settings("python", "train.py").outputFilename(Path.of("/out/log")).tcp(true)
-                .mpiArgs(List.of("-gpu", "-x", "A=b c")).networkInterfaces(List.of("ib0", "10.1.0.0/16")).build();
+        RunSettings s = settings("python", "train.py").with(OUTPUT_FILENAME, Path.of("/out/log")).with(TCP, true)
+                .with(MPI_ARGS, List.of("-gpu", "-x", "A=b c")).with(NETWORK_INTERFACES, List.of("ib0", "10.1.0.0/16"));
         LaunchPlan l = jsrun.plan(ctx(s, 2, LSF, Map.of("NCCL_SOCKET_IFNAME", "mine"), SCRATCH)).launch();
         assertAll(
                 () -> assertEquals(List.of("jsrun", "--erf_input", "/run/troika-1/troika.erf",
@@ -61,15 +68,15 @@ class JsrunBackendTest {
 
     @Test
     void nicNamesGoToNcclWhenTheCallerHasNone() {
-        RunSettings s = settings("a").networkInterfaces(List.of("ib0", "10.1.0.0/16", "ib1")).build();
+        RunSettings s = settings("a").with(NETWORK_INTERFACES, List.of("ib0", "10.1.0.0/16", "ib1"));
         assertEquals("ib0,ib1", JsrunCommandBuilder.env(s, Map.of()).get("NCCL_SOCKET_IFNAME"));
-        assertFalse(JsrunCommandBuilder.env(settings("a").build(), Map.of()).containsKey("NCCL_SOCKET_IFNAME"));
+        assertFalse(JsrunCommandBuilder.env(settings("a"), Map.of()).containsKey("NCCL_SOCKET_IFNAME"));
     }
 
     @Test
     void bindingArgsReplaceTheErfFile() {
-        RunSettings s = settings("a.out").bindingArgs(List.of("-n", "4", "-a", "1", "-g", "1")).prefixTimestamp(true)
-                .build();
+        RunSettings s = settings("a.out").with(BINDING_ARGS, List.of("-n", "4", "-a", "1", "-g", "1"))
+                .with(PREFIX_TIMESTAMP, true);
         BackendPlan p = jsrun.plan(ctx(s, 4, LSF, Map.of(), SCRATCH));
         assertEquals(List.of("jsrun", "-n", "4", "-a", "1", "-g", "1", "a.out"), p.launch().argv());
         assertTrue(p.files().isEmpty());
@@ -78,19 +85,19 @@ class JsrunBackendTest {
 
     @Test
     void javaCdsNeedsTheRankWrapperThatJsrunRanksDoNotRunThrough() {
-        RunSettings s = settings("java", "-cp", "app.jar", "Train").javaCds(true).build();
+        RunSettings s = settings("java", "-cp", "app.jar", "Train").with(JAVA_CDS, true);
         BackendPlan p = jsrun.plan(ctx(s, 2, LSF, Map.of(), SCRATCH));
         assertEquals(List.of("jsrun starts the ranks without troika's rank wrapper (bin/troika-rankenv), which gives"
                 + " java ranks their class-data-sharing archive; --java-cds is ignored (use --launcher mpirun for it)"),
                 p.warnings());
         assertEquals(List.of("java", "-cp", "app.jar", "Train"), p.launch().argv().subList(3, 7));
-        assertTrue(jsrun.plan(ctx(settings("java", "Train").javaCds(false).build(), 2, LSF, Map.of(), SCRATCH))
+        assertTrue(jsrun.plan(ctx(settings("java", "Train").with(JAVA_CDS, false), 2, LSF, Map.of(), SCRATCH))
                 .warnings().isEmpty(), "--no-java-cds asks for nothing jsrun cannot do");
     }
 
     @Test
     void openMpiTcpAddsNoSmpiFlag() {
-        LaunchContext c = new LaunchContext(settings("a").tcp(true).build(),
+        LaunchContext c = new LaunchContext(settings("a").with(TCP, true),
                 HostPlan.assign("t", JsrunFixtures.HOSTS, 1), new MpiInstall(MpiFlavor.OPEN_MPI, 4, ""), Map.of(), LSF,
                 SCRATCH, x -> true, null);
         assertFalse(jsrun.plan(c).launch().argv().contains("--smpiargs"));
@@ -100,14 +107,14 @@ class JsrunBackendTest {
     void tooSmallAllocationIsAUsageError() {
         Allocation oneGpu = new Allocation("lsf", "lsf job 1", JsrunFixtures.HOSTS, 1, "blaunch", false);
         UsageException e = assertThrows(UsageException.class,
-                () -> jsrun.plan(ctx(settings("a").build(), 4, oneGpu, Map.of(), SCRATCH)));
+                () -> jsrun.plan(ctx(settings("a"), 4, oneGpu, Map.of(), SCRATCH)));
         assertTrue(e.getMessage().contains("needs more GPUs than the allocation's 2 hosts x 1 GPUs"), e.getMessage());
-        assertThrows(UsageException.class, () -> jsrun.plan(ctx(settings().build(), 1, LSF, Map.of(), SCRATCH)));
+        assertThrows(UsageException.class, () -> jsrun.plan(ctx(settings(), 1, LSF, Map.of(), SCRATCH)));
     }
 
     @Test
     void siteSettingsComeFromTheEnvironment() {
-        BackendPlan p = jsrun.plan(ctx(settings("a").build(), 2, LSF, Map.of("TROIKA_JSRUN_HOST_KEY", "host",
+        BackendPlan p = jsrun.plan(ctx(settings("a"), 2, LSF, Map.of("TROIKA_JSRUN_HOST_KEY", "host",
                 "TROIKA_JSRUN_CORES_PER_HOST", "42", "TROIKA_JSRUN_THREADS_PER_CORE", "4"), SCRATCH));
         String erf = p.files().values().iterator().next();
         assertTrue(erf.contains("rank: 1: { host: 1; cpu: {84-167}; gpu: {1}; mem: * }"), erf);
@@ -115,7 +122,7 @@ class JsrunBackendTest {
 
     @Test
     void defaultOnlyInsideLsfWithSpectrumAndJsrunOnPath() {
-        RunSettings s = settings("a").build();
+        RunSettings s = settings("a");
         HostPlan plan = HostPlan.assign("t", JsrunFixtures.HOSTS, 1);
         MpiInstall ompi = new MpiInstall(MpiFlavor.OPEN_MPI, 4, "");
         Allocation slurm = new Allocation("slurm", "s", JsrunFixtures.HOSTS, 0, "srun", true);
@@ -134,7 +141,7 @@ class JsrunBackendTest {
 
     @Test
     void outsideAnAllocationThePlanHostsAreTheHostList() {
-        LaunchContext c = new LaunchContext(settings("a").build(), HostPlan.assign("-H", JsrunFixtures.HOSTS, 3),
+        LaunchContext c = new LaunchContext(settings("a"), HostPlan.assign("-H", JsrunFixtures.HOSTS, 3),
                 SPECTRUM, Map.of(), null, null, x -> true, null);
         BackendPlan p = jsrun.plan(c);
         assertEquals(Path.of("troika.erf"), p.files().keySet().iterator().next());

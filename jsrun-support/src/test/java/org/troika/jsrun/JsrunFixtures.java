@@ -20,8 +20,8 @@ final class JsrunFixtures {
 
     private JsrunFixtures() {}
 
-    static RunSettings.Builder settings(String... command) {
-        return RunSettings.builder().command(List.of(command));
+    static RunSettings settings(String... command) {
+        return RunSettings.of(List.of(command));
     }
 
     static LaunchContext ctx(RunSettings s, int np, Allocation a, Map<String, String> env, Path scratch) {

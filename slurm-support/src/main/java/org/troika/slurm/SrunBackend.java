@@ -67,23 +67,23 @@ public final class SrunBackend implements LaunchBackend {
             return flavor.displayName() + " needs site-specific PMI settings under srun (try --launcher srun)";
         }
         RunSettings s = ctx.settings();
-        if (s.elastic()) {
+        if (s.elastic().enabled()) {
             return "elastic jobs start each generation with mpirun unless --launcher srun is given";
         }
         List<String> mpirunOnly = new ArrayList<>();
-        if (!s.mpiArgs().isEmpty()) {
+        if (!s.launcher().mpiArgs().isEmpty()) {
             mpirunOnly.add("--mpi-args");
         }
-        if (!s.bindingArgs().isEmpty()) {
+        if (!s.launcher().bindingArgs().isEmpty()) {
             mpirunOnly.add("--binding-args");
         }
-        if (s.remoteShell() != null) {
+        if (s.remote().shell() != null) {
             mpirunOnly.add("--remote-shell");
         }
-        if (s.launchAgent() != RunSettings.LaunchAgent.AUTO) {
+        if (s.remote().launchAgent() != RunSettings.LaunchAgent.AUTO) {
             mpirunOnly.add("--launch-agent");
         }
-        if (s.prefixTimestamp()) {
+        if (s.output().prefixTimestamp()) {
             mpirunOnly.add("--prefix-output-with-timestamp");
         }
         if (!mpirunOnly.isEmpty()) {

@@ -79,11 +79,11 @@ public final class SrunCommandBuilder {
             throw new UsageException("--launcher srun needs a Slurm allocation (no SLURM_JOB_ID here); run troika inside"
                     + " sbatch or salloc, or use --launcher mpirun");
         }
-        if (s.remoteShell() != null || s.launchAgent() != RunSettings.LaunchAgent.AUTO) {
+        if (s.remote().shell() != null || s.remote().launchAgent() != RunSettings.LaunchAgent.AUTO) {
             throw new UsageException("--remote-shell and --launch-agent choose how mpirun starts its daemons, and srun"
                     + " starts the ranks itself; drop them or use --launcher mpirun");
         }
-        List<String> nics = RankLaunch.checkedNics(s.networkInterfaces());
+        List<String> nics = s.remote().networkInterfaces();
         List<String> warnings = new ArrayList<>();
         Map<Path, String> files = new LinkedHashMap<>();
         Map<String, String> env = new TreeMap<>(EnvExport.withoutExcluded(RankLaunch.rankEnv(ctx, warnings)));
@@ -97,26 +97,26 @@ public final class SrunCommandBuilder {
         argv.add("--label");
         argv.add("--ntasks=" + ctx.hostPlan().size());
         argv.addAll(placement(ctx, env, files));
-        argv.addAll(s.bindingArgs().isEmpty() ? List.of("--cpu-bind=none") : s.bindingArgs());
+        argv.addAll(s.launcher().bindingArgs().isEmpty() ? List.of("--cpu-bind=none") : s.launcher().bindingArgs());
         argv.add("--kill-on-bad-exit=1");
         argv.add("--quit-on-interrupt");
         nicEnv(ctx, nics, env, warnings);
-        if (s.prefixTimestamp()) {
+        if (s.output().prefixTimestamp()) {
             warnings.add("srun has no timestamp option; --prefix-output-with-timestamp is ignored");
         }
-        if (s.sshPort() != null || s.sshIdentityFile() != null) {
+        if (s.remote().sshPort() != null || s.remote().sshIdentityFile() != null) {
             warnings.add("srun starts ranks through slurmd, not ssh; --ssh-port/--ssh-identity-file are ignored");
         }
-        argv.addAll(s.mpiArgs());
+        argv.addAll(s.launcher().mpiArgs());
         argv.addAll(RankLaunch.rankCommand(ctx));
         // --output-filename: troika writes DIR/rank.N.stdout|stderr from the labelled lines, as for every mpirun
-        RankOutput rankOutput = new RankOutput(s.outputFilename(), ctx.hostPlan().size(), RankOutput.TagFormat.SRUN, null);
+        RankOutput rankOutput = new RankOutput(s.output().dir(), ctx.hostPlan().size(), RankOutput.TagFormat.SRUN, null);
         return new BackendPlan(new LaunchPlan(argv, env), files, warnings, rankOutput);
     }
 
     /** The {@code --mpi} plugin type for this MPI, or {@code null} when the user's {@code --mpi-args} name one. */
     static String mpiPlugin(LaunchContext ctx, List<String> warnings) {
-        if (ctx.settings().mpiArgs().stream().anyMatch(w -> w.equals("--mpi") || w.startsWith("--mpi="))) {
+        if (ctx.settings().launcher().mpiArgs().stream().anyMatch(w -> w.equals("--mpi") || w.startsWith("--mpi="))) {
             return null;
         }
         String forced = ctx.env().getOrDefault(SRUN_MPI_ENV, "").strip();
@@ -152,7 +152,7 @@ public final class SrunCommandBuilder {
         List<String> out = new ArrayList<>();
         out.add("--nodes=" + hosts.size());
         boolean uniform = hosts.stream().allMatch(h -> h.slots() == hosts.get(0).slots());
-        if (uniform && ctx.settings().hosts().isEmpty()) {
+        if (uniform && ctx.settings().hosts().list().isEmpty()) {
             // the allocation's own hosts, in its order: block placement fills them in rank order
             out.add("--ntasks-per-node=" + hosts.get(0).slots());
             out.add("--nodelist=" + String.join(",", ctx.hostPlan().hostNames()));

@@ -118,7 +118,7 @@ class SlurmEnvironmentTest {
                 "3145728 slots in all, more than troika's limit");
         bad.forEach((env, fragment) -> {
             UsageException e = assertThrows(UsageException.class, () -> HostResolver.resolve(
-                    RunSettings.builder().command(List.of("true")).build(), env, List.of(slurm), NO_FILES, null),
+                    RunSettings.of(List.of("true")), env, List.of(slurm), NO_FILES, null),
                     env.toString());
             assertTrue(e.getMessage().contains(fragment), e.getMessage());
         });

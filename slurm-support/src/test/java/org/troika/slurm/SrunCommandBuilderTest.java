@@ -6,6 +6,22 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.troika.launcher.options.RunOptionTable.BINDING_ARGS;
+import static org.troika.launcher.options.RunOptionTable.HOSTS;
+import static org.troika.launcher.options.RunOptionTable.HOST_DISCOVERY_SCRIPT;
+import static org.troika.launcher.options.RunOptionTable.JAVA_CDS;
+import static org.troika.launcher.options.RunOptionTable.LAUNCHER;
+import static org.troika.launcher.options.RunOptionTable.LAUNCH_AGENT;
+import static org.troika.launcher.options.RunOptionTable.MAX_NP;
+import static org.troika.launcher.options.RunOptionTable.MIN_NP;
+import static org.troika.launcher.options.RunOptionTable.MPI_ARGS;
+import static org.troika.launcher.options.RunOptionTable.NETWORK_INTERFACES;
+import static org.troika.launcher.options.RunOptionTable.NP;
+import static org.troika.launcher.options.RunOptionTable.OUTPUT_FILENAME;
+import static org.troika.launcher.options.RunOptionTable.PREFIX_TIMESTAMP;
+import static org.troika.launcher.options.RunOptionTable.REMOTE_SHELL;
+import static org.troika.launcher.options.RunOptionTable.SSH_PORT;
+import static org.troika.launcher.options.RunOptionTable.TCP;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,13 +59,13 @@ class SrunCommandBuilderTest {
     static final Path HOME = Path.of("/opt/troika");
     static final List<String> TAIL = List.of("/opt/troika/bin/troika-rankenv", "python", "train.py");
 
-    static RunSettings.Builder settings() {
-        return RunSettings.builder().backend(RunSettings.Backend.named("srun")).command(List.of("python", "train.py"));
+    static RunSettings settings() {
+        return RunSettings.of(List.of("python", "train.py")).with(LAUNCHER, RunSettings.Backend.named("srun"));
     }
 
     static LaunchContext ctx(RunSettings s, MpiInstall mpi, Map<String, String> env, Allocation alloc) {
-        List<HostSlots> hosts = s.hosts().isEmpty() ? alloc.hosts() : s.hosts();
-        int np = s.np() != null ? s.np() : hosts.stream().mapToInt(HostSlots::slots).sum();
+        List<HostSlots> hosts = s.hosts().list().isEmpty() ? alloc.hosts() : s.hosts().list();
+        int np = s.hosts().np() != null ? s.hosts().np() : hosts.stream().mapToInt(HostSlots::slots).sum();
         return new LaunchContext(s, HostPlan.assign("test", hosts, np), mpi, env, alloc, Path.of("/tmp/scratch"),
                 name -> true, HOME);
     }
@@ -72,35 +88,38 @@ class SrunCommandBuilderTest {
                                 "--ntasks-per-node=2", "--nodelist=n1,n2,n3", "--distribution=block",
                                 "--cpu-bind=none", "--kill-on-bad-exit=1", "--quit-on-interrupt")),
                 Arguments.of("-np 4: the first two nodes, still uniform",
-                        settings().np(4), OMPI5, argv("srun", "--mpi=pmix", "--label", "--ntasks=4", "--nodes=2",
+                        settings().with(NP, 4), OMPI5, argv("srun", "--mpi=pmix", "--label", "--ntasks=4", "--nodes=2",
                                 "--ntasks-per-node=2", "--nodelist=n1,n2", "--distribution=block",
                                 "--cpu-bind=none", "--kill-on-bad-exit=1", "--quit-on-interrupt")),
                 Arguments.of("-np 3: uneven, one node name per rank",
-                        settings().np(3), OMPI4, argv("srun", "--mpi=pmix", "--label", "--ntasks=3", "--nodes=2",
+                        settings().with(NP, 3), OMPI4, argv("srun", "--mpi=pmix", "--label", "--ntasks=3", "--nodes=2",
                                 "--distribution=arbitrary", "--nodelist=n1,n1,n2",
                                 "--cpu-bind=none", "--kill-on-bad-exit=1", "--quit-on-interrupt")),
                 Arguments.of("-H in another order than Slurm's: arbitrary keeps the rank table",
-                        settings().hosts(List.of(new HostSlots("n3", 1), new HostSlots("n1", 2)), "-H"), OMPI4,
+                        settings().with(HOSTS, new RunSettings.Hosts(null, List.of(new HostSlots("n3", 1),
+                                new HostSlots("n1", 2)), "-H")), OMPI4,
                         argv("srun", "--mpi=pmix", "--label", "--ntasks=3", "--nodes=2", "--distribution=arbitrary",
                                 "--nodelist=n3,n1,n1", "--cpu-bind=none", "--kill-on-bad-exit=1",
                                 "--quit-on-interrupt")),
                 Arguments.of("-H with more slots than allocated: --overcommit",
-                        settings().hosts(List.of(new HostSlots("n2", 3)), "-H"), OMPI4,
+                        settings().with(HOSTS, new RunSettings.Hosts(null, List.of(new HostSlots("n2", 3)), "-H")),
+                                OMPI4,
                         argv("srun", "--mpi=pmix", "--label", "--ntasks=3", "--nodes=1", "--distribution=arbitrary",
                                 "--nodelist=n2,n2,n2", "--overcommit", "--cpu-bind=none", "--kill-on-bad-exit=1",
                                 "--quit-on-interrupt")),
                 Arguments.of("MPICH: PMI-2; binding args and mpi args are srun's words",
-                        settings().bindingArgs(List.of("--cpu-bind=cores")).mpiArgs(List.of("--exclusive")), MPICH,
+                        settings().with(BINDING_ARGS, List.of("--cpu-bind=cores"))
+                                .with(MPI_ARGS, List.of("--exclusive")), MPICH,
                         argv("srun", "--mpi=pmi2", "--label", "--ntasks=6", "--nodes=3", "--ntasks-per-node=2",
                                 "--nodelist=n1,n2,n3", "--distribution=block", "--cpu-bind=cores",
                                 "--kill-on-bad-exit=1", "--quit-on-interrupt", "--exclusive")),
                 Arguments.of("--mpi in --mpi-args replaces troika's choice",
-                        settings().mpiArgs(List.of("--mpi=pmix_v4")), SPECTRUM,
+                        settings().with(MPI_ARGS, List.of("--mpi=pmix_v4")), SPECTRUM,
                         argv("srun", "--label", "--ntasks=6", "--nodes=3", "--ntasks-per-node=2",
                                 "--nodelist=n1,n2,n3", "--distribution=block", "--cpu-bind=none",
                                 "--kill-on-bad-exit=1", "--quit-on-interrupt", "--mpi=pmix_v4")),
                 Arguments.of("--output-filename: troika writes the files, srun's argv is unchanged",
-                        settings().outputFilename(Path.of("/out")), OMPI4,
+                        settings().with(OUTPUT_FILENAME, Path.of("/out")), OMPI4,
                         argv("srun", "--mpi=pmix", "--label", "--ntasks=6", "--nodes=3", "--ntasks-per-node=2",
                                 "--nodelist=n1,n2,n3", "--distribution=block", "--cpu-bind=none",
                                 "--kill-on-bad-exit=1", "--quit-on-interrupt")));
@@ -108,13 +127,13 @@ class SrunCommandBuilderTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("argvTable")
-    void argvFor(String what, RunSettings.Builder s, MpiInstall mpi, List<String> expected) {
-        assertEquals(expected, plan(s.build(), mpi).launch().argv());
+    void argvFor(String what, RunSettings s, MpiInstall mpi, List<String> expected) {
+        assertEquals(expected, plan(s, mpi).launch().argv());
     }
 
     @Test
     void environmentCarriesTheRankVariablesAndNicsButNotTheSecret() {
-        RunSettings s = settings().np(3).tcp(true).networkInterfaces(List.of("eth0", "10.1.0.0/16")).build();
+        RunSettings s = settings().with(NP, 3).with(TCP, true).with(NETWORK_INTERFACES, List.of("eth0", "10.1.0.0/16"));
         Map<String, String> env = plan(s, OMPI4).launch().env();
         assertAll(
                 () -> assertEquals("n1:2,n2:1", env.get("TROIKA_HOSTS")),
@@ -128,46 +147,48 @@ class SrunCommandBuilderTest {
                 () -> assertFalse(env.containsKey("BASH_FUNC_x%%")),
                 () -> assertFalse(env.containsKey("SLURM_NTASKS_PER_NODE"),
                         "sbatch's --ntasks-per-node would contradict an arbitrary placement"));
-        assertEquals("2", plan(settings().build(), OMPI4).launch().env().get("SLURM_NTASKS_PER_NODE"),
+        assertEquals("2", plan(settings(), OMPI4).launch().env().get("SLURM_NTASKS_PER_NODE"),
                 "kept for a block placement (the argv sets the same count)");
     }
 
     @Test
     void javaCdsReachesTheRanksBehindTheRankWrapper() {
-        BackendPlan on = plan(settings().javaCds(true).build(), OMPI4);
+        BackendPlan on = plan(settings().with(JAVA_CDS, true), OMPI4);
         assertEquals("1", on.launch().env().get("TROIKA_JAVA_CDS"), "srun forwards its environment to the ranks");
         assertEquals(TAIL, on.launch().argv().subList(on.launch().argv().size() - 3, on.launch().argv().size()));
         assertEquals(List.of(), on.warnings());
-        assertEquals("0", SrunCommandBuilder.build(ctx(settings().javaCds(false).build(), MPICH,
+        assertEquals("0", SrunCommandBuilder.build(ctx(settings().with(JAVA_CDS, false), MPICH,
                 Map.of("SLURM_JOB_ID", "42", "TROIKA_JAVA_CDS", "1"), N3X2)).launch().env().get("TROIKA_JAVA_CDS"),
                 "--no-java-cds wins over the caller's variable");
-        assertFalse(plan(settings().build(), OMPI4).launch().env().containsKey("TROIKA_JAVA_CDS"));
+        assertFalse(plan(settings(), OMPI4).launch().env().containsKey("TROIKA_JAVA_CDS"));
     }
 
     @Test
     void warningsForWhatSrunCannotDo() {
-        RunSettings s = settings().prefixTimestamp(true).sshPort(2222).outputFilename(Path.of("/out"))
-                .networkInterfaces(List.of("eth0")).build();
+        RunSettings s = settings().with(PREFIX_TIMESTAMP, true).with(SSH_PORT, 2222)
+                .with(OUTPUT_FILENAME, Path.of("/out"))
+                .with(NETWORK_INTERFACES, List.of("eth0"));
         List<String> ompi = plan(s, OMPI4).warnings();
         assertEquals(2, ompi.size(), ompi::toString);
         assertTrue(ompi.stream().anyMatch(w -> w.contains("--prefix-output-with-timestamp is ignored")), ompi::toString);
         assertTrue(ompi.stream().anyMatch(w -> w.contains("--ssh-port")), ompi::toString);
-        List<String> mpich = plan(settings().networkInterfaces(List.of("eth0")).build(), MPICH).warnings();
+        List<String> mpich = plan(settings().with(NETWORK_INTERFACES, List.of("eth0")), MPICH).warnings();
         assertTrue(mpich.stream().anyMatch(w -> w.contains("-iface")), mpich::toString);
-        List<String> intel = plan(settings().build(), INTEL).warnings();
+        List<String> intel = plan(settings(), INTEL).warnings();
         assertTrue(intel.stream().anyMatch(w -> w.contains("I_MPI_PMI_LIBRARY")), intel::toString);
-        assertEquals(List.of(), plan(settings().build(), OMPI4).warnings());
+        assertEquals(List.of(), plan(settings(), OMPI4).warnings());
     }
 
     @Test
     void outputFilenameFilesComeFromTheLabelledLines() {
-        org.troika.launcher.spi.RankOutput out = plan(settings().np(3).outputFilename(Path.of("/out")).build(), OMPI4)
+        org.troika.launcher.spi.RankOutput out = plan(settings().with(NP, 3)
+                .with(OUTPUT_FILENAME, Path.of("/out")), OMPI4)
                 .rankOutput();
         assertEquals(new org.troika.launcher.spi.RankOutput(Path.of("/out"), 3,
                 org.troika.launcher.spi.RankOutput.TagFormat.SRUN, null), out);
-        assertNull(plan(settings().build(), OMPI4).rankOutput().dir());
+        assertNull(plan(settings(), OMPI4).rankOutput().dir());
         assertEquals(org.troika.launcher.spi.RankOutput.TagFormat.SRUN,
-                plan(settings().build(), OMPI4).rankOutput().format(), "the labels are read without files too");
+                plan(settings(), OMPI4).rankOutput().format(), "the labels are read without files too");
     }
 
     @Test
@@ -175,10 +196,10 @@ class SrunCommandBuilderTest {
         Map<String, String> env = new HashMap<>(ENV);
         env.put(SrunCommandBuilder.SRUN_MPI_ENV, "pmix_v4");
         assertEquals("--mpi=pmix_v4",
-                SrunCommandBuilder.build(ctx(settings().build(), MPICH, env, N3X2)).launch().argv().get(1));
+                SrunCommandBuilder.build(ctx(settings(), MPICH, env, N3X2)).launch().argv().get(1));
         env.put(SrunCommandBuilder.SRUN_MPI_ENV, "pmix;rm");
         UsageException e = assertThrows(UsageException.class,
-                () -> SrunCommandBuilder.build(ctx(settings().build(), OMPI4, env, N3X2)));
+                () -> SrunCommandBuilder.build(ctx(settings(), OMPI4, env, N3X2)));
         assertTrue(e.getMessage().startsWith(SrunCommandBuilder.SRUN_MPI_ENV + "='pmix;rm'"), e.getMessage());
     }
 
@@ -189,7 +210,7 @@ class SrunCommandBuilderTest {
             nodes.add(new HostSlots(String.format("node%05d", i), 3));
         }
         Allocation big = new Allocation("slurm", "big", nodes, 0, "srun", true);
-        RunSettings s = settings().np(8999).build();
+        RunSettings s = settings().with(NP, 8999);
         BackendPlan p = SrunCommandBuilder.build(ctx(s, OMPI4, ENV, big));
         Path file = Path.of("/tmp/scratch", SrunCommandBuilder.HOSTFILE_NAME);
         assertTrue(p.launch().argv().contains("--distribution=arbitrary"));
@@ -205,19 +226,29 @@ class SrunCommandBuilderTest {
     static Stream<Arguments> refusals() {
         return Stream.of(
                 Arguments.of(settings(), null, "--launcher srun needs a Slurm allocation"),
-                Arguments.of(settings().hosts(List.of(new HostSlots("n9", 1)), "-H"), N3X2,
-                        "host n9 is not in the Slurm allocation (n1,n2,n3)"),
-                Arguments.of(settings().remoteShell("ssh"), N3X2, "--remote-shell and --launch-agent"),
-                Arguments.of(settings().launchAgent(RunSettings.LaunchAgent.SSH), N3X2, "--remote-shell and --launch-agent"),
-                Arguments.of(settings().command(List.of()), N3X2, "nothing to run"),
-                Arguments.of(settings().networkInterfaces(List.of("eth 0")), N3X2, "bad network interface"));
+                Arguments.of(settings().with(new RunSettings.Hosts(null, List.of(new HostSlots("n9", 1)), "-H")),
+                        N3X2, "host n9 is not in the Slurm allocation (n1,n2,n3)"),
+                Arguments.of(settings().with(REMOTE_SHELL, "ssh"), N3X2,
+                        "--remote-shell and --launch-agent"),
+                Arguments.of(settings().with(LAUNCH_AGENT, RunSettings.LaunchAgent.SSH), N3X2,
+                        "--remote-shell and --launch-agent"),
+                Arguments.of(settings().withCommand(List.of()), N3X2, "nothing to run"));
+    }
+
+    /** A bad network interface never reaches srun's planning: the settings refuse it (one rule for every launcher). */
+    @Test
+    void aBadNetworkInterfaceIsRefusedBeforePlanning() {
+        UsageException e = assertThrows(UsageException.class,
+                () -> settings().with(NETWORK_INTERFACES, List.of("eth 0")));
+        assertTrue(e.getMessage().startsWith("bad network interface"), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"));
     }
 
     @ParameterizedTest
     @MethodSource("refusals")
-    void refusesWithOneLine(RunSettings.Builder s, Allocation alloc, String start) {
+    void refusesWithOneLine(RunSettings s, Allocation alloc, String start) {
         Allocation a = alloc != null ? alloc : N3X2;
-        LaunchContext c = ctx(s.build(), OMPI4, ENV, a);
+        LaunchContext c = ctx(s, OMPI4, ENV, a);
         LaunchContext given = alloc != null ? c : new LaunchContext(c.settings(), c.hostPlan(), c.mpi(), c.env(), null,
                 c.scratchDir(), c.onPath(), c.troikaHome());
         UsageException e = assertThrows(UsageException.class, () -> SrunCommandBuilder.build(given));
@@ -234,18 +265,21 @@ class SrunCommandBuilderTest {
                 Arguments.of("outside Slurm", settings(), OMPI4, null, false, "not inside a Slurm allocation"),
                 Arguments.of("LSF", settings(), OMPI4, new Allocation("lsf", "lsf", N3X2.hosts(), 0, "blaunch", false),
                         false, "not inside a Slurm allocation"),
-                Arguments.of("mpirun's words", settings().mpiArgs(List.of("-x", "A")).bindingArgs(List.of("--bind-to", "core")),
+                Arguments.of("mpirun's words", settings().with(MPI_ARGS, List.of("-x", "A"))
+                        .with(BINDING_ARGS, List.of("--bind-to", "core")),
                         OMPI4, N3X2, false, "--mpi-args, --binding-args given"),
-                Arguments.of("relay", settings().remoteShell("srun"), OMPI4, N3X2, false, "--remote-shell given"),
-                Arguments.of("elastic", settings().minNp(2), OMPI4, N3X2, false, "elastic jobs"),
-                Arguments.of("-H outside the allocation", settings().hosts(List.of(new HostSlots("gpu7", 2)), "-H"),
+                Arguments.of("relay", settings()
+                        .with(REMOTE_SHELL, "srun"), OMPI4, N3X2, false, "--remote-shell given"),
+                Arguments.of("elastic", settings().with(MIN_NP, 2), OMPI4, N3X2, false, "elastic jobs"),
+                Arguments.of("-H outside the allocation", settings()
+                        .with(HOSTS, new RunSettings.Hosts(null, List.of(new HostSlots("gpu7", 2)), "-H")),
                         OMPI4, N3X2, false, "hosts gpu7 are not Slurm nodes"));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("autoTable")
-    void autoChoice(String what, RunSettings.Builder s, MpiInstall mpi, Allocation alloc, boolean chosen, String why) {
-        RunSettings rs = s.backend(RunSettings.Backend.AUTO).build();
+    void autoChoice(String what, RunSettings s, MpiInstall mpi, Allocation alloc, boolean chosen, String why) {
+        RunSettings rs = s.with(LAUNCHER, RunSettings.Backend.AUTO);
         Allocation forPlan = alloc != null ? alloc : N3X2;
         LaunchContext c = ctx(rs, mpi, ENV, forPlan);
         LaunchContext given = new LaunchContext(rs, c.hostPlan(), mpi, ENV, alloc, c.scratchDir(), c.onPath(),
@@ -274,7 +308,8 @@ class SrunCommandBuilderTest {
      */
     @Test
     void anElasticGenerationIsOneSrunStepOverItsNodesWithTheKeyInTheEnvironment() {
-        RunSettings base = settings().minNp(2).maxNp(6).hostDiscoveryScript(Path.of("/bin/discover")).build();
+        RunSettings base = settings().with(MIN_NP, 2).with(MAX_NP, 6)
+                .with(HOST_DISCOVERY_SCRIPT, Path.of("/bin/discover"));
         HostPlan hosts = HostPlan.assign("elastic generation 2", List.of(new HostSlots("n1", 2),
                 new HostSlots("n3", 2)), 4);
         RunSettings gen = org.troika.launcher.exec.MpirunGenerationLauncher.generationSettings(base,
@@ -300,7 +335,7 @@ class SrunCommandBuilderTest {
 
     @Test
     void notChosenWithoutSrunOnPath() {
-        LaunchContext c = ctx(settings().build(), OMPI4, ENV, N3X2);
+        LaunchContext c = ctx(settings(), OMPI4, ENV, N3X2);
         LaunchContext noSrun = new LaunchContext(c.settings(), c.hostPlan(), c.mpi(), c.env(), c.allocation(),
                 c.scratchDir(), name -> !name.equals("srun"), c.troikaHome());
         assertFalse(new SrunBackend().isDefaultFor(noSrun));

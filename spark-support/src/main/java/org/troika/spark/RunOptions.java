@@ -5,6 +5,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import org.troika.common.UsageException;
+import org.troika.launcher.options.RunOptionTable;
+import org.troika.launcher.spi.RunSettings;
 
 /**
  * Options of one {@link TroikaSpark#run} job. Immutable; build with {@link #builder()}.
@@ -34,12 +38,14 @@ public record RunOptions(Integer np, Duration startTimeout, List<String> mpiArgs
     /** Default start timeout. */
     public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(600);
 
+    /** @throws IllegalArgumentException for a value {@code troika run} refuses too (the same checks) */
     public RunOptions {
-        if (np != null && np < 1) {
-            throw new IllegalArgumentException("np must be at least 1, got " + np);
-        }
-        if (startTimeout == null || startTimeout.isNegative() || startTimeout.isZero()) {
-            throw new IllegalArgumentException("startTimeout must be positive, got " + startTimeout);
+        Objects.requireNonNull(startTimeout, "startTimeout");
+        try {
+            RunSettings.of(List.of()).with(RunOptionTable.NP, np).with(RunOptionTable.START_TIMEOUT, startTimeout)
+                    .with(RunOptionTable.NETWORK_INTERFACES, networkInterfaces);
+        } catch (UsageException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
         }
         mpiArgs = List.copyOf(mpiArgs);
         env = Map.copyOf(env);

@@ -7,6 +7,7 @@ import java.util.Map;
 import org.troika.common.ShellQuote;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
+import org.troika.launcher.options.RunOptionTable;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.common.exec.LaunchPlan;
 import org.troika.launcher.spi.HostPlan;
@@ -60,20 +61,22 @@ final class SparkLaunchPlanner {
 
     /** The settings of a relayed launch: one host per host hash of the layout, the relay's launch agent. */
     static RunSettings settings(RunOptions o, HostLayout layout, int np, List<String> rankCommand) {
-        return builder(o, np, rankCommand).hosts(layout.hosts(), "Spark task host hashes")
-                .launchAgent(RunSettings.LaunchAgent.RELAY).build();
+        return settings(o, new RunSettings.Hosts(np, layout.hosts(), "Spark task host hashes"), rankCommand)
+                .with(RunOptionTable.LAUNCH_AGENT, RunSettings.LaunchAgent.RELAY);
     }
 
     /** The settings of a launch on this machine: {@value #LOCALHOST} with np slots, no launch agent. */
     static RunSettings localSettings(RunOptions o, int np, List<String> rankCommand) {
-        return builder(o, np, rankCommand).hosts(List.of(new HostSlots(LOCALHOST, np)), "the Spark driver's machine")
-                .build();
+        return settings(o, new RunSettings.Hosts(np, List.of(new HostSlots(LOCALHOST, np)),
+                "the Spark driver's machine"), rankCommand);
     }
 
-    private static RunSettings.Builder builder(RunOptions o, int np, List<String> rankCommand) {
-        return RunSettings.builder().np(np).networkInterfaces(o.networkInterfaces()).mpiArgs(o.mpiArgs())
-                .verbose(o.verbose()).prefixTimestamp(o.prefixTimestamp()).startTimeout(o.startTimeout())
-                .command(rankCommand);
+    /** The options as the launcher's settings: the same records, so the same checks as {@code troika run}. */
+    private static RunSettings settings(RunOptions o, RunSettings.Hosts hosts, List<String> rankCommand) {
+        return RunSettings.of(rankCommand).with(hosts).with(RunOptionTable.NETWORK_INTERFACES, o.networkInterfaces())
+                .with(RunOptionTable.MPI_ARGS, o.mpiArgs()).with(RunOptionTable.VERBOSE, o.verbose())
+                .with(RunOptionTable.PREFIX_TIMESTAMP, o.prefixTimestamp())
+                .with(RunOptionTable.START_TIMEOUT, o.startTimeout());
     }
 
     /** Refuses MPIs without Open MPI's launch agent before anything starts (one line naming the fix). */
@@ -97,12 +100,12 @@ final class SparkLaunchPlanner {
     static BackendPlan localPlan(RunSettings s, MpiInstall mpi, boolean asRoot, Map<String, String> env,
             HostLayout layout) {
         requireOpenMpi(mpi);
-        HostPlan hosts = HostPlan.assign(s.hostSource(), s.hosts(), s.np());
+        HostPlan hosts = HostPlan.assign(s.hosts().source(), s.hosts().list(), s.hosts().np());
         LaunchContext ctx = new LaunchContext(s, hosts, mpi, env, null, null, name -> false, null, null);
         BackendPlan p = new MpirunCommandBuilder(asRoot).build(ctx);
         Map<String, String> launchEnv = new java.util.HashMap<>(p.launch().env());
         launchEnv.remove(TroikaEnv.HOSTS);
-        launchEnv.putAll(RankLaunch.placeEnv(HostPlan.assign("spark", layout.hosts(), s.np())));
+        launchEnv.putAll(RankLaunch.placeEnv(HostPlan.assign("spark", layout.hosts(), s.hosts().np())));
         return p.withLaunch(p.launch().withEnv(launchEnv));
     }
 
@@ -116,7 +119,7 @@ final class SparkLaunchPlanner {
     static BackendPlan plan(RunSettings s, MpiInstall mpi, boolean asRoot, Map<String, String> env, Path agent,
             Map<String, String> agentEnv) {
         requireOpenMpi(mpi);
-        HostPlan hosts = HostPlan.assign(s.hostSource(), s.hosts(), s.np());
+        HostPlan hosts = HostPlan.assign(s.hosts().source(), s.hosts().list(), s.hosts().np());
         // the agent is a planning input: the launcher's builder emits its option for the flavour (no splicing)
         LaunchContext ctx = new LaunchContext(s, hosts, mpi, env, null, null, name -> false, null,
                 new LaunchAgent(agent, agentEnv, false));

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.troika.common.UsageException;
+import org.troika.launcher.cli.RunCommandLine;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.HostSlots;
 
@@ -56,5 +58,26 @@ class TroikaSparkTest {
         assertThrows(IllegalArgumentException.class, () -> RunOptions.builder().np(0).build());
         assertThrows(IllegalArgumentException.class, () -> RunOptions.builder().startTimeout(Duration.ZERO).build());
         assertEquals(Duration.ofSeconds(600), RunOptions.defaults().startTimeout());
+    }
+
+    /** A library caller gets troika run's check and its message for the same bad value (one home per rule). */
+    @Test
+    void optionsGetTheCommandLinesErrorForTheSameValue() {
+        assertSameError(List.of("-np", "0"), () -> RunOptions.builder().np(0).build());
+        assertSameError(List.of("-np", "2000000"), () -> RunOptions.builder().np(2_000_000).build());
+        assertSameError(List.of("--start-timeout", "0"),
+                () -> RunOptions.builder().startTimeout(Duration.ZERO).build());
+        assertSameError(List.of("--network-interfaces", "eth0,eth0"),
+                () -> RunOptions.builder().networkInterfaces(List.of("eth0", "eth0")).build());
+        assertSameError(List.of("--network-interface", "a;b"),
+                () -> RunOptions.builder().networkInterfaces(List.of("a;b")).build());
+    }
+
+    private static void assertSameError(List<String> flags, Runnable spark) {
+        List<String> args = new java.util.ArrayList<>(flags);
+        args.add("hostname");
+        String cli = assertThrows(UsageException.class, () -> RunCommandLine.check(args)).getMessage();
+        String lib = assertThrows(IllegalArgumentException.class, spark::run).getMessage();
+        assertEquals(cli, lib, String.join(" ", flags));
     }
 }

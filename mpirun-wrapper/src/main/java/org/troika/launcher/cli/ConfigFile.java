@@ -11,8 +11,6 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.DefaultParser;
-import org.apache.commons.cli.Option;
-import org.apache.commons.cli.Options;
 import org.apache.commons.cli.ParseException;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
@@ -24,6 +22,8 @@ import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
+import org.troika.launcher.options.RunOption;
+import org.troika.launcher.options.RunOptionTable;
 import org.troika.launcher.spi.FileSource;
 
 /**
@@ -43,9 +43,6 @@ import org.troika.launcher.spi.FileSource;
  * {@link UsageException} naming the file and the key.
  */
 final class ConfigFile {
-    /** The option that names the file. */
-    static final String OPTION = "config-file";
-
     private static final Set<String> SECTIONS = Set.of("params", "autotune", "timeline", "stall_check",
             "library_options", "logging");
     private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warning", "error", "fatal");
@@ -58,10 +55,11 @@ final class ConfigFile {
 
     private ConfigFile() {}
 
-    /** One flag from the file: {@code --name [value]}, and the key it came from. */
-    record Flag(String key, String name, String value) {
+    /** One option from the file ({@code value} {@code null} for a flag), and the key it came from. */
+    record Flag(String key, RunOption<?> option, String value) {
         /** {@code --name=value} as one word, so a value starting with {@code -} is never read as an option. */
         List<String> words() {
+            String name = "--" + option.longName();
             return value == null ? List.of(name) : List.of(name + "=" + value);
         }
     }
@@ -114,30 +112,30 @@ final class ConfigFile {
     /**
      * Applies {@code --config-file} when {@code args} (troika run's, before the command) give it.
      *
-     * @param options the options {@code troika run} knows (a file flag it lacks becomes a warning)
+     * @param rows the options {@code troika run} has (a file option not among them becomes a warning)
      */
-    static Applied apply(List<String> args, Options options, FileSource files) {
+    static Applied apply(List<String> args, List<RunOption<?>> rows, FileSource files) {
         CommandLine cl;
         try {
-            cl = new DefaultParser().parse(options, args.toArray(String[]::new), true);
+            cl = new DefaultParser().parse(RunCommandLine.options(rows), args.toArray(String[]::new), true);
         } catch (ParseException e) {
             return new Applied(args, Map.of(), List.of(), null, Map.of()); // the real parse reports it
         }
-        if (!cl.hasOption(OPTION)) {
+        if (!cl.hasOption(RunOptionTable.CONFIG_FILE.key())) {
             return new Applied(args, Map.of(), List.of(), null, Map.of());
         }
-        String file = cl.getOptionValue(OPTION);
+        String file = cl.getOptionValue(RunOptionTable.CONFIG_FILE.key());
         Mapped m = map(file, load(file, files));
         List<String> warnings = new ArrayList<>(m.warnings());
         List<String> fileFlags = new ArrayList<>();
         Map<String, String> keyOfFlag = new LinkedHashMap<>();
         for (Flag f : m.flags()) {
-            Option o = options.getOption(f.name().substring(2));
-            if (o == null) {
-                warnings.add(file + ": " + f.key() + " needs " + f.name() + ", which this troika does not have; ignored");
-            } else if (!cl.hasOption(o.getLongOpt())) { // the command line wins
+            String name = "--" + f.option().longName();
+            if (!rows.contains(f.option())) {
+                warnings.add(file + ": " + f.key() + " needs " + name + ", which this troika does not have; ignored");
+            } else if (!cl.hasOption(f.option().key())) { // the command line wins
                 fileFlags.addAll(f.words());
-                keyOfFlag.put(f.name(), f.key());
+                keyOfFlag.put(name, f.key());
             }
         }
         List<String> merged = new ArrayList<>(fileFlags);
@@ -255,7 +253,7 @@ final class ConfigFile {
             switch (k) {
                 case "timeline.filename" -> {
                     String f = string(k, value);
-                    flag(k, "--timeline", f);
+                    flag(k, RunOptionTable.TIMELINE, f);
                 }
                 case "stall_check.enabled" -> stallEnabled = bool(k, value);
                 case "stall_check.warning_time_seconds" -> stallWarning = seconds(k, value);
@@ -274,7 +272,7 @@ final class ConfigFile {
                         throw bad(k, value, "one of " + String.join(", ", LOG_LEVELS));
                     }
                     if (level.equals("trace") || level.equals("debug")) {
-                        flags.add(new Flag(k, "--verbose", null));
+                        flags.add(new Flag(k, RunOptionTable.VERBOSE, null));
                     }
                 }
                 // autotune, cycle time, response cache, hierarchical collectives, timeline.mark_cycles, NCCL/Gloo/
@@ -286,8 +284,8 @@ final class ConfigFile {
         /** Horovod's stall check, as troika's hang watchdog. */
         void stallCheck() {
             if (Boolean.FALSE.equals(stallEnabled)) {
-                flag("stall_check.enabled", "--hang-timeout", "0");
-                flag("stall_check.enabled", "--hang-warning", "0");
+                flag("stall_check.enabled", RunOptionTable.HANG_TIMEOUT, "0");
+                flag("stall_check.enabled", RunOptionTable.HANG_WARNING, "0");
                 if (stallWarning != null) {
                     warn("stall_check.warning_time_seconds", "is ignored: stall_check.enabled is false");
                 }
@@ -297,14 +295,14 @@ final class ConfigFile {
                 return;
             }
             if (stallWarning != null) {
-                flag("stall_check.warning_time_seconds", "--hang-warning", Integer.toString(stallWarning));
+                flag("stall_check.warning_time_seconds", RunOptionTable.HANG_WARNING, Integer.toString(stallWarning));
             }
             if (stallShutdown != null) {
-                flag("stall_check.shutdown_time_seconds", "--hang-timeout", Integer.toString(stallShutdown));
+                flag("stall_check.shutdown_time_seconds", RunOptionTable.HANG_TIMEOUT, Integer.toString(stallShutdown));
             }
         }
 
-        void flag(String key, String flag, String value) {
+        void flag(String key, RunOption<?> flag, String value) {
             flags.add(new Flag(key, flag, value));
         }
 

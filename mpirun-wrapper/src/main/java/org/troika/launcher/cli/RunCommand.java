@@ -10,9 +10,9 @@ import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
 import org.troika.common.exec.FileLimit;
 import org.troika.common.exec.SystemCommandRunner;
+import org.troika.launcher.options.RunOptionTable;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.elastic.ElasticDriver;
-import org.troika.launcher.elastic.ElasticLimits;
 import org.troika.launcher.elastic.HostDiscovery;
 import org.troika.launcher.elastic.HostDiscoveryException;
 import org.troika.launcher.elastic.ScriptHostDiscovery;
@@ -74,7 +74,7 @@ final class RunCommand implements Subcommand {
 
     @Override
     public int run(List<String> args, Io given) throws Exception {
-        ConfigFile.Applied config = ConfigFile.apply(args, RunCommandLine.options(), files);
+        ConfigFile.Applied config = ConfigFile.apply(args, RunOptionTable.ALL, files);
         config.warnings().forEach(w -> given.err().println(UserText.line("troika: warning: ", w)));
         Io io = new Io(given.out(), given.err(), config.environment(given.env()));
         RunCommandLine.Parsed parsed;
@@ -89,15 +89,16 @@ final class RunCommand implements Subcommand {
         }
         RunSettings s = parsed.settings();
         HangWatch.timeout(s, io.env()); // a bad TROIKA_HANG_TIMEOUT fails before anything starts
-        Path timelineFile = s.dryRun() ? null : Timeline.fileFor(s.timeline(), s.elastic(), s.outputFilename());
-        if (timelineFile != null && s.timeline() == null) { // an elastic job's DIR/timeline.json
+        Path timelineFile = s.dryRun() ? null : Timeline.fileFor(s.output().timeline(), s.elastic().enabled(),
+                s.output().dir());
+        if (timelineFile != null && s.output().timeline() == null) { // an elastic job's DIR/timeline.json
             Timeline.checkTarget(timelineFile.toString(), "--output-filename", true);
         }
         Timeline timeline = timelineFile == null ? Timeline.off() : Timeline.to(timelineFile);
-        timeline.title(s.timelineCommand() ? "troika run " + String.join(" ", s.command()) : "troika run");
+        timeline.title(s.output().timelineCommand() ? "troika run " + String.join(" ", s.command()) : "troika run");
         boolean badInput = false;
         try {
-            return s.elastic() ? runElastic(s, io, timeline) : runStatic(s, io, timeline);
+            return s.elastic().enabled() ? runElastic(s, io, timeline) : runStatic(s, io, timeline);
         } catch (UsageException e) {
             badInput = true; // nothing ran: nothing is written
             throw e;
@@ -134,8 +135,8 @@ final class RunCommand implements Subcommand {
             io.out().println(planned.plan().launch().render());
             return 0;
         }
-        if (s.outputFilename() != null) {
-            SupervisedLaunch.checkRankFolder(s.outputFilename()); // before any task service or rank starts
+        if (s.output().dir() != null) {
+            SupervisedLaunch.checkRankFolder(s.output().dir()); // before any task service or rank starts
         }
         ensureFileDescriptors(s, io.env(), planned.resolved().plan().hosts().size(), planned.resolved().plan().size());
         // issue 3 (RelaySession, owned by the launch-agent work): task services on the remote hosts and the troika-rsh
@@ -156,7 +157,7 @@ final class RunCommand implements Subcommand {
                 return JobExecutor.execute(watched.plan(), watched.resolved().plan(), s, io.out(), io.err(), timeline,
                         watch);
             }
-            if (s.launchAgent() != RunSettings.LaunchAgent.RELAY && s.remoteShell() == null) {
+            if (s.remote().launchAgent() != RunSettings.LaunchAgent.RELAY && s.remote().shell() == null) {
                 // no relay asked for (RelaySession.servicesWanted would say no): skip its remote-host check, whose
                 // InetAddress.getLocalHost() costs a name lookup on every plain run (4 ms here; seconds with bad DNS)
                 return JobExecutor.execute(watched.plan(), watched.resolved().plan(), s, io.out(), io.err(), timeline,
@@ -185,17 +186,16 @@ final class RunCommand implements Subcommand {
             throw new UsageException("--dry-run cannot print an elastic launch (each generation is planned when it "
                     + "starts, from the hosts of that moment); drop --dry-run or the elastic flags");
         }
-        ElasticLimits limits = ElasticLimits.from(s); // bad limits fail before anything is created
         LaunchBackend backend = elasticBackend(s, ServiceIndex.load(LaunchBackend.class, ServiceIndex.distLib()));
         List<HostSlots> firstHosts = new ArrayList<>();
         HostDiscovery discovery = firstDiscoveryChecked(HostDiscovery.forSettings(s,
                 probes != null ? probes : ScriptHostDiscovery.systemRunner(io.env())), firstHosts);
-        if (s.outputFilename() != null) {
-            SupervisedLaunch.checkRankFolder(s.outputFilename()); // before the first generation
+        if (s.output().dir() != null) {
+            SupervisedLaunch.checkRankFolder(s.output().dir()); // before the first generation
         }
         int slots = firstHosts.stream().mapToInt(HostSlots::slots).sum();
-        ensureFileDescriptors(s, io.env(), firstHosts.size(), Math.max(slots, limits.maxNp() == null ? 0
-                : limits.maxNp()));
+        ensureFileDescriptors(s, io.env(), firstHosts.size(), Math.max(slots, s.elastic().maxNp() == null ? 0
+                : s.elastic().maxNp()));
         // the allocation (if any) does not change between generations: its launcher starts the task services
         org.troika.launcher.spi.Allocation allocation = allocation(io.env());
         String allocationShell = allocation == null ? null : allocation.remoteShell();
@@ -253,8 +253,8 @@ final class RunCommand implements Subcommand {
      * host at the driver when task services run, per rank at the hang watchdog and at an elastic job's notifier.
      */
     private static void ensureFileDescriptors(RunSettings s, Map<String, String> env, int hosts, int ranks) {
-        boolean relay = s.launchAgent() == RunSettings.LaunchAgent.RELAY || s.remoteShell() != null;
-        int perRank = (HangWatch.timeout(s, env) != null ? 1 : 0) + (s.elastic() ? 1 : 0);
+        boolean relay = s.remote().launchAgent() == RunSettings.LaunchAgent.RELAY || s.remote().shell() != null;
+        int perRank = (HangWatch.timeout(s, env) != null ? 1 : 0) + (s.elastic().enabled() ? 1 : 0);
         FileLimit.ensure(FileLimit.need(relay ? hosts : 0, (long) perRank * ranks), hosts + " hosts and " + ranks
                 + " ranks");
     }
@@ -289,8 +289,8 @@ final class RunCommand implements Subcommand {
     /** The MPI in use: {@code --mpi-flavor}, else detected from {@code mpirun --version} (cached probe). */
     private MpiInstall detectMpi(RunSettings s, Map<String, String> env) {
         CommandRunner probes = probes(this.probes, env);
-        return s.mpiFlavor() != null
-                ? FlavorDetector.forFlavorName(s.mpiFlavor())
+        return s.launcher().mpiFlavor() != null
+                ? FlavorDetector.forFlavorName(s.launcher().mpiFlavor())
                 : FlavorDetector.detect(new VersionProbeCache(probes, VersionProbeCache.defaultDir(env), env),
                         FlavorDetector.mpirunCommand(env));
     }
@@ -327,12 +327,12 @@ final class RunCommand implements Subcommand {
      * one-line reason for {@code --verbose}.
      */
     static LaunchBackend chooseBackend(RunSettings s, LaunchContext ctx, List<String> reasons) {
-        if (s.backend().equals(RunSettings.Backend.MPI)) {
+        if (s.launcher().backend().equals(RunSettings.Backend.MPI)) {
             return new MpirunBackend(); // no plugin scan for the built-in one
         }
         List<LaunchBackend> extra = ServiceIndex.load(LaunchBackend.class, ServiceIndex.distLib());
-        if (!s.backend().auto()) {
-            return named(s.backend(), extra);
+        if (!s.launcher().backend().auto()) {
+            return named(s.launcher().backend(), extra);
         }
         for (LaunchBackend b : extra) {
             boolean chosen = b.isDefaultFor(ctx);
@@ -369,16 +369,16 @@ final class RunCommand implements Subcommand {
      * for {@code --fault-tolerance shrink}), else mpirun ({@code auto}: elastic generations keep mpirun unless asked).
      */
     static LaunchBackend elasticBackend(RunSettings s, List<LaunchBackend> plugins) {
-        if (s.backend().auto()) {
+        if (s.launcher().backend().auto()) {
             return new MpirunBackend();
         }
-        LaunchBackend b = named(s.backend(), plugins);
+        LaunchBackend b = named(s.launcher().backend(), plugins);
         if (!b.capabilities().contains(LaunchBackend.Capability.ELASTIC)) {
             throw new UsageException("--launcher " + b.name() + " cannot run elastic jobs; use --launcher "
                     + String.join(" or ", capable(LaunchBackend.Capability.ELASTIC, plugins))
                     + ", or drop the elastic options");
         }
-        if (s.faultTolerance() == org.troika.launcher.spi.FaultTolerance.SHRINK
+        if (s.launcher().faultTolerance() == org.troika.launcher.spi.FaultTolerance.SHRINK
                 && !b.capabilities().contains(LaunchBackend.Capability.SHRINK)) {
             throw new UsageException("--fault-tolerance shrink needs a launcher that runs the MPI's fault tolerance"
                     + " (ULFM), which " + b.name() + " cannot; use --launcher "

@@ -85,7 +85,7 @@ public final class Doctor {
                 allocation = Check.ok("allocation", null, plan.size() + " ranks from " + plan.source() + ": "
                         + plan.hostList());
             } catch (UsageException | java.io.UncheckedIOException e) {
-                boolean nothingAsked = in.settings().hosts().isEmpty() && in.settings().np() == null;
+                boolean nothingAsked = in.settings().hosts().list().isEmpty() && in.settings().hosts().np() == null;
                 allocation = nothingAsked
                         ? Check.ok("allocation", null, "no hosts given and no batch allocation: troika run -np N runs "
                                 + "on this machine (give -H/--hostfile to check remote hosts)")
@@ -95,8 +95,8 @@ public final class Doctor {
         MpiInstall mpi = null;
         Check mpiCheck;
         try {
-            mpi = in.settings() != null && in.settings().mpiFlavor() != null
-                    ? FlavorDetector.forFlavorName(in.settings().mpiFlavor())
+            mpi = in.settings() != null && in.settings().launcher().mpiFlavor() != null
+                    ? FlavorDetector.forFlavorName(in.settings().launcher().mpiFlavor())
                     : FlavorDetector.detect(in.probes(), FlavorDetector.mpirunCommand(in.env()));
             mpiCheck = Check.ok("mpi", null, mpi.flavor().displayName()
                     + (mpi.majorVersion() > 0 ? " " + mpi.majorVersion() : "") + " ("
@@ -137,8 +137,7 @@ public final class Doctor {
     }
 
     private static RunSettings localJob(List<String> command) {
-        return RunSettings.builder().np(2).hosts(List.of(new HostSlots("localhost", 2)), "-H").command(command)
-                .build();
+        return RunSettings.of(command).with(new RunSettings.Hosts(2, List.of(new HostSlots("localhost", 2)), "-H"));
     }
 
     /** A 2-rank {@code hostname} job planned by the run planner and run with the timeout. */

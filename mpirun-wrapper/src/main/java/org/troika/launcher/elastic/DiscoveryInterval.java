@@ -2,7 +2,7 @@ package org.troika.launcher.elastic;
 
 import java.time.Duration;
 import java.util.Objects;
-import org.troika.common.UsageException;
+import org.troika.launcher.spi.RunSettings;
 
 /**
  * How long the elastic driver waits after one discovery run before it starts the next. Pure.
@@ -22,8 +22,8 @@ import org.troika.common.UsageException;
  * @param fixed the pause of a fixed interval, or {@code null} for the adaptive one
  */
 public record DiscoveryInterval(Duration fixed) {
-    /** The shortest interval that may be given. */
-    public static final Duration MINIMUM = Duration.ofMillis(50);
+    /** The shortest interval that may be given (the settings check it). */
+    public static final Duration MINIMUM = RunSettings.Elastic.MIN_DISCOVERY_INTERVAL;
     /** Adaptive: the pause is this many times the last run's duration. */
     public static final int ADAPTIVE_FACTOR = 20;
     /** Adaptive: the shortest pause. */
@@ -32,14 +32,6 @@ public record DiscoveryInterval(Duration fixed) {
     public static final Duration ADAPTIVE_CAP = Duration.ofSeconds(1);
     /** The interval of a fixed host list. */
     public static final Duration FIXED_LIST = Duration.ofSeconds(1);
-
-    /** @throws UsageException for a fixed pause below {@link #MINIMUM} */
-    public DiscoveryInterval {
-        if (fixed != null && fixed.compareTo(MINIMUM) < 0) {
-            throw new UsageException("the discovery interval must be at least " + MINIMUM.toMillis() / 1000.0
-                    + " s, got " + fixed.toMillis() / 1000.0 + " s; give --discovery-interval 0.05 or more");
-        }
-    }
 
     /** Always {@code pause}. */
     public static DiscoveryInterval fixed(Duration pause) {

@@ -72,8 +72,6 @@ public final class ElasticDriver {
     /**
      * The driver of an elastic {@code settings} with the real clock, jittered cooldowns, {@code discovery} (see
      * {@link HostDiscovery#forSettings}) and {@code listener} (e.g. {@link ElasticListener#printing}).
-     *
-     * @throws org.troika.common.UsageException for impossible limits
      */
     public static ElasticDriver forSettings(RunSettings settings, HostDiscovery discovery, GenerationLauncher launcher,
             ElasticListener listener) {

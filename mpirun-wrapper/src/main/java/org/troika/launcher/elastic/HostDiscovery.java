@@ -30,10 +30,11 @@ public interface HostDiscovery {
      * @throws UsageException when neither is given, or the fixed list has fewer than two hosts
      */
     static HostDiscovery forSettings(RunSettings settings, CommandRunner runner) {
-        if (settings.hostDiscoveryScript() != null) {
-            return new ScriptHostDiscovery(settings.hostDiscoveryScript(), settings.slotsPerHost(), runner,
+        if (settings.elastic().discoveryScript() != null) {
+            return new ScriptHostDiscovery(settings.elastic().discoveryScript(), settings.elastic().slotsPerHost(),
+                    runner,
                     DEFAULT_CALL_TIMEOUT);
         }
-        return new FixedHostDiscovery(settings.hosts());
+        return new FixedHostDiscovery(settings.hosts().list());
     }
 }

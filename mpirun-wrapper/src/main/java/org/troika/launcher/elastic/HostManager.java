@@ -1,6 +1,5 @@
 package org.troika.launcher.elastic;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -9,8 +8,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.DoubleSupplier;
-import org.troika.common.UsageException;
 import org.troika.launcher.spi.HostSlots;
+import org.troika.launcher.spi.RunSettings;
 
 /**
  * The usable hosts of an elastic job, in order, and the blacklist.
@@ -31,27 +30,10 @@ public final class HostManager {
     private static final int MAX_EXPONENT = 30;
 
     private final Clock clock;
-    private final Cooldown cooldown;
+    private final RunSettings.Cooldown cooldown;
     private final DoubleSupplier random;
     private Map<String, HostSlots> usable = new LinkedHashMap<>();
     private final Map<String, Blacklisting> blacklist = new HashMap<>();
-
-    /**
-     * The blacklist cooldown range ({@code --blacklist-cooldown-range MIN MAX}).
-     *
-     * @throws UsageException unless 1 s ≤ min ≤ max ≤ 3600 s
-     */
-    public record Cooldown(Duration min, Duration max) {
-        public Cooldown {
-            Objects.requireNonNull(min, "min");
-            Objects.requireNonNull(max, "max");
-            if (min.compareTo(Duration.ofSeconds(1)) < 0 || max.compareTo(Duration.ofHours(1)) > 0
-                    || min.compareTo(max) > 0) {
-                throw new UsageException("--blacklist-cooldown-range " + min.toSeconds() + " " + max.toSeconds()
-                        + " is invalid; give MIN MAX in seconds with 1 <= MIN <= MAX <= 3600");
-            }
-        }
-    }
 
     /** One host's blacklist record: how often it was blacklisted and until when (monotonic millis). */
     public record Blacklisting(String host, int count, long untilMillis) {
@@ -65,7 +47,7 @@ public final class HostManager {
      * @param cooldown the cooldown range, or {@code null} for a permanent blacklist
      * @param random uniform values in [0, 1) for the cooldown jitter
      */
-    public HostManager(Clock clock, Cooldown cooldown, DoubleSupplier random) {
+    public HostManager(Clock clock, RunSettings.Cooldown cooldown, DoubleSupplier random) {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.cooldown = cooldown;
         this.random = Objects.requireNonNull(random, "random");

@@ -51,7 +51,7 @@ public final class JobExecutor {
     JobExecutor(SupervisedLaunch.Spec spec, RunSettings settings) {
         this.spec = spec;
         this.verbose = settings != null && settings.verbose();
-        this.outputDir = settings == null ? null : settings.outputFilename();
+        this.outputDir = settings == null ? null : settings.output().dir();
     }
 
     /**

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.troika.common.TroikaEnv;
 import org.troika.common.exec.ProcessSupervisor;
+import org.troika.launcher.options.RunOptionTable;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.elastic.Generation;
 import org.troika.launcher.elastic.GenerationLauncher;
@@ -165,9 +166,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
 
     /** The static settings of one generation: its hosts and size, no elastic fields. */
     public static RunSettings generationSettings(RunSettings base, Generation gen) {
-        return base.toBuilder().hosts(gen.plan().hosts(), "elastic generation " + gen.id()).np(gen.size())
-                .hostDiscoveryScript(null).minNp(null).maxNp(null).slotsPerHost(null).resetLimit(null)
-                .cooldown(null, null).build();
+        return base.with(new RunSettings.Hosts(gen.size(), gen.plan().hosts(), "elastic generation " + gen.id()))
+                .with(RunSettings.Elastic.NONE);
     }
 
     /** Open MPI 4's grace between SIGTERM and SIGKILL of ranks when it aborts a job. */
@@ -224,8 +224,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
      */
     static RunSettings withRelayForKeys(RunSettings s, MpiInstall mpi, LaunchBackend backend) {
         return backend.capabilities().contains(LaunchBackend.Capability.RELAY_AGENT)
-                && s.launchAgent() == RunSettings.LaunchAgent.AUTO && mpi.flavor().isOpenMpiFamily()
-                ? s.toBuilder().launchAgent(RunSettings.LaunchAgent.RELAY).build() : s;
+                && s.remote().launchAgent() == RunSettings.LaunchAgent.AUTO && mpi.flavor().isOpenMpiFamily()
+                ? s.with(RunOptionTable.LAUNCH_AGENT, RunSettings.LaunchAgent.RELAY) : s;
     }
 
     /**
@@ -345,8 +345,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 }
                 Map<String, String> e = new LinkedHashMap<>(rankEnv(env, jobId, gen.id(), n.endpoint().toString()));
                 e.putAll(watch.env());
-                if (base.minNp() != null) {
-                    e.put(TroikaEnv.ELASTIC_MIN_NP, Integer.toString(base.minNp()));
+                if (base.elastic().minNp() != null) {
+                    e.put(TroikaEnv.ELASTIC_MIN_NP, Integer.toString(base.elastic().minNp()));
                 }
                 MpiInstall mpi = planner.mpi(given, e);
                 LaunchBackend backend = planner.backend();

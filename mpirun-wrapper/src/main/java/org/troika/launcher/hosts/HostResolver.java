@@ -30,8 +30,8 @@ public final class HostResolver {
 
     public static Resolved resolve(RunSettings s, Map<String, String> env, List<JobEnvironment> environments,
             FileSource files, CommandRunner probes) {
-        if (!s.hosts().isEmpty()) {
-            return new Resolved(assign(s.hostSource(), s.hosts(), s.np()), null);
+        if (!s.hosts().list().isEmpty()) {
+            return new Resolved(assign(s.hosts().source(), s.hosts().list(), s.hosts().np()), null);
         }
         JobEnvironment job = detect(env, environments);
         if (job != null) {
@@ -39,13 +39,14 @@ public final class HostResolver {
             if (a.hosts().isEmpty()) {
                 throw new UsageException(a.description() + " has no hosts; check the job's allocation or pass -H");
             }
-            return new Resolved(assign(a.description(), a.hosts(), s.np()), a);
+            return new Resolved(assign(a.description(), a.hosts(), s.hosts().np()), a);
         }
-        if (s.np() == null) {
+        if (s.hosts().np() == null) {
             throw new UsageException("no hosts given and no batch allocation found; pass -np N (runs on localhost) "
                     + "or -H host:slots,... or --hostfile FILE");
         }
-        return new Resolved(assign("localhost (no hosts given)", List.of(new HostSlots("localhost", s.np())), s.np()),
+        return new Resolved(assign("localhost (no hosts given)", List.of(new HostSlots("localhost", s.hosts().np())),
+                s.hosts().np()),
                 null);
     }
 

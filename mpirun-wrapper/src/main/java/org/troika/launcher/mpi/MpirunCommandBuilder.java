@@ -68,9 +68,9 @@ public final class MpirunCommandBuilder {
         if (s.command().isEmpty()) {
             throw new UsageException("nothing to run: put the command after troika's options, e.g. troika run -np 2 hostname");
         }
-        List<String> nics = RankLaunch.checkedNics(s.networkInterfaces());
+        List<String> nics = s.remote().networkInterfaces();
         // checked for every flavour: an explicit shrink on an MPI without fault tolerance is an error
-        s.faultTolerance().shrinks(ctx.mpi(), elasticGeneration(ctx));
+        s.launcher().faultTolerance().shrinks(ctx.mpi(), elasticGeneration(ctx));
         return ctx.mpi().flavor().isHydra() ? hydra(ctx, nics) : openMpi(ctx, nics);
     }
 
@@ -101,21 +101,22 @@ public final class MpirunCommandBuilder {
         }
         argv.addAll(List.of("-np", Integer.toString(ctx.hostPlan().size())));
         // Open MPI inside Slurm reads the allocation itself; -H would only conflict with it
-        boolean hostArg = !(ctx.allocation() != null && ctx.allocation().mpiReadsAllocation() && s.hosts().isEmpty());
+        boolean hostArg = !(ctx.allocation() != null && ctx.allocation().mpiReadsAllocation()
+                && s.hosts().list().isEmpty());
         if (hostArg) {
             argv.addAll(openMpiHosts(ctx, files));
         }
-        argv.addAll(s.bindingArgs().isEmpty() ? defaultBinding(mpi.flavor()) : s.bindingArgs());
-        if (s.faultTolerance().shrinks(mpi, elasticGeneration(ctx))) {
+        argv.addAll(s.launcher().bindingArgs().isEmpty() ? defaultBinding(mpi.flavor()) : s.launcher().bindingArgs());
+        if (s.launcher().faultTolerance().shrinks(mpi, elasticGeneration(ctx))) {
             // ULFM: a dead rank does not end the job; the survivors' calls fail and they shrink (docs/elastic.md)
             argv.addAll(List.of("--with-ft", "ulfm"));
             env.put(TroikaEnv.FAULT_TOLERANCE, "shrink");
-            if (!FaultTolerance.revokesHanSubcommunicators(mpi) && !setsMca(s.mpiArgs(), ctx.env(), "coll")) {
+            if (!FaultTolerance.revokesHanSubcommunicators(mpi) && !setsMca(s.launcher().mpiArgs(), ctx.env(), "coll")) {
                 // a revoke does not reach coll/han's sub-communicators before Open MPI 5.0.10: survivors hang there
                 argv.addAll(List.of("--mca", "coll", "^han"));
             }
         }
-        if (s.tcp() && mpi.flavor() == MpiFlavor.SPECTRUM_MPI) {
+        if (s.launcher().tcp() && mpi.flavor() == MpiFlavor.SPECTRUM_MPI) {
             argv.add("-tcp");
         }
         int hostCount = ctx.hostPlan().hosts().size();
@@ -123,7 +124,7 @@ public final class MpirunCommandBuilder {
             plm(argv, prrte, "no_tree_spawn", "true");
             plm(argv, prrte, "num_concurrent", Integer.toString(hostCount));
         }
-        if (!prrte && s.prefixTimestamp()) {
+        if (!prrte && s.output().prefixTimestamp()) {
             argv.add("--timestamp-output");
         }
         // ssh options are for Open MPI's ssh; a launch agent takes none (they would reach it as words before the host)
@@ -149,7 +150,7 @@ public final class MpirunCommandBuilder {
         if (dropped != null) {
             warnings.add(dropped);
         }
-        argv.addAll(s.mpiArgs());
+        argv.addAll(s.launcher().mpiArgs());
         argv.addAll(RankLaunch.rankCommand(ctx));
         if (ctx.agent() != null) {
             // mpirun's own environment only (after the -x selection): ranks never get the agent's variables
@@ -232,7 +233,7 @@ public final class MpirunCommandBuilder {
         argv.addAll(List.of("-np", Integer.toString(ctx.hostPlan().size())));
         argv.addAll(List.of("-ppn", Integer.toString(processesPerNode(ctx, mpiName))));
         argv.addAll(hydraHosts(ctx, files));
-        if (!s.bindingArgs().isEmpty()) {
+        if (!s.launcher().bindingArgs().isEmpty()) {
             warnings.add(mpiName + " (Hydra): --binding-args are not applied; pass Hydra's own -bind-to/-map-by with"
                     + " --mpi-args");
         }
@@ -240,7 +241,7 @@ public final class MpirunCommandBuilder {
             warnings.add(mpiName + " (Hydra): the large-cluster flags (no tree spawn, launch concurrency) exist only"
                     + " for Open MPI and are not applied to these " + ctx.hostPlan().hosts().size() + " hosts");
         }
-        if (s.prefixTimestamp()) {
+        if (s.output().prefixTimestamp()) {
             warnings.add(mpiName + " (Hydra) cannot timestamp output lines; --prefix-timestamp is ignored");
         }
         // ssh options are for Open MPI's ssh; a launch agent takes none (they would reach it as words before the host)
@@ -252,7 +253,7 @@ public final class MpirunCommandBuilder {
             }
             argv.addAll(List.of("-bootstrap", "ssh", "-bootstrap-exec-args", ssh));
         }
-        List<String> userNics = nics.stream().filter(n -> !RankLaunch.isSubnet(n)).toList();
+        List<String> userNics = nics.stream().filter(n -> !RunSettings.Remote.isSubnet(n)).toList();
         if (nics.size() > 1 || userNics.size() != nics.size()) {
             throw new UsageException(mpiName + " (Hydra) takes one network interface by name (-iface), got "
                     + String.join(",", nics) + "; give a single interface name such as --network-interfaces eth0");
@@ -266,10 +267,10 @@ public final class MpirunCommandBuilder {
             // (issue 21). Ranks all on this machine need no network device but loopback.
             env.putIfAbsent(UCX_NET_DEVICES, "lo");
         }
-        argv.addAll(s.mpiArgs());
+        argv.addAll(s.launcher().mpiArgs());
         argv.addAll(RankLaunch.rankCommand(ctx));
         return new BackendPlan(new LaunchPlan(argv, env), files, warnings,
-                new RankOutput(s.outputFilename(), ctx.hostPlan().size(), RankOutput.TagFormat.HYDRA, own));
+                new RankOutput(s.output().dir(), ctx.hostPlan().size(), RankOutput.TagFormat.HYDRA, own));
     }
 
     /**
@@ -277,7 +278,7 @@ public final class MpirunCommandBuilder {
      * files and removed with them) where Hydra writes each rank's output; {@code null} without.
      */
     private static Path hydraFiles(LaunchContext ctx, Map<Path, String> files) {
-        if (ctx.settings().outputFilename() == null || ctx.scratchDir() == null) {
+        if (ctx.settings().output().dir() == null || ctx.scratchDir() == null) {
             return null;
         }
         Path own = ctx.scratchDir().resolve("rank-output");
@@ -287,7 +288,7 @@ public final class MpirunCommandBuilder {
 
     /** v5 deprecates --tag-output/--timestamp-output in favour of one {@code --output} list. */
     private static String prrteOutput(RunSettings s) {
-        return s.prefixTimestamp() ? "tag,timestamp" : "tag";
+        return s.output().prefixTimestamp() ? "tag,timestamp" : "tag";
     }
 
     /**
@@ -297,7 +298,7 @@ public final class MpirunCommandBuilder {
      * part above).
      */
     private static RankOutput rankOutput(LaunchContext ctx, RankOutput.TagFormat format) {
-        return new RankOutput(ctx.settings().outputFilename(), ctx.hostPlan().size(), format, null);
+        return new RankOutput(ctx.settings().output().dir(), ctx.hostPlan().size(), format, null);
     }
 
     /** {@code -H host:slots,...}, or a scratch hostfile ({@code name slots=N} lines) when the list is too long. */
@@ -360,11 +361,11 @@ public final class MpirunCommandBuilder {
     /** {@code -p PORT -i FILE} (whichever are set) as one word, or {@code null}. */
     private static String sshWords(RunSettings s) {
         List<String> words = new ArrayList<>();
-        if (s.sshPort() != null) {
-            words.addAll(List.of("-p", Integer.toString(s.sshPort())));
+        if (s.remote().sshPort() != null) {
+            words.addAll(List.of("-p", Integer.toString(s.remote().sshPort())));
         }
-        if (s.sshIdentityFile() != null) {
-            String file = s.sshIdentityFile().toString();
+        if (s.remote().sshIdentityFile() != null) {
+            String file = s.remote().sshIdentityFile().toString();
             if (file.chars().anyMatch(Character::isWhitespace)) {
                 throw new UsageException("ssh identity file '" + file + "' contains whitespace, which mpirun splits"
                         + " into separate ssh arguments; move the key to a path without spaces");

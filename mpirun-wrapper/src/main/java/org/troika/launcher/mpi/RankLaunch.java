@@ -4,11 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.LaunchContext;
+import org.troika.launcher.spi.RunSettings;
 
 /**
  * What every launch backend gives the ranks, whichever program starts them ({@code mpirun}, {@code srun}): the
@@ -24,8 +24,6 @@ public final class RankLaunch {
     /** The rank-environment wrapper, relative to the troika installation. */
     public static final String RANKENV = "bin/troika-rankenv";
 
-    private static final Pattern NIC_NAME = Pattern.compile("[A-Za-z0-9_.@-]+");
-    private static final Pattern IPV4_CIDR = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}");
 
     private RankLaunch() {}
 
@@ -42,12 +40,12 @@ public final class RankLaunch {
         env.remove(TroikaEnv.HOSTS); // the caller's, from a job around this one
         env.putAll(placeEnv(ctx.hostPlan()));
         env.put(TroikaEnv.SIZE, Integer.toString(ctx.hostPlan().size()));
-        if (ctx.settings().tcp()) {
+        if (ctx.settings().launcher().tcp()) {
             env.put("NCCL_IB_DISABLE", "1");
         }
-        if (ctx.settings().javaCds() != null) {
-            env.put(TroikaEnv.JAVA_CDS, ctx.settings().javaCds() ? "1" : "0");
-            if (ctx.settings().javaCds() && ctx.troikaHome() == null) {
+        if (ctx.settings().launcher().javaCds() != null) {
+            env.put(TroikaEnv.JAVA_CDS, ctx.settings().launcher().javaCds() ? "1" : "0");
+            if (ctx.settings().launcher().javaCds() && ctx.troikaHome() == null) {
                 warnings.add("--java-cds works through troika's rank wrapper " + RANKENV + ", which this troika (not"
                         + " run from its distribution) does not have; the ranks run without class-data sharing");
             }
@@ -90,27 +88,11 @@ public final class RankLaunch {
         return cmd;
     }
 
-    /** Whether a {@code --network-interface} value is an IPv4 subnet rather than an interface name. */
-    public static boolean isSubnet(String nic) {
-        return IPV4_CIDR.matcher(nic).matches();
-    }
-
-    /** The NICs, each an interface name or an IPv4 subnet. */
-    public static List<String> checkedNics(List<String> nics) {
-        for (String nic : nics) {
-            if (!NIC_NAME.matcher(nic).matches() && !isSubnet(nic)) {
-                throw new UsageException("bad network interface '" + nic + "': give interface names (eth0) or IPv4"
-                        + " subnets (10.1.0.0/16), comma-separated");
-            }
-        }
-        return nics;
-    }
-
     /** NCCL takes interface names (prefixes), not subnets: subnets are left out with a warning. */
     public static String ncclInterfaces(List<String> nics, List<String> warnings) {
         List<String> names = new ArrayList<>();
         for (String nic : nics) {
-            if (isSubnet(nic)) {
+            if (RunSettings.Remote.isSubnet(nic)) {
                 warnings.add("NCCL_SOCKET_IFNAME takes interface names, so subnet " + nic + " is used for MPI only");
             } else {
                 names.add(nic);

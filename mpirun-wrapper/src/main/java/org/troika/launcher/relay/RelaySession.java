@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.function.BiConsumer;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
+import org.troika.launcher.options.RunOptionTable;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.LaunchAgent;
 import org.troika.launcher.spi.MpiInstall;
@@ -90,7 +91,7 @@ public final class RelaySession implements AutoCloseable {
 
     private RelaySession(Request r, Path troikaRsh) {
         this.request = r;
-        this.relay = r.settings().launchAgent() != RunSettings.LaunchAgent.SSH;
+        this.relay = r.settings().remote().launchAgent() != RunSettings.LaunchAgent.SSH;
         this.troikaRsh = troikaRsh;
         if (troikaRsh == null) {
             this.pool = null;
@@ -101,12 +102,12 @@ public final class RelaySession implements AutoCloseable {
         RunSettings s = r.settings();
         Secret secret = Secret.fromEnvOrGenerate(r.env());
         Path tmp = Path.of(r.env().getOrDefault("TMPDIR", System.getProperty("java.io.tmpdir")));
-        this.keys = relay ? new AgentKeyRotation(secret, tmp, s.startTimeout()) : null;
-        this.networks = s.networkInterfaces().isEmpty() ? new NetworkChoice(s.verbose(), r.err()) : null;
+        this.keys = relay ? new AgentKeyRotation(secret, tmp, s.timeouts().start()) : null;
+        this.networks = s.remote().networkInterfaces().isEmpty() ? new NetworkChoice(s.verbose(), r.err()) : null;
         this.pool = TaskServicePool.open(TaskServicePool.Config.of("troika", secret,
                 ServiceStart.throughShell(r.shell(), troikaRsh, tmp, ServiceStart.tagged(r.err()),
                         s.verbose() ? r.err() : null), HostAddresses::routeTo,
-                s.startTimeout(), r.err()).withAgentLabel(keys == null ? h -> null : keys::labelFor)
+                s.timeouts().start(), r.err()).withAgentLabel(keys == null ? h -> null : keys::labelFor)
                 .withTimeline(r.timeline()));
     }
 
@@ -115,7 +116,7 @@ public final class RelaySession implements AutoCloseable {
         if (remoteHosts.isEmpty() || !mpi.flavor().isOpenMpiFamily()) {
             return false;
         }
-        return s.launchAgent() == RunSettings.LaunchAgent.RELAY || s.remoteShell() != null;
+        return s.remote().launchAgent() == RunSettings.LaunchAgent.RELAY || s.remote().shell() != null;
     }
 
     /**
@@ -129,7 +130,7 @@ public final class RelaySession implements AutoCloseable {
      */
     public static RelaySession open(Request r, List<String> remote, boolean warm) {
         RunSettings s = r.settings();
-        if (s.launchAgent() == RunSettings.LaunchAgent.RELAY && !r.mpi().flavor().isOpenMpiFamily()) {
+        if (s.remote().launchAgent() == RunSettings.LaunchAgent.RELAY && !r.mpi().flavor().isOpenMpiFamily()) {
             throw new UsageException("--launch-agent relay works with Open MPI only (" + r.mpi().flavor().displayName()
                     + " has no plm_rsh_agent); drop it or use Open MPI");
         }
@@ -233,8 +234,8 @@ public final class RelaySession implements AutoCloseable {
             DriverService d = pool.driver();
             List<String> nets = networks == null ? null : networks.choose(d, remote);
             RunSettings planned = s;
-            if (s.networkInterfaces().isEmpty() && nets != null) {
-                planned = planned.toBuilder().networkInterfaces(nets).build();
+            if (s.remote().networkInterfaces().isEmpty() && nets != null) {
+                planned = planned.with(RunOptionTable.NETWORK_INTERFACES, nets);
             }
             if (!relay) {
                 finishProgress();
@@ -242,7 +243,7 @@ public final class RelaySession implements AutoCloseable {
             }
             Path keyFile = keys.open(d, remote);
             report.daemonsFrom(d);
-            planned = planned.toBuilder().sshPort(null).sshIdentityFile(null).build();
+            planned = planned.with(RunOptionTable.SSH_PORT, null).with(RunOptionTable.SSH_IDENTITY_FILE, null);
             return new Launch(planned, new LaunchAgent(troikaRsh, agentEnv(d, keyFile),
                     request.shell().inAllocation()), true);
         } catch (HostsNotReadyException | IOException | InterruptedException | RuntimeException e) {

@@ -56,8 +56,8 @@ public final class RemoteShellCommandBuilder {
      * @param allocationShell the allocation's remote shell, or {@code null} outside a batch allocation
      */
     public static String remoteShell(RunSettings s, String allocationShell) {
-        if (s.remoteShell() != null && !s.remoteShell().isBlank()) {
-            return s.remoteShell().trim();
+        if (s.remote().shell() != null && !s.remote().shell().isBlank()) {
+            return s.remote().shell().trim();
         }
         return allocationShell != null && !allocationShell.isBlank() ? allocationShell : "ssh";
     }
@@ -74,11 +74,11 @@ public final class RemoteShellCommandBuilder {
         switch (shell) {
             case "ssh" -> {
                 argv.add("ssh");
-                if (s.sshPort() != null) {
-                    argv.addAll(List.of("-p", Integer.toString(s.sshPort())));
+                if (s.remote().sshPort() != null) {
+                    argv.addAll(List.of("-p", Integer.toString(s.remote().sshPort())));
                 }
-                if (s.sshIdentityFile() != null) {
-                    argv.addAll(List.of("-i", s.sshIdentityFile().toString()));
+                if (s.remote().sshIdentityFile() != null) {
+                    argv.addAll(List.of("-i", s.remote().sshIdentityFile().toString()));
                 }
                 argv.addAll(List.of("-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o", "ServerAliveInterval=2",
                         "-o", "ServerAliveCountMax=3", host, ShellQuote.join(serviceWords)));

@@ -69,7 +69,7 @@ public final class HangWatch implements AutoCloseable {
      * off.
      */
     public static Duration timeout(RunSettings s, Map<String, String> env) {
-        Duration t = s.hangTimeout();
+        Duration t = s.timeouts().hang();
         if (t == null) {
             String v = env.get(TroikaEnv.HANG_TIMEOUT);
             if (v != null && !v.isBlank()) {
@@ -81,7 +81,7 @@ public final class HangWatch implements AutoCloseable {
             }
         }
         if (t == null) {
-            t = s.elastic() ? ELASTIC_DEFAULT : Duration.ZERO;
+            t = s.elastic().enabled() ? ELASTIC_DEFAULT : Duration.ZERO;
         }
         return t.isZero() ? null : t;
     }
@@ -91,8 +91,8 @@ public final class HangWatch implements AutoCloseable {
      * default), else none; never at or above the timeout.
      */
     static Duration warning(RunSettings s, Duration timeout) {
-        Duration w = s.hangWarning() != null ? s.hangWarning() : timeout.compareTo(WARNING_DEFAULT.multipliedBy(2)) > 0
-                ? WARNING_DEFAULT : Duration.ZERO;
+        Duration w = s.timeouts().hangWarning() != null ? s.timeouts().hangWarning()
+                : timeout.compareTo(WARNING_DEFAULT.multipliedBy(2)) > 0 ? WARNING_DEFAULT : Duration.ZERO;
         return w.isZero() || w.compareTo(timeout) >= 0 ? null : w;
     }
 
@@ -114,7 +114,7 @@ public final class HangWatch implements AutoCloseable {
             return off();
         }
         Secret key = ProgressService.progressKey(Secret.fromEnvOrGenerate(env));
-        HangWatchdog dog = new HangWatchdog(plan, timeout, warning(s, timeout), s.startTimeout(),
+        HangWatchdog dog = new HangWatchdog(plan, timeout, warning(s, timeout), s.timeouts().start(),
                 System.currentTimeMillis());
         AtomicLong rank0Commits = new AtomicLong();
         ProgressService service = new ProgressService(key, HostAddresses.routeTo(plan.hostNames()),

@@ -14,6 +14,7 @@ import org.troika.launcher.spi.FaultTolerance;
 import org.troika.launcher.spi.LaunchBackend;
 import org.troika.launcher.spi.LaunchBackend.Capability;
 import org.troika.launcher.spi.LaunchContext;
+import org.troika.launcher.options.RunOptionTable;
 import org.troika.launcher.spi.RunSettings;
 
 /**
@@ -39,8 +40,8 @@ class BackendChoiceTest {
     static final List<LaunchBackend> PLUGINS = List.of(DIRECT, BATCH);
 
     static RunSettings settings(String launcher) {
-        return RunSettings.builder().backend(RunSettings.Backend.named(launcher)).minNp(2)
-                .command(List.of("java", "Train")).build();
+        return RunSettings.of(List.of("java", "Train"))
+                .with(RunOptionTable.LAUNCHER, RunSettings.Backend.named(launcher)).with(RunOptionTable.MIN_NP, 2);
     }
 
     @Test
@@ -81,11 +82,11 @@ class BackendChoiceTest {
 
     @Test
     void shrinkNeedsABackendThatRunsUlfm() {
-        RunSettings shrink = settings("direct").toBuilder().faultTolerance(FaultTolerance.SHRINK).build();
+        RunSettings shrink = settings("direct").with(RunOptionTable.FAULT_TOLERANCE, FaultTolerance.SHRINK);
         UsageException e = assertThrows(UsageException.class, () -> RunCommand.elasticBackend(shrink, PLUGINS));
         assertEquals("--fault-tolerance shrink needs a launcher that runs the MPI's fault tolerance (ULFM), which"
                 + " direct cannot; use --launcher mpirun, or --fault-tolerance relaunch", e.getMessage());
-        RunSettings relaunch = shrink.toBuilder().faultTolerance(FaultTolerance.RELAUNCH).build();
+        RunSettings relaunch = shrink.with(RunOptionTable.FAULT_TOLERANCE, FaultTolerance.RELAUNCH);
         assertSame(DIRECT, RunCommand.elasticBackend(relaunch, PLUGINS));
     }
 }

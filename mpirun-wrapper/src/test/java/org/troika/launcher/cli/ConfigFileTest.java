@@ -5,18 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.troika.launcher.options.RunOptionTable.HANG_TIMEOUT;
+import static org.troika.launcher.options.RunOptionTable.HANG_WARNING;
+import static org.troika.launcher.options.RunOptionTable.TIMELINE;
 
 import java.nio.file.NoSuchFileException;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.apache.commons.cli.Option;
-import org.apache.commons.cli.Options;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.troika.common.UsageException;
+import org.troika.launcher.options.RunOption;
+import org.troika.launcher.options.RunOptionTable;
 import org.troika.launcher.spi.FileSource;
 
 /** Horovod's YAML config file mapped to troika run's flags and the ranks' variables, as data. */
@@ -51,24 +54,15 @@ class ConfigFileTest {
               hide_timestamp: true
             """;
 
-    /** troika run's options, with the operability flags whether or not this build has them yet. */
-    static Options withOperabilityFlags() {
-        Options o = RunCommandLine.options();
-        for (String name : List.of("timeline", "hang-timeout", "hang-warning")) {
-            if (!o.hasLongOption(name)) {
-                o.addOption(Option.builder().longOpt(name).hasArg().build());
-            }
-        }
-        return o;
+    /** troika run's options. */
+    static List<RunOption<?>> withOperabilityFlags() {
+        return RunOptionTable.ALL;
     }
 
-    /** troika run's options of a build without the operability flags. */
-    static Options withoutOperabilityFlags() {
-        Options o = new Options();
-        RunCommandLine.options().getOptions().stream()
-                .filter(opt -> !List.of("timeline", "hang-timeout", "hang-warning").contains(opt.getLongOpt()))
-                .forEach(o::addOption);
-        return o;
+    /** troika run's options as a build without the operability flags has them. */
+    static List<RunOption<?>> withoutOperabilityFlags() {
+        return RunOptionTable.ALL.stream().filter(row -> !List.of(TIMELINE, HANG_TIMEOUT,
+                HANG_WARNING).contains(row)).toList();
     }
 
     static FileSource file(String text) {
@@ -80,7 +74,7 @@ class ConfigFileTest {
         };
     }
 
-    static ConfigFile.Applied apply(String yaml, Options options, String... args) {
+    static ConfigFile.Applied apply(String yaml, List<RunOption<?>> options, String... args) {
         List<String> all = new java.util.ArrayList<>(List.of("--config-file", "hvd.yaml"));
         all.addAll(List.of(args));
         return ConfigFile.apply(all, options, file(yaml));
@@ -117,7 +111,8 @@ class ConfigFileTest {
     void aValueStartingWithADashIsTheFlagsValue() {
         ConfigFile.Applied a = apply("timeline: {filename: -t.json}\n", withOperabilityFlags(), "hostname");
         assertEquals(List.of("--timeline=-t.json", "--config-file", "hvd.yaml", "hostname"), a.args());
-        assertEquals(java.nio.file.Path.of("-t.json"), RunCommandLine.parse(a.args(), null, true).settings().timeline());
+        assertEquals(java.nio.file.Path.of("-t.json"), RunCommandLine.parse(a.args(), null,
+                true).settings().output().timeline());
     }
 
     @Test
@@ -290,7 +285,7 @@ class ConfigFileTest {
 
     @Test
     void withoutConfigFileNothingChanges() {
-        ConfigFile.Applied a = ConfigFile.apply(List.of("-np", "2", "hostname"), RunCommandLine.options(), file(""));
+        ConfigFile.Applied a = ConfigFile.apply(List.of("-np", "2", "hostname"), RunOptionTable.ALL, file(""));
         assertEquals(List.of("-np", "2", "hostname"), a.args());
         assertTrue(a.env().isEmpty() && a.warnings().isEmpty());
     }

@@ -41,12 +41,12 @@ class JavaCdsPlanTest {
             env.put("TROIKA_JAVA_CDS", callerCds);
         }
         RunSettings s = RunCommandLine.parse(Arrays.asList(words.split(" ")), FileSource.system(), true).settings();
-        if (!s.elastic()) {
+        if (!s.elastic().enabled()) {
             return run.plan(s, env).plan();
         }
-        MpiInstall mpi = FlavorDetector.forFlavorName(s.mpiFlavor());
+        MpiInstall mpi = FlavorDetector.forFlavorName(s.launcher().mpiFlavor());
         Generation gen = new Generation(1, Generation.Reason.START, HostPlan.assign("elastic generation 1",
-                s.hosts(), 4));
+                s.hosts().list(), 4));
         return run.plan(MpirunGenerationLauncher.generationSettings(s, gen),
                 MpirunGenerationLauncher.rankEnv(env, "job", gen.id(), "127.0.0.1:4000"),
                 new HostResolver.Resolved(gen.plan(), null), mpi, null).plan();

@@ -42,16 +42,16 @@ class RunCommandLineTest {
         RunSettings s = parse("-np 4 -H a:2,b:2 --network-interfaces eth0,ib0 --network-interface 10.1.0.0/16 -p 2222 "
                 + "--tcp --output-filename out -prefix-timestamp --start-timeout 45 --verbose --mpi --mpi-flavor mpich "
                 + "--dry-run python train.py -np 9 --verbose");
-        assertEquals(4, s.np());
-        assertEquals(List.of(new HostSlots("a", 2), new HostSlots("b", 2)), s.hosts());
-        assertEquals("-H", s.hostSource());
-        assertEquals(List.of("eth0", "ib0", "10.1.0.0/16"), s.networkInterfaces());
-        assertEquals(2222, s.sshPort());
-        assertTrue(s.tcp() && s.prefixTimestamp() && s.verbose() && s.dryRun());
-        assertEquals(Path.of("out"), s.outputFilename());
-        assertEquals(Duration.ofSeconds(45), s.startTimeout());
-        assertEquals(RunSettings.Backend.MPI, s.backend());
-        assertEquals("mpich", s.mpiFlavor());
+        assertEquals(4, s.hosts().np());
+        assertEquals(List.of(new HostSlots("a", 2), new HostSlots("b", 2)), s.hosts().list());
+        assertEquals("-H", s.hosts().source());
+        assertEquals(List.of("eth0", "ib0", "10.1.0.0/16"), s.remote().networkInterfaces());
+        assertEquals(2222, s.remote().sshPort());
+        assertTrue(s.launcher().tcp() && s.output().prefixTimestamp() && s.verbose() && s.dryRun());
+        assertEquals(Path.of("out"), s.output().dir());
+        assertEquals(Duration.ofSeconds(45), s.timeouts().start());
+        assertEquals(RunSettings.Backend.MPI, s.launcher().backend());
+        assertEquals("mpich", s.launcher().mpiFlavor());
         // everything after the first non-option word is the user's command, untouched
         assertEquals(List.of("python", "train.py", "-np", "9", "--verbose"), s.command());
     }
@@ -59,11 +59,11 @@ class RunCommandLineTest {
     @Test
     void operabilityFlags(@org.junit.jupiter.api.io.TempDir Path dir) {
         RunSettings s = parse("--hang-timeout 120 --hang-warning 30 --timeline " + dir.resolve("t.json") + " -np 2 x");
-        assertEquals(Duration.ofSeconds(120), s.hangTimeout());
-        assertEquals(Duration.ofSeconds(30), s.hangWarning());
-        assertEquals(dir.resolve("t.json"), s.timeline());
-        assertEquals(Duration.ZERO, parse("--hang-timeout 0 -np 2 x").hangTimeout());
-        assertEquals(null, parse("-np 2 x").hangTimeout());
+        assertEquals(Duration.ofSeconds(120), s.timeouts().hang());
+        assertEquals(Duration.ofSeconds(30), s.timeouts().hangWarning());
+        assertEquals(dir.resolve("t.json"), s.output().timeline());
+        assertEquals(Duration.ZERO, parse("--hang-timeout 0 -np 2 x").timeouts().hang());
+        assertEquals(null, parse("-np 2 x").timeouts().hang());
         for (String bad : List.of("--hang-timeout -1 -np 2 x", "--hang-timeout 1.5 -np 2 x",
                 "--timeline " + dir + " -np 2 x", "--timeline " + dir.resolve("missing/t.json") + " -np 2 x")) {
             assertThrows(UsageException.class, () -> parse(bad), bad);
@@ -73,21 +73,21 @@ class RunCommandLineTest {
     @Test
     void longFormsAndHostfile() {
         RunSettings s = parse("--num-proc 3 --hostfile hf --prefix-output-with-timestamp --jsrun hostname");
-        assertEquals(3, s.np());
-        assertEquals(List.of(new HostSlots("n1", 2), new HostSlots("n2", 2)), s.hosts());
-        assertEquals("hostfile hf", s.hostSource());
-        assertTrue(s.prefixTimestamp());
-        assertEquals(RunSettings.Backend.named("jsrun"), s.backend());
+        assertEquals(3, s.hosts().np());
+        assertEquals(List.of(new HostSlots("n1", 2), new HostSlots("n2", 2)), s.hosts().list());
+        assertEquals("hostfile hf", s.hosts().source());
+        assertTrue(s.output().prefixTimestamp());
+        assertEquals(RunSettings.Backend.named("jsrun"), s.launcher().backend());
     }
 
     /** Any backend's name parses (a plugin's too): it is resolved against the loaded backends when planning. */
     @ParameterizedTest
     @CsvSource({"auto,auto", "mpirun,mpirun", "srun,srun", "jsrun,jsrun", "SRUN,srun", "pbs-launch,pbs-launch"})
     void launcherNamesABackend(String value, String expected) {
-        assertEquals(expected, parse("--launcher " + value + " hostname").backend().launcherName());
-        assertEquals(RunSettings.Backend.AUTO, parse("hostname").backend());
-        assertTrue(parse("--launcher AUTO hostname").backend().auto());
-        assertEquals(RunSettings.Backend.MPI, parse("--launcher mpirun hostname").backend());
+        assertEquals(expected, parse("--launcher " + value + " hostname").launcher().backend().launcherName());
+        assertEquals(RunSettings.Backend.AUTO, parse("hostname").launcher().backend());
+        assertTrue(parse("--launcher AUTO hostname").launcher().backend().auto());
+        assertEquals(RunSettings.Backend.MPI, parse("--launcher mpirun hostname").launcher().backend());
     }
 
     @Test
@@ -104,25 +104,26 @@ class RunCommandLineTest {
     void quotedMpiAndBindingArgsAreSplitLikeAShell() {
         RunSettings s = RunCommandLine.parse(List.of("--mpi-args", "-x 'A=b c' --mca btl_tcp_if_include eth0",
                 "--binding-args", "--bind-to core --map-by socket", "true"), FS, true).settings();
-        assertEquals(List.of("-x", "A=b c", "--mca", "btl_tcp_if_include", "eth0"), s.mpiArgs());
-        assertEquals(List.of("--bind-to", "core", "--map-by", "socket"), s.bindingArgs());
+        assertEquals(List.of("-x", "A=b c", "--mca", "btl_tcp_if_include", "eth0"), s.launcher().mpiArgs());
+        assertEquals(List.of("--bind-to", "core", "--map-by", "socket"), s.launcher().bindingArgs());
     }
 
     @Test
     void defaultsAreUnsetOrDocumented() {
         RunSettings s = parse("hostname");
-        assertNull(s.np());
-        assertTrue(s.hosts().isEmpty());
-        assertEquals(RunSettings.DEFAULT_START_TIMEOUT, s.startTimeout());
-        assertEquals(RunSettings.Backend.AUTO, s.backend());
-        assertFalse(s.elastic());
+        assertNull(s.hosts().np());
+        assertTrue(s.hosts().list().isEmpty());
+        assertEquals(RunSettings.Timeouts.DEFAULT_START, s.timeouts().start());
+        assertEquals(RunSettings.Backend.AUTO, s.launcher().backend());
+        assertFalse(s.elastic().enabled());
     }
 
     @Test
     void javaCdsIsOnOffOrNotGiven() {
-        assertEquals(Boolean.TRUE, parse("--java-cds -np 2 java -cp a.jar M").javaCds());
-        assertEquals(Boolean.FALSE, parse("--no-java-cds --min-np 2 java -cp a.jar M").javaCds());
-        assertNull(parse("-np 2 java -cp a.jar M").javaCds(), "not given: TROIKA_JAVA_CDS and the elastic default decide");
+        assertEquals(Boolean.TRUE, parse("--java-cds -np 2 java -cp a.jar M").launcher().javaCds());
+        assertEquals(Boolean.FALSE, parse("--no-java-cds --min-np 2 java -cp a.jar M").launcher().javaCds());
+        assertNull(parse("-np 2 java -cp a.jar M").launcher().javaCds(),
+                "not given: TROIKA_JAVA_CDS and the elastic default decide");
         assertEquals(List.of("java", "--java-cds"), parse("-np 2 java --java-cds").command(), "the command's own words");
     }
 
@@ -130,21 +131,27 @@ class RunCommandLineTest {
     void elasticFlags() {
         RunSettings s = parse("--min-np 2 --max-np 8 --slots-per-host 2 --elastic-timeout 60 --reset-limit 3 "
                 + "--blacklist-cooldown-range 10 100 --discovery-interval 2 -H a:2,b:2 train");
-        assertTrue(s.elastic());
-        assertEquals(2, s.minNp());
-        assertEquals(8, s.maxNp());
-        assertEquals(Duration.ofSeconds(10), s.cooldownMin());
-        assertEquals(Duration.ofSeconds(100), s.cooldownMax());
-        assertEquals(3, s.resetLimit());
+        assertTrue(s.elastic().enabled());
+        assertEquals(2, s.elastic().minNp());
+        assertEquals(8, s.elastic().maxNp());
+        assertEquals(Duration.ofSeconds(10), s.elastic().cooldown().min());
+        assertEquals(Duration.ofSeconds(100), s.elastic().cooldown().max());
+        assertEquals(3, s.elastic().resetLimit());
         assertEquals(List.of("train"), s.command());
-        assertEquals(FaultTolerance.AUTO, s.faultTolerance());
-        assertEquals(Duration.ofSeconds(2), s.discoveryInterval());
-        assertEquals(Duration.ofMillis(250), parse("--min-np 2 --discovery-interval 0.25 train").discoveryInterval());
-        assertEquals(Duration.ofMillis(50), parse("--min-np 2 --discovery-interval 0.050 train").discoveryInterval());
-        assertEquals(Duration.ofMillis(1500), parse("--min-np 2 --discovery-interval 1.5 train").discoveryInterval());
-        assertNull(parse("--min-np 2 train").discoveryInterval(), "not given: adaptive for a script, 1 s for -H");
-        assertEquals(FaultTolerance.SHRINK, parse("--min-np 2 --fault-tolerance shrink train").faultTolerance());
-        assertEquals(FaultTolerance.RELAUNCH, parse("--min-np 2 --fault-tolerance RELAUNCH train").faultTolerance());
+        assertEquals(FaultTolerance.AUTO, s.launcher().faultTolerance());
+        assertEquals(Duration.ofSeconds(2), s.elastic().discoveryInterval());
+        assertEquals(Duration.ofMillis(250),
+                parse("--min-np 2 --discovery-interval 0.25 train").elastic().discoveryInterval());
+        assertEquals(Duration.ofMillis(50),
+                parse("--min-np 2 --discovery-interval 0.050 train").elastic().discoveryInterval());
+        assertEquals(Duration.ofMillis(1500),
+                parse("--min-np 2 --discovery-interval 1.5 train").elastic().discoveryInterval());
+        assertNull(parse("--min-np 2 train").elastic().discoveryInterval(),
+                "not given: adaptive for a script, 1 s for -H");
+        assertEquals(FaultTolerance.SHRINK,
+                parse("--min-np 2 --fault-tolerance shrink train").launcher().faultTolerance());
+        assertEquals(FaultTolerance.RELAUNCH,
+                parse("--min-np 2 --fault-tolerance RELAUNCH train").launcher().faultTolerance());
     }
 
     @Test

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.elastic.Generation.Reason;
 import org.troika.launcher.spi.HostSlots;
 
@@ -221,7 +222,7 @@ class ElasticDriverTest {
         ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1");
         launcher.on(1, failAfter(2_000, 1, 3, true)).on(3, succeedAfter(1_000));
         ElasticLimits limits = new ElasticLimits(1, null, Duration.ofSeconds(30), null, SECOND,
-                new HostManager.Cooldown(Duration.ofSeconds(10), Duration.ofSeconds(100)));
+                new RunSettings.Cooldown(Duration.ofSeconds(10), Duration.ofSeconds(100)));
         ElasticResult r = run(d, limits);
         FakeLauncher.Run second = launcher.runs.get(1);
         long announcedAfter = second.announcedAtMillis.get(0) - second.startMillis;

@@ -2,6 +2,8 @@ package org.troika.launcher.elastic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.troika.launcher.options.RunOptionTable.MAX_NP;
+import static org.troika.launcher.options.RunOptionTable.MIN_NP;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -50,9 +52,10 @@ class ElasticListenerTest {
 
     @Test
     void forSettingsValidatesTheElasticSettingsBeforeAnythingRuns() {
-        RunSettings one = RunSettings.builder().command(List.of("x"))
-                .hosts(List.of(new HostSlots("a", 1)), "-H").minNp(1).build();
-        RunSettings ok = one.toBuilder().hosts(List.of(new HostSlots("a", 1), new HostSlots("b", 1)), "-H").build();
+        RunSettings one = RunSettings.of(List.of("x")).with(new RunSettings.Hosts(null, List.of(new HostSlots("a", 1)),
+                "-H")).with(MIN_NP, 1);
+        RunSettings ok = one.with(new RunSettings.Hosts(null, List.of(new HostSlots("a", 1), new HostSlots("b", 1)),
+                "-H"));
         CommandRunner runsNothing = (argv, t) -> {
             throw new AssertionError("nothing may run");
         };
@@ -61,9 +64,7 @@ class ElasticListenerTest {
         };
         assertThrows(UsageException.class, () -> ElasticDriver.forSettings(one,
                 HostDiscovery.forSettings(one, runsNothing), launchesNothing, ElasticListener.printing(System.out)));
-        RunSettings noMax = ok.toBuilder().maxNp(0).build();
-        assertThrows(UsageException.class, () -> ElasticDriver.forSettings(noMax,
-                HostDiscovery.forSettings(noMax, runsNothing), launchesNothing, ElasticListener.printing(System.out)));
+        assertThrows(UsageException.class, () -> ok.with(MAX_NP, 0), "no such settings to drive");
         ElasticDriver.forSettings(ok, HostDiscovery.forSettings(ok, runsNothing), launchesNothing,
                 ElasticListener.printing(System.out));
     }

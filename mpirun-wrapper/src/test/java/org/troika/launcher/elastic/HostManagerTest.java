@@ -3,13 +3,12 @@ package org.troika.launcher.elastic;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.troika.common.UsageException;
+import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.HostSlots;
 
 class HostManagerTest {
@@ -24,7 +23,7 @@ class HostManagerTest {
     }
 
     private HostManager withCooldown(int minSeconds, int maxSeconds, double jitter) {
-        return new HostManager(clock, new HostManager.Cooldown(Duration.ofSeconds(minSeconds),
+        return new HostManager(clock, new RunSettings.Cooldown(Duration.ofSeconds(minSeconds),
                 Duration.ofSeconds(maxSeconds)), () -> jitter);
     }
 
@@ -107,17 +106,5 @@ class HostManagerTest {
         clock.advance(Duration.ofDays(365));
         assertEquals(HostUpdate.NONE, m.update(hosts("a:1,b:1")));
         assertEquals("b:1", names(m));
-    }
-
-    @Test
-    void cooldownRangeIsValidated() {
-        assertAll(
-                () -> assertThrows(UsageException.class,
-                        () -> new HostManager.Cooldown(Duration.ofMillis(500), Duration.ofSeconds(10))),
-                () -> assertThrows(UsageException.class,
-                        () -> new HostManager.Cooldown(Duration.ofSeconds(10), Duration.ofSeconds(3601))),
-                () -> assertEquals("--blacklist-cooldown-range 20 10 is invalid; give MIN MAX in seconds with"
-                        + " 1 <= MIN <= MAX <= 3600", assertThrows(UsageException.class,
-                        () -> new HostManager.Cooldown(Duration.ofSeconds(20), Duration.ofSeconds(10))).getMessage()));
     }
 }

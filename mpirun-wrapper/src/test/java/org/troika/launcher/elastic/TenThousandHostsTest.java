@@ -36,7 +36,7 @@ class TenThousandHostsTest {
 
     @Test
     void aDiscoveryCycleOverTenThousandLinesDiffsBlacklistsAndPlans() throws Exception {
-        HostManager m = new HostManager(clock, new HostManager.Cooldown(java.time.Duration.ofSeconds(10),
+        HostManager m = new HostManager(clock, new org.troika.launcher.spi.RunSettings.Cooldown(java.time.Duration.ofSeconds(10),
                 java.time.Duration.ofSeconds(60)), () -> 0);
         List<HostSlots> first = ScriptHostDiscovery.parse(output(-1, null), null);
         assertEquals(N, first.size());

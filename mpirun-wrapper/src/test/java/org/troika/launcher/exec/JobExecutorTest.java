@@ -31,7 +31,7 @@ class JobExecutorTest {
     private static final String MARKER = "TROIKA_TEST_MARKER";
     private static final HostPlan HOSTS =
             HostPlan.assign("-H", List.of(new HostSlots("node1", 1), new HostSlots("node2", 1)), 2);
-    private static final RunSettings SETTINGS = RunSettings.builder().command(List.of("true")).build();
+    private static final RunSettings SETTINGS = RunSettings.of(List.of("true"));
 
     private final String marker = UUID.randomUUID().toString();
     private final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();

@@ -4,6 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.troika.launcher.options.RunOptionTable.HOST_DISCOVERY_SCRIPT;
+import static org.troika.launcher.options.RunOptionTable.LAUNCH_AGENT;
+import static org.troika.launcher.options.RunOptionTable.MAX_NP;
+import static org.troika.launcher.options.RunOptionTable.MIN_NP;
+import static org.troika.launcher.options.RunOptionTable.RESET_LIMIT;
+import static org.troika.launcher.options.RunOptionTable.SLOTS_PER_HOST;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -49,20 +55,20 @@ class MpirunGenerationLauncherTest {
 
     @Test
     void anElasticGenerationOnOpenMpiRelaysItsDaemonsSoHostsGetTheKeyFromTheirTaskServices() {
-        RunSettings auto = RunSettings.builder().command(List.of("java", "Train")).build();
+        RunSettings auto = RunSettings.of(List.of("java", "Train"));
         var openMpi = org.troika.launcher.mpi.FlavorDetector.forFlavorName("openmpi");
         var mpirun = new org.troika.launcher.mpi.MpirunBackend();
         assertEquals(RunSettings.LaunchAgent.RELAY, MpirunGenerationLauncher.withRelayForKeys(auto, openMpi, mpirun)
-                .launchAgent());
-        RunSettings ssh = auto.toBuilder().launchAgent(RunSettings.LaunchAgent.SSH).build();
+                .remote().launchAgent());
+        RunSettings ssh = auto.with(LAUNCH_AGENT, RunSettings.LaunchAgent.SSH);
         assertEquals(RunSettings.LaunchAgent.SSH, MpirunGenerationLauncher.withRelayForKeys(ssh, openMpi, mpirun)
-                .launchAgent());
+                .remote().launchAgent());
     }
 
     /** Issue 21.4: a backend that starts every rank itself (srun) gets no relay: it has no daemons for one to start. */
     @Test
     void aBackendWithoutRelayedDaemonsKeepsItsSettings() {
-        RunSettings auto = RunSettings.builder().command(List.of("java", "Train")).build();
+        RunSettings auto = RunSettings.of(List.of("java", "Train"));
         org.troika.launcher.spi.LaunchBackend direct = new org.troika.launcher.spi.LaunchBackend() {
             @Override
             public String name() {
@@ -90,13 +96,13 @@ class MpirunGenerationLauncherTest {
 
     @Test
     void aGenerationIsAStaticLaunchOverItsHosts() {
-        RunSettings base = RunSettings.builder().minNp(2).maxNp(8).slotsPerHost(2).resetLimit(3)
-                .hostDiscoveryScript(Path.of("/bin/discover")).command(List.of("java", "Train")).build();
+        RunSettings base = RunSettings.of(List.of("java", "Train")).with(MIN_NP, 2).with(MAX_NP, 8)
+                .with(SLOTS_PER_HOST, 2).with(RESET_LIMIT, 3).with(HOST_DISCOVERY_SCRIPT, Path.of("/bin/discover"));
         RunSettings g = MpirunGenerationLauncher.generationSettings(base, new Generation(2, Generation.Reason.FAILURE, PLAN));
-        assertFalse(g.elastic());
-        assertEquals(4, g.np());
-        assertEquals(PLAN.hosts(), g.hosts());
-        assertNull(g.resetLimit());
+        assertFalse(g.elastic().enabled());
+        assertEquals(4, g.hosts().np());
+        assertEquals(PLAN.hosts(), g.hosts().list());
+        assertNull(g.elastic().resetLimit());
         assertEquals(List.of("java", "Train"), g.command());
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.troika.launcher.options.RunOptionTable.NP;
 
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,8 @@ class HostResolverTest {
 
     @Test
     void explicitHostsWinOverTheAllocation() {
-        RunSettings s = RunSettings.builder().hosts(List.of(new HostSlots("x", 3)), "-H").build();
+        RunSettings s = RunSettings.of(List.of())
+                .with(new RunSettings.Hosts(null, List.of(new HostSlots("x", 3)), "-H"));
         HostResolver.Resolved r = resolve(s, Map.of("FAKE_JOB", "7"));
         assertEquals("x:3", r.plan().hostList());
         assertNull(r.allocation());
@@ -48,7 +50,7 @@ class HostResolverTest {
 
     @Test
     void allocationGivesHostsAndDefaultNp() {
-        HostResolver.Resolved r = resolve(RunSettings.builder().build(), Map.of("FAKE_JOB", "7"));
+        HostResolver.Resolved r = resolve(RunSettings.of(List.of()), Map.of("FAKE_JOB", "7"));
         assertEquals("a:2,b:2", r.plan().hostList());
         assertEquals(4, r.plan().size());
         assertEquals("fake job 7", r.plan().source());
@@ -57,21 +59,21 @@ class HostResolverTest {
 
     @Test
     void npAloneInsideAnAllocationTakesTheFirstSlots() {
-        HostResolver.Resolved r = resolve(RunSettings.builder().np(3).build(), Map.of("FAKE_JOB", "7"));
+        HostResolver.Resolved r = resolve(RunSettings.of(List.of()).with(NP, 3), Map.of("FAKE_JOB", "7"));
         assertEquals("a:2,b:1", r.plan().hostList());
     }
 
     @Test
     void npAboveTheAllocationIsAUsageError() {
         UsageException e = assertThrows(UsageException.class,
-                () -> resolve(RunSettings.builder().np(5).build(), Map.of("FAKE_JOB", "7")));
+                () -> resolve(RunSettings.of(List.of()).with(NP, 5), Map.of("FAKE_JOB", "7")));
         assertTrue(e.getMessage().contains("more than the 4 slots of fake job 7"), e.getMessage());
     }
 
     @Test
     void withoutHostsOrAllocationRunsOnLocalhost() {
-        assertEquals("localhost:4", resolve(RunSettings.builder().np(4).build(), Map.of()).plan().hostList());
-        UsageException e = assertThrows(UsageException.class, () -> resolve(RunSettings.builder().build(), Map.of()));
+        assertEquals("localhost:4", resolve(RunSettings.of(List.of()).with(NP, 4), Map.of()).plan().hostList());
+        UsageException e = assertThrows(UsageException.class, () -> resolve(RunSettings.of(List.of()), Map.of()));
         assertTrue(e.getMessage().contains("pass -np N"), e.getMessage());
     }
 }

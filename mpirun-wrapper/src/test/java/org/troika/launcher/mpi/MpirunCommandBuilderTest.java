@@ -1,5 +1,6 @@
 package org.troika.launcher.mpi;
 
+import org.troika.launcher.options.RunOptionTable;
 import org.troika.launcher.spi.MpiFlavor;
 import org.troika.launcher.spi.MpiInstall;
 import static org.junit.jupiter.api.Assertions.assertAll;
@@ -9,6 +10,17 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.troika.launcher.options.RunOptionTable.BINDING_ARGS;
+import static org.troika.launcher.options.RunOptionTable.FAULT_TOLERANCE;
+import static org.troika.launcher.options.RunOptionTable.HOSTS;
+import static org.troika.launcher.options.RunOptionTable.MPI_ARGS;
+import static org.troika.launcher.options.RunOptionTable.NETWORK_INTERFACES;
+import static org.troika.launcher.options.RunOptionTable.NP;
+import static org.troika.launcher.options.RunOptionTable.OUTPUT_FILENAME;
+import static org.troika.launcher.options.RunOptionTable.PREFIX_TIMESTAMP;
+import static org.troika.launcher.options.RunOptionTable.SSH_IDENTITY_FILE;
+import static org.troika.launcher.options.RunOptionTable.SSH_PORT;
+import static org.troika.launcher.options.RunOptionTable.TCP;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,13 +53,15 @@ class MpirunCommandBuilderTest {
     static final Map<String, String> ENV = Map.of("PATH", "/usr/bin", "HOME", "/root");
     static final MpirunCommandBuilder USER = new MpirunCommandBuilder(false);
 
-    static RunSettings.Builder settings() {
-        return RunSettings.builder().hosts(TWO_BY_TWO, "-H").command(List.of("python", "train.py"));
+    static RunSettings settings() {
+        return RunSettings.of(List.of("python", "train.py")).with(HOSTS, new RunSettings.Hosts(null, TWO_BY_TWO, "-H"));
     }
 
-    static RunSettings.Builder allOptions() {
-        return settings().sshPort(2222).sshIdentityFile(Path.of("/k/id")).networkInterfaces(List.of("eth0", "ib0"))
-                .tcp(true).outputFilename(Path.of("/out")).prefixTimestamp(true).mpiArgs(List.of("--report-bindings"));
+    static RunSettings allOptions() {
+        return settings().with(SSH_PORT, 2222).with(SSH_IDENTITY_FILE, Path.of("/k/id"))
+                .with(NETWORK_INTERFACES, List.of("eth0", "ib0"))
+                .with(TCP, true).with(OUTPUT_FILENAME, Path.of("/out")).with(PREFIX_TIMESTAMP, true)
+                        .with(MPI_ARGS, List.of("--report-bindings"));
     }
 
     static LaunchContext ctx(RunSettings s, MpiInstall mpi, Map<String, String> env) {
@@ -55,8 +69,8 @@ class MpirunCommandBuilderTest {
     }
 
     static LaunchContext ctx(RunSettings s, MpiInstall mpi, Map<String, String> env, Allocation alloc, Path home) {
-        List<HostSlots> hosts = s.hosts().isEmpty() ? alloc.hosts() : s.hosts();
-        int np = s.np() != null ? s.np() : hosts.stream().mapToInt(HostSlots::slots).sum();
+        List<HostSlots> hosts = s.hosts().list().isEmpty() ? alloc.hosts() : s.hosts().list();
+        int np = s.hosts().np() != null ? s.hosts().np() : hosts.stream().mapToInt(HostSlots::slots).sum();
         HostPlan plan = HostPlan.assign("test", hosts, np);
         return new LaunchContext(s, plan, mpi, env, alloc, Path.of("/tmp/scratch"), name -> true, home);
     }
@@ -82,14 +96,16 @@ class MpirunCommandBuilderTest {
     }
 
     static RunSettings onHosts(int n) {
-        return settings().hosts(hosts(n).stream().map(h -> new HostSlots(h, 1)).toList(), "-H").build();
+        return settings()
+                .with(HOSTS, new RunSettings.Hosts(null, hosts(n).stream().map(h -> new HostSlots(h, 1)).toList(),
+                "-H"));
     }
 
     // ---- exact argv per flavour -------------------------------------------------------------------------------
 
     @Test
     void openMpi4Minimal() {
-        BackendPlan plan = USER.build(ctx(settings().build(), OMPI4, ENV));
+        BackendPlan plan = USER.build(ctx(settings(), OMPI4, ENV));
         assertEquals(List.of("mpirun", "--tag-output", "-np", "4", "-H", "a:2,b:2", "--bind-to", "none", "--map-by",
                 "slot", "-x", "HOME", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_HOST_SLOTS", "-x", "TROIKA_SIZE", "python", "train.py"),
                 plan.launch().argv());
@@ -101,7 +117,7 @@ class MpirunCommandBuilderTest {
 
     @Test
     void openMpi4AllOptions() {
-        RunSettings s = allOptions().bindingArgs(List.of("--bind-to", "core")).build();
+        RunSettings s = allOptions().with(BINDING_ARGS, List.of("--bind-to", "core"));
         assertEquals(List.of("mpirun", "--tag-output", "-np", "4", "-H", "a:2,b:2", "--bind-to", "core",
                 "--timestamp-output", "--mca", "plm_rsh_args", "-p 2222 -i /k/id",
                 "--mca", "btl_tcp_if_include", "eth0,ib0", "--mca", "oob_tcp_if_include", "eth0,ib0",
@@ -117,26 +133,26 @@ class MpirunCommandBuilderTest {
                 "--mca", "btl_tcp_if_include", "eth0,ib0", "--prtemca", "oob_tcp_if_include", "eth0,ib0",
                 "-x", "NCCL_SOCKET_IFNAME=eth0,ib0",
                 "-x", "HOME", "-x", "NCCL_IB_DISABLE", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_HOST_SLOTS", "-x", "TROIKA_SIZE",
-                "--report-bindings", "python", "train.py"), argv(allOptions().build(), OMPI5));
+                "--report-bindings", "python", "train.py"), argv(allOptions(), OMPI5));
     }
 
     @Test
     void openMpi5Minimal() {
         assertEquals(List.of("mpirun", "--output", "tag", "-np", "4", "-H", "a:2,b:2", "--bind-to", "none",
                 "--map-by", "slot", "-x", "HOME", "-x", "PATH", "-x", "TROIKA_HOSTS", "-x", "TROIKA_HOST_SLOTS", "-x", "TROIKA_SIZE",
-                "python", "train.py"), argv(settings().build(), OMPI5));
+                "python", "train.py"), argv(settings(), OMPI5));
     }
 
     @Test
     void spectrumBindsToSocketsAndTakesTcp() {
         assertEquals(List.of("mpirun", "--tag-output", "-np", "4", "-H", "a:2,b:2", "--bind-to", "socket",
                 "--map-by", "socket", "--rank-by", "core", "-tcp", "-x", "HOME", "-x", "NCCL_IB_DISABLE", "-x", "PATH",
-                "-x", "TROIKA_HOSTS", "-x", "TROIKA_HOST_SLOTS", "-x", "TROIKA_SIZE", "python", "train.py"), argv(settings().tcp(true).build(), SPECTRUM));
+                "-x", "TROIKA_HOSTS", "-x", "TROIKA_HOST_SLOTS", "-x", "TROIKA_SIZE", "python", "train.py"), argv(settings().with(TCP, true), SPECTRUM));
     }
 
     @Test
     void mpichMinimal() {
-        BackendPlan plan = USER.build(ctx(settings().np(3).build(), MPICH, ENV));
+        BackendPlan plan = USER.build(ctx(settings().with(NP, 3), MPICH, ENV));
         assertEquals(List.of("mpirun", "-l", "-np", "3", "-ppn", "2", "-hosts", "a,b", "python", "train.py"),
                 plan.launch().argv());
         assertEquals(Map.of("PATH", "/usr/bin", "HOME", "/root", "TROIKA_HOSTS", "a:2,b:1", "TROIKA_HOST_SLOTS", "2,1",
@@ -146,7 +162,7 @@ class MpirunCommandBuilderTest {
 
     @Test
     void intelAllOptions() {
-        RunSettings s = allOptions().networkInterfaces(List.of("ib0")).prefixTimestamp(false).build();
+        RunSettings s = allOptions().with(NETWORK_INTERFACES, List.of("ib0")).with(PREFIX_TIMESTAMP, false);
         BackendPlan plan = USER.build(ctx(s, INTEL, ENV));
         // --output-filename: Hydra's own per-rank files in the launch's scratch folder instead of -l
         assertEquals(List.of("mpirun", "-outfile-pattern", "/tmp/scratch/rank-output/rank.%r.stdout",
@@ -162,25 +178,26 @@ class MpirunCommandBuilderTest {
 
     static Stream<Arguments> sshOptions() {
         return Stream.of(
-                Arguments.of(settings().sshPort(2222), OMPI4, List.of("--mca", "plm_rsh_args", "-p 2222")),
-                Arguments.of(settings().sshIdentityFile(Path.of("/id")), OMPI4, List.of("--mca", "plm_rsh_args", "-i /id")),
-                Arguments.of(settings().sshPort(22).sshIdentityFile(Path.of("/id")), SPECTRUM,
+                Arguments.of(settings().with(SSH_PORT, 2222), OMPI4, List.of("--mca", "plm_rsh_args", "-p 2222")),
+                Arguments.of(settings()
+                        .with(SSH_IDENTITY_FILE, Path.of("/id")), OMPI4, List.of("--mca", "plm_rsh_args", "-i /id")),
+                Arguments.of(settings().with(SSH_PORT, 22).with(SSH_IDENTITY_FILE, Path.of("/id")), SPECTRUM,
                         List.of("--mca", "plm_rsh_args", "-p 22 -i /id")),
-                Arguments.of(settings().sshPort(2222), OMPI5, List.of("--prtemca", "plm_ssh_args", "-p 2222")),
-                Arguments.of(settings().sshIdentityFile(Path.of("/id")), INTEL,
+                Arguments.of(settings().with(SSH_PORT, 2222), OMPI5, List.of("--prtemca", "plm_ssh_args", "-p 2222")),
+                Arguments.of(settings().with(SSH_IDENTITY_FILE, Path.of("/id")), INTEL,
                         List.of("-bootstrap", "ssh", "-bootstrap-exec-args", "-i /id")));
     }
 
     @ParameterizedTest
     @MethodSource("sshOptions")
-    void sshOptionsPerFlavor(RunSettings.Builder s, MpiInstall mpi, List<String> expected) {
-        assertContains(argv(s.build(), mpi), expected.toArray(String[]::new));
+    void sshOptionsPerFlavor(RunSettings s, MpiInstall mpi, List<String> expected) {
+        assertContains(argv(s, mpi), expected.toArray(String[]::new));
     }
 
     @Test
     void noSshOptionWithoutPortOrIdentity() {
         for (MpiInstall mpi : List.of(OMPI4, OMPI5, SPECTRUM, MPICH, INTEL)) {
-            List<String> argv = argv(settings().build(), mpi);
+            List<String> argv = argv(settings(), mpi);
             assertAll(mpi.toString(), () -> assertLacks(argv, "plm_rsh_args"), () -> assertLacks(argv, "plm_ssh_args"),
                     () -> assertLacks(argv, "-bootstrap-exec-args"));
         }
@@ -188,14 +205,14 @@ class MpirunCommandBuilderTest {
 
     @Test
     void mpichCannotTakeSshArguments() {
-        UsageException e = assertThrows(UsageException.class, () -> argv(settings().sshPort(2222).build(), MPICH));
+        UsageException e = assertThrows(UsageException.class, () -> argv(settings().with(SSH_PORT, 2222), MPICH));
         assertTrue(e.getMessage().contains("~/.ssh/config"), e.getMessage());
         FlavorDetectorTest.assertOneLine(e);
     }
 
     @Test
     void subnetsGoToMpiButNotToNccl() {
-        BackendPlan plan = USER.build(ctx(settings().networkInterfaces(List.of("10.1.0.0/16")).build(), OMPI4, ENV));
+        BackendPlan plan = USER.build(ctx(settings().with(NETWORK_INTERFACES, List.of("10.1.0.0/16")), OMPI4, ENV));
         List<String> argv = plan.launch().argv();
         assertContains(argv, "--mca", "btl_tcp_if_include", "10.1.0.0/16", "--mca", "oob_tcp_if_include", "10.1.0.0/16");
         assertTrue(argv.stream().noneMatch(w -> w.startsWith("NCCL_SOCKET_IFNAME")), argv::toString);
@@ -206,7 +223,7 @@ class MpirunCommandBuilderTest {
     @Test
     void ncclInterfaceIsNotExportedTwice() {
         Map<String, String> env = Map.of("PATH", "/bin", "NCCL_SOCKET_IFNAME", "eth9");
-        List<String> argv = USER.build(ctx(settings().networkInterfaces(List.of("eth0")).build(), OMPI4, env))
+        List<String> argv = USER.build(ctx(settings().with(NETWORK_INTERFACES, List.of("eth0")), OMPI4, env))
                 .launch().argv();
         assertContains(argv, "-x", "NCCL_SOCKET_IFNAME=eth0");
         assertLacks(argv, "NCCL_SOCKET_IFNAME");
@@ -215,7 +232,7 @@ class MpirunCommandBuilderTest {
     @Test
     void tcpDisablesInfinibandForNcclEverywhere() {
         for (MpiInstall mpi : List.of(OMPI4, OMPI5, SPECTRUM, MPICH, INTEL)) {
-            BackendPlan plan = USER.build(ctx(settings().tcp(true).build(), mpi, ENV));
+            BackendPlan plan = USER.build(ctx(settings().with(TCP, true), mpi, ENV));
             assertEquals("1", plan.launch().env().get("NCCL_IB_DISABLE"), mpi::toString);
             assertEquals(mpi.flavor() == MpiFlavor.SPECTRUM_MPI, plan.launch().argv().contains("-tcp"), mpi::toString);
         }
@@ -223,14 +240,14 @@ class MpirunCommandBuilderTest {
 
     @Test
     void userBindingArgsReplaceTheDefault() {
-        List<String> argv = argv(settings().bindingArgs(List.of("--map-by", "ppr:1:socket")).build(), OMPI4);
+        List<String> argv = argv(settings().with(BINDING_ARGS, List.of("--map-by", "ppr:1:socket")), OMPI4);
         assertContains(argv, "-H", "a:2,b:2", "--map-by", "ppr:1:socket", "-x");
         assertLacks(argv, "--bind-to");
     }
 
     @Test
     void perRankFilesAreTroikasOwnForEveryFlavourAndFollowTheTagTroikaPlans() {
-        RunSettings s = settings().outputFilename(Path.of("logs")).build();
+        RunSettings s = settings().with(OUTPUT_FILENAME, Path.of("logs"));
         Map<MpiInstall, RankOutput.TagFormat> formats = Map.of(OMPI4, RankOutput.TagFormat.ORTE,
                 SPECTRUM, RankOutput.TagFormat.ORTE, OMPI5, RankOutput.TagFormat.PRRTE,
                 MPICH, RankOutput.TagFormat.HYDRA, INTEL, RankOutput.TagFormat.HYDRA);
@@ -251,13 +268,13 @@ class MpirunCommandBuilderTest {
             }
         });
         // no files, but the tags are still read (hang watchdog, the launcher's own lines for the failure report)
-        assertNull(USER.build(ctx(settings().build(), OMPI5, ENV)).rankOutput().dir());
-        assertEquals(RankOutput.TagFormat.PRRTE, USER.build(ctx(settings().build(), OMPI5, ENV)).rankOutput().format());
+        assertNull(USER.build(ctx(settings(), OMPI5, ENV)).rankOutput().dir());
+        assertEquals(RankOutput.TagFormat.PRRTE, USER.build(ctx(settings(), OMPI5, ENV)).rankOutput().format());
     }
 
     @Test
     void timestampsForOpenMpiFamily() {
-        RunSettings s = settings().prefixTimestamp(true).build();
+        RunSettings s = settings().with(PREFIX_TIMESTAMP, true);
         assertContains(argv(s, OMPI4), "--timestamp-output");
         assertContains(argv(s, SPECTRUM), "--timestamp-output");
         assertContains(argv(s, OMPI5), "--output", "tag,timestamp");
@@ -280,8 +297,10 @@ class MpirunCommandBuilderTest {
 
     @Test
     void largeClusterFlagsComeAfterBindingAndBeforeTimestamp() {
-        List<String> argv = argv(settings().hosts(hosts(64).stream().map(h -> new HostSlots(h, 1)).toList(), "-H")
-                .prefixTimestamp(true).build(), OMPI4);
+        List<String> argv = argv(settings()
+                .with(HOSTS, new RunSettings.Hosts(null, hosts(64).stream().map(h -> new HostSlots(h, 1)).toList(),
+                "-H"))
+                .with(PREFIX_TIMESTAMP, true), OMPI4);
         int binding = argv.indexOf("--map-by");
         int large = argv.indexOf("plm_rsh_no_tree_spawn");
         int stamp = argv.indexOf("--timestamp-output");
@@ -296,7 +315,7 @@ class MpirunCommandBuilderTest {
             String num = Integer.toString(i);
             hosts.add(new HostSlots("h".repeat(nameLength - num.length()) + num, 2));
         }
-        return settings().hosts(hosts, "hostfile").build();
+        return settings().with(HOSTS, new RunSettings.Hosts(null, hosts, "hostfile"));
     }
 
     @Test
@@ -343,7 +362,7 @@ class MpirunCommandBuilderTest {
             hosts.add(new HostSlots("n" + i, 1 + i % 2)); // 1,2,1,2,...: 60,000 runs, 240 KB as slot counts
         }
         UsageException e = assertThrows(UsageException.class,
-                () -> USER.build(ctx(settings().hosts(hosts, "hostfile").build(), OMPI4, ENV)));
+                () -> USER.build(ctx(settings().with(HOSTS, new RunSettings.Hosts(null, hosts, "hostfile")), OMPI4, ENV)));
         assertTrue(e.getMessage().contains("change their slot count 59999 times"), e.getMessage());
         assertTrue(e.getMessage().contains("list hosts with the same slots next to each other"), e.getMessage());
     }
@@ -352,14 +371,16 @@ class MpirunCommandBuilderTest {
 
     @Test
     void hydraAllowsAShorterLastHost() {
-        RunSettings s = settings().hosts(List.of(new HostSlots("a", 2), new HostSlots("b", 2), new HostSlots("c", 2)),
-                "-H").np(5).build();
+        RunSettings s = settings()
+                .with(HOSTS, new RunSettings.Hosts(null, List.of(new HostSlots("a", 2), new HostSlots("b", 2),
+                new HostSlots("c", 2)), "-H")).with(NP, 5);
         assertContains(argv(s, MPICH), "-np", "5", "-ppn", "2", "-hosts", "a,b,c");
     }
 
     @Test
     void hydraRejectsUnequalSlots() {
-        RunSettings s = settings().hosts(List.of(new HostSlots("a", 1), new HostSlots("b", 2)), "-H").build();
+        RunSettings s = settings()
+                .with(HOSTS, new RunSettings.Hosts(null, List.of(new HostSlots("a", 1), new HostSlots("b", 2)), "-H"));
         for (MpiInstall mpi : List.of(MPICH, INTEL)) {
             UsageException e = assertThrows(UsageException.class, () -> argv(s, mpi));
             assertTrue(e.getMessage().contains("a:1,b:2"), e.getMessage());
@@ -372,7 +393,7 @@ class MpirunCommandBuilderTest {
     void hydraRejectsSeveralNicsOrSubnets() {
         for (List<String> nics : List.of(List.of("eth0", "ib0"), List.of("10.0.0.0/8"))) {
             UsageException e = assertThrows(UsageException.class,
-                    () -> argv(settings().networkInterfaces(nics).build(), MPICH));
+                    () -> argv(settings().with(NETWORK_INTERFACES, nics), MPICH));
             assertTrue(e.getMessage().contains("-iface"), e.getMessage());
             FlavorDetectorTest.assertOneLine(e);
         }
@@ -380,8 +401,10 @@ class MpirunCommandBuilderTest {
 
     @Test
     void hydraWarnsAboutWhatItCannotHonour() {
-        RunSettings s = settings().hosts(hosts(64).stream().map(h -> new HostSlots(h, 1)).toList(), "-H")
-                .bindingArgs(List.of("--bind-to", "core")).prefixTimestamp(true).build();
+        RunSettings s = settings()
+                .with(HOSTS, new RunSettings.Hosts(null, hosts(64).stream().map(h -> new HostSlots(h, 1)).toList(),
+                "-H"))
+                .with(BINDING_ARGS, List.of("--bind-to", "core")).with(PREFIX_TIMESTAMP, true);
         BackendPlan plan = USER.build(ctx(s, MPICH, ENV));
         assertEquals(3, plan.warnings().size(), plan.warnings()::toString);
         assertTrue(plan.warnings().stream().anyMatch(w -> w.contains("--binding-args")));
@@ -397,7 +420,7 @@ class MpirunCommandBuilderTest {
     @Test
     void openMpiInsideSlurmReadsTheAllocationItself() {
         Allocation slurm = new Allocation("slurm", "slurm job 42", TWO_BY_TWO, 0, "srun", true);
-        RunSettings s = settings().hosts(List.of(), null).build();
+        RunSettings s = settings().with(HOSTS, new RunSettings.Hosts(null, List.of(), null));
         List<String> argv = USER.build(ctx(s, OMPI4, ENV, slurm, null)).launch().argv();
         assertContains(argv, "--tag-output", "-np", "4", "--bind-to", "none");
         assertLacks(argv, "-H");
@@ -406,14 +429,14 @@ class MpirunCommandBuilderTest {
     @Test
     void explicitHostsInsideSlurmAreStillPassed() {
         Allocation slurm = new Allocation("slurm", "slurm job 42", TWO_BY_TWO, 0, "srun", true);
-        List<String> argv = USER.build(ctx(settings().build(), OMPI4, ENV, slurm, null)).launch().argv();
+        List<String> argv = USER.build(ctx(settings(), OMPI4, ENV, slurm, null)).launch().argv();
         assertContains(argv, "-H", "a:2,b:2");
     }
 
     @Test
     void allocationThatMpiDoesNotReadGetsHostArgument() {
         Allocation lsf = new Allocation("lsf", "lsf job 7", TWO_BY_TWO, 0, "blaunch", false);
-        RunSettings s = settings().hosts(List.of(), null).build();
+        RunSettings s = settings().with(HOSTS, new RunSettings.Hosts(null, List.of(), null));
         assertContains(USER.build(ctx(s, OMPI4, ENV, lsf, null)).launch().argv(), "-H", "a:2,b:2");
     }
 
@@ -422,17 +445,17 @@ class MpirunCommandBuilderTest {
     @Test
     void rootUsesEnvironmentNotAFlag() {
         for (MpiInstall mpi : List.of(OMPI4, OMPI5, SPECTRUM)) {
-            BackendPlan plan = new MpirunCommandBuilder(true).build(ctx(settings().build(), mpi, ENV));
+            BackendPlan plan = new MpirunCommandBuilder(true).build(ctx(settings(), mpi, ENV));
             assertEquals("1", plan.launch().env().get("OMPI_ALLOW_RUN_AS_ROOT"));
             assertEquals("1", plan.launch().env().get("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"));
             assertLacks(plan.launch().argv(), "--allow-run-as-root");
             assertLacks(plan.launch().argv(), "OMPI_ALLOW_RUN_AS_ROOT");
         }
         for (MpiInstall mpi : List.of(MPICH, INTEL)) {
-            BackendPlan plan = new MpirunCommandBuilder(true).build(ctx(settings().build(), mpi, ENV));
+            BackendPlan plan = new MpirunCommandBuilder(true).build(ctx(settings(), mpi, ENV));
             assertFalse(plan.launch().env().containsKey("OMPI_ALLOW_RUN_AS_ROOT"));
         }
-        assertFalse(USER.build(ctx(settings().build(), OMPI4, ENV)).launch().env().containsKey("OMPI_ALLOW_RUN_AS_ROOT"));
+        assertFalse(USER.build(ctx(settings(), OMPI4, ENV)).launch().env().containsKey("OMPI_ALLOW_RUN_AS_ROOT"));
     }
 
     @Test
@@ -445,14 +468,14 @@ class MpirunCommandBuilderTest {
         env.put("ROCR_VISIBLE_DEVICES", "0");
         env.put("OMPI_MCA_pml", "ob1");
         env.put("MY_VAR", "x");
-        BackendPlan ompi = USER.build(ctx(settings().build(), OMPI4, env));
+        BackendPlan ompi = USER.build(ctx(settings(), OMPI4, env));
         assertEquals(List.of("HOME", "MY_VAR", "PATH", "TROIKA_HOSTS", "TROIKA_HOST_SLOTS", "TROIKA_SIZE"), exported(ompi.launch().argv()));
         assertTrue(ompi.launch().argv().stream().noneMatch(w -> w.contains("c2VjcmV0")));
         // ranks on mpirun's host inherit mpirun's environment, so the secret leaves it too
         assertFalse(ompi.launch().env().containsKey("TROIKA_SECRET_KEY"));
         assertEquals("0,1", ompi.launch().env().get("CUDA_VISIBLE_DEVICES"), "local ranks keep the local GPU choice");
 
-        BackendPlan mpich = USER.build(ctx(settings().build(), MPICH, env));
+        BackendPlan mpich = USER.build(ctx(settings(), MPICH, env));
         Map<String, String> childEnv = mpich.launch().env();
         assertAll(() -> assertFalse(childEnv.containsKey("TROIKA_SECRET_KEY")),
                 () -> assertFalse(childEnv.containsKey("BASH_FUNC_module%%")),
@@ -468,7 +491,7 @@ class MpirunCommandBuilderTest {
         for (int i = 0; i < 5000; i++) {
             env.put(String.format("BIG_VARIABLE_%05d", i), "v".repeat(1000));
         }
-        BackendPlan plan = USER.build(ctx(settings().build(), OMPI4, env));
+        BackendPlan plan = USER.build(ctx(settings(), OMPI4, env));
         List<String> argv = plan.launch().argv();
         int chars = argv.stream().mapToInt(w -> w.length() + 1).sum();
         assertTrue(chars < EnvExport.DEFAULT_BUDGET + 1024, "argv is " + chars + " characters");
@@ -483,7 +506,7 @@ class MpirunCommandBuilderTest {
     @Test
     void callerEnvironmentIsNotModified() {
         Map<String, String> env = new TreeMap<>(ENV);
-        LaunchContext c = ctx(settings().tcp(true).build(), OMPI4, env);
+        LaunchContext c = ctx(settings().with(TCP, true), OMPI4, env);
         new MpirunCommandBuilder(true).build(c);
         assertEquals(ENV, c.env());
     }
@@ -492,23 +515,23 @@ class MpirunCommandBuilderTest {
 
     @Test
     void installedTroikaWrapsTheCommandWithRankenv() {
-        List<String> argv = USER.build(ctx(settings().build(), OMPI4, ENV, null, Path.of("/opt/troika")))
+        List<String> argv = USER.build(ctx(settings(), OMPI4, ENV, null, Path.of("/opt/troika")))
                 .launch().argv();
         assertEquals(List.of("/opt/troika/bin/troika-rankenv", "python", "train.py"), argv.subList(argv.size() - 3, argv.size()));
-        List<String> hydra = USER.build(ctx(settings().build(), MPICH, ENV, null, Path.of("/opt/troika"))).launch().argv();
+        List<String> hydra = USER.build(ctx(settings(), MPICH, ENV, null, Path.of("/opt/troika"))).launch().argv();
         assertContains(hydra, "-hosts", "a,b", "/opt/troika/bin/troika-rankenv", "python", "train.py");
     }
 
     @Test
     void troikaMpirunNamesTheLauncher() {
         Map<String, String> env = Map.of("TROIKA_MPIRUN", "/usr/bin/mpirun.mpich");
-        assertEquals("/usr/bin/mpirun.mpich", USER.build(ctx(settings().build(), MPICH, env)).launch().argv().get(0));
+        assertEquals("/usr/bin/mpirun.mpich", USER.build(ctx(settings(), MPICH, env)).launch().argv().get(0));
     }
 
     @Test
     void neverEmitsCostlyOrSiteOverridingDefaults() {
         for (MpiInstall mpi : List.of(OMPI4, OMPI5, SPECTRUM)) {
-            List<String> argv = argv(allOptions().build(), mpi);
+            List<String> argv = argv(allOptions(), mpi);
             assertAll(mpi.toString(), () -> assertLacks(argv, "btl"), () -> assertLacks(argv, "^openib"),
                     () -> assertLacks(argv, "pml"), () -> assertLacks(argv, "--allow-run-as-root"));
         }
@@ -517,10 +540,10 @@ class MpirunCommandBuilderTest {
     @Test
     void badInputIsAOneLineUsageError() {
         List<Runnable> cases = List.of(
-                () -> argv(settings().command(List.of()).build(), OMPI4),
-                () -> argv(settings().networkInterfaces(List.of("eth 0")).build(), OMPI4),
-                () -> argv(settings().sshIdentityFile(Path.of("/my keys/id")).build(), OMPI4),
-                () -> argv(settings().build(), new MpiInstall(MpiFlavor.OPEN_MPI, 3, "mpirun (Open MPI) 3.1.6")));
+                () -> argv(settings().withCommand(List.of()), OMPI4),
+                () -> argv(settings().with(NETWORK_INTERFACES, List.of("eth 0")), OMPI4),
+                () -> argv(settings().with(SSH_IDENTITY_FILE, Path.of("/my keys/id")), OMPI4),
+                () -> argv(settings(), new MpiInstall(MpiFlavor.OPEN_MPI, 3, "mpirun (Open MPI) 3.1.6")));
         for (Runnable r : cases) {
             UsageException e = assertThrows(UsageException.class, r::run);
             FlavorDetectorTest.assertOneLine(e);
@@ -552,7 +575,8 @@ class MpirunCommandBuilderTest {
         if (kind.equals("elastic")) {
             env.put(org.troika.common.TroikaEnv.ELASTIC, "1");
         }
-        RunSettings s = settings().faultTolerance(org.troika.launcher.spi.FaultTolerance.parse(mode)).build();
+        RunSettings s = settings()
+                .with(RunOptionTable.FAULT_TOLERANCE, org.troika.launcher.spi.FaultTolerance.parse(mode));
         MpiInstall mpi = FlavorDetector.forFlavorName(flavor);
         if (expected.equals("error")) {
             UsageException e = assertThrows(UsageException.class, () -> USER.build(ctx(s, mpi, env)));
@@ -578,7 +602,7 @@ class MpirunCommandBuilderTest {
     void aFaultTolerantGenerationLeavesHanOutWhereARevokeCannotReachItsSubcommunicators() {
         Map<String, String> env = new TreeMap<>(ENV);
         env.put(org.troika.common.TroikaEnv.ELASTIC, "1");
-        RunSettings s = settings().faultTolerance(org.troika.launcher.spi.FaultTolerance.SHRINK).build();
+        RunSettings s = settings().with(FAULT_TOLERANCE, org.troika.launcher.spi.FaultTolerance.SHRINK);
         List<String> noHan = List.of("--mca", "coll", "^han");
         for (String version : List.of("", "mpirun (Open MPI) 5.0.7", "mpirun (Open MPI) 5.0.9")) {
             List<String> argv = USER.build(ctx(s, new MpiInstall(MpiFlavor.OPEN_MPI, 5, version), env)).launch().argv();
@@ -593,13 +617,13 @@ class MpirunCommandBuilderTest {
         Map<String, String> chosen = new TreeMap<>(env);
         chosen.put("OMPI_MCA_coll", "^tuned");
         assertEquals(-1, Collections.indexOfSubList(USER.build(ctx(s, old, chosen)).launch().argv(), noHan));
-        RunSettings given = settings().faultTolerance(org.troika.launcher.spi.FaultTolerance.SHRINK)
-                .mpiArgs(List.of("--mca", "coll", "basic,libnbc,self")).build();
+        RunSettings given = settings().with(FAULT_TOLERANCE, org.troika.launcher.spi.FaultTolerance.SHRINK)
+                .with(MPI_ARGS, List.of("--mca", "coll", "basic,libnbc,self"));
         List<String> argv = USER.build(ctx(given, old, env)).launch().argv();
         assertEquals(-1, Collections.indexOfSubList(argv, noHan), argv::toString);
         assertTrue(Collections.indexOfSubList(argv, List.of("--mca", "coll", "basic,libnbc,self")) > 0);
         // without fault tolerance the collectives are the MPI's choice
-        RunSettings relaunch = settings().faultTolerance(org.troika.launcher.spi.FaultTolerance.RELAUNCH).build();
+        RunSettings relaunch = settings().with(FAULT_TOLERANCE, org.troika.launcher.spi.FaultTolerance.RELAUNCH);
         assertEquals(-1, Collections.indexOfSubList(USER.build(ctx(relaunch, old, env)).launch().argv(), noHan));
     }
 
@@ -626,9 +650,9 @@ class MpirunCommandBuilderTest {
 
     @Test
     void buildIsRepeatable() {
-        LaunchContext c = ctx(allOptions().build(), OMPI4, ENV);
+        LaunchContext c = ctx(allOptions(), OMPI4, ENV);
         assertEquals(USER.build(c), USER.build(c));
-        assertNotEquals(USER.build(c).launch().argv(), argv(allOptions().build(), OMPI5));
+        assertNotEquals(USER.build(c).launch().argv(), argv(allOptions(), OMPI5));
     }
 
     /** The NAMEs of {@code -x NAME} words (not {@code -x NAME=VALUE}). */
@@ -648,7 +672,7 @@ class MpirunCommandBuilderTest {
                 "10.0.0.1:4000", "TROIKA_SECRET_FILE", "/tmp/troika-1/secret"), false);
         Map<String, String> env = Map.of("PATH", "/usr/bin", "TROIKA_SECRET_KEY", "c2VjcmV0",
                 "OMPI_MCA_plm_rsh_args", "-p 2222");
-        RunSettings s = settings().sshPort(2222).build();
+        RunSettings s = settings().with(SSH_PORT, 2222);
         LaunchContext c = ctx(s, OMPI4, env);
         BackendPlan p = USER.build(new LaunchContext(c.settings(), c.hostPlan(), OMPI4, env, null, c.scratchDir(),
                 c.onPath(), null, agent));

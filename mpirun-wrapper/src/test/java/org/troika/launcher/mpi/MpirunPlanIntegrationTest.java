@@ -4,6 +4,15 @@ import org.troika.launcher.spi.MpiFlavor;
 import org.troika.launcher.spi.MpiInstall;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.troika.launcher.options.RunOptionTable.BINDING_ARGS;
+import static org.troika.launcher.options.RunOptionTable.HOSTS;
+import static org.troika.launcher.options.RunOptionTable.MPI_ARGS;
+import static org.troika.launcher.options.RunOptionTable.NETWORK_INTERFACES;
+import static org.troika.launcher.options.RunOptionTable.OUTPUT_FILENAME;
+import static org.troika.launcher.options.RunOptionTable.PREFIX_TIMESTAMP;
+import static org.troika.launcher.options.RunOptionTable.SSH_IDENTITY_FILE;
+import static org.troika.launcher.options.RunOptionTable.SSH_PORT;
+import static org.troika.launcher.options.RunOptionTable.TCP;
 
 import java.io.File;
 import java.io.IOException;
@@ -123,7 +132,7 @@ class MpirunPlanIntegrationTest {
         Requires.command("mpirun.openmpi");
         Path out = tmp.resolve("out");
         Output o = runAllOptions("mpirun.openmpi", FlavorDetector.forFlavorName("openmpi"),
-                allOptions(out).sshPort(22).build());
+                allOptions(out).with(SSH_PORT, 22));
         assertEquals(0, o.exit(), o.text());
         assertTrue(o.text().contains("<stdout>:nic=lo ib=1"), o.text());
         assertTaggedAs(RankOutput.TagFormat.ORTE, o.text(), "nic=lo ib=1\n");
@@ -133,10 +142,10 @@ class MpirunPlanIntegrationTest {
     void mpichAcceptsAllPlannedOptions(@TempDir Path tmp) throws IOException {
         Requires.command("mpirun.mpich");
         Path out = tmp.resolve("out");
-        RunSettings s = allOptions(out).build();
+        RunSettings s = allOptions(out);
         Map<String, String> env = new HashMap<>(System.getenv());
         env.put("TROIKA_MPIRUN", "mpirun.mpich");
-        LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts(), 2),
+        LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts().list(), 2),
                 FlavorDetector.forFlavorName("mpich"), env, null, tmp.resolve("scratch"), n -> true, null);
         BackendPlan plan = new MpirunCommandBuilder("root".equals(System.getProperty("user.name"))).build(ctx);
         for (Map.Entry<Path, String> f : plan.files().entrySet()) {
@@ -158,9 +167,9 @@ class MpirunPlanIntegrationTest {
     void openMpi5AcceptsAllPlannedOptions(@TempDir Path tmp) {
         Launcher v5 = Launcher.OPEN_MPI_5;
         v5.require();
-        RunSettings s = allOptions(tmp.resolve("out")).networkInterfaces(List.of()).build();
+        RunSettings s = allOptions(tmp.resolve("out")).with(NETWORK_INTERFACES, List.of());
         Map<String, String> env = rootEnv(v5);
-        LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts(), 2), detect(v5), env, null,
+        LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts().list(), 2), detect(v5), env, null,
                 Path.of("/tmp"), n -> true, null);
         LaunchPlan plan = new MpirunCommandBuilder(true).build(ctx).launch();
         Output o = run(v5.wrap(plan.argv()), withRoot(v5, plan.env()), Duration.ofSeconds(120));
@@ -245,13 +254,14 @@ class MpirunPlanIntegrationTest {
                 .filter(l -> l.startsWith("Cpus_allowed_list:")).findFirst().orElseThrow().split("\\s+")[1];
         Requires.check(!all.matches("\\d+"), "one CPU: binding cannot be told from no binding");
         for (boolean pinned : new boolean[] {false, true}) {
-            RunSettings.Builder b = RunSettings.builder().hosts(List.of(new HostSlots("localhost", 2)), "-H")
-                    .command(List.of("sh", "-c", "grep Cpus_allowed_list: /proc/self/status"));
+            RunSettings b = RunSettings.of(List.of("sh", "-c", "grep Cpus_allowed_list: /proc/self/status"))
+                    .with(HOSTS, new RunSettings.Hosts(null, List.of(new HostSlots("localhost", 2)), "-H"));
             if (pinned) {
-                b.bindingArgs(List.of("--bind-to", "core", "--map-by", "core"));
+                b = b.with(BINDING_ARGS, List.of("--bind-to", "core", "--map-by", "core"));
             }
-            RunSettings s = b.build();
-            LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts(), 2), install, rootEnv(mpi), null,
+            RunSettings s = b;
+            LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts().list(), 2), install, rootEnv(mpi),
+                    null,
                     Path.of("/tmp"), n -> true, null);
             LaunchPlan plan = new MpirunCommandBuilder("root".equals(System.getProperty("user.name"))).build(ctx)
                     .launch();
@@ -268,7 +278,7 @@ class MpirunPlanIntegrationTest {
 
     /** The no-tree-spawn and concurrency words of troika's plan for {@code hosts}. */
     private static List<String> largeClusterWords(MpiInstall mpi, List<HostSlots> hosts) {
-        RunSettings s = RunSettings.builder().hosts(hosts, "-H").command(List.of("true")).build();
+        RunSettings s = RunSettings.of(List.of("true")).with(new RunSettings.Hosts(null, hosts, "-H"));
         LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", hosts, hosts.size()), mpi, Map.of(), null,
                 Path.of("/tmp"), n -> true, null);
         List<String> argv = new MpirunCommandBuilder(false).build(ctx).launch().argv();
@@ -293,13 +303,13 @@ class MpirunPlanIntegrationTest {
         // records its argv and fails, so mpirun stops without starting anything remote
         Files.writeString(agent, "#!/bin/sh\nprintf '%s\\n' \"$@\" > '" + argsFile + "'\nexit 1\n");
         agent.toFile().setExecutable(true);
-        RunSettings s = RunSettings.builder().hosts(List.of(new HostSlots("127.0.0.2", 1)), "-H")
-                .sshPort(2222).sshIdentityFile(Path.of("/k/id"))
-                .mpiArgs(install.usesPrrte() ? List.of("--prtemca", "plm_ssh_agent", agent.toString())
-                        : List.of("--mca", "plm_rsh_agent", agent.toString()))
-                .command(List.of("hostname")).build();
+        RunSettings s = RunSettings.of(List.of("hostname"))
+                .with(new RunSettings.Hosts(null, List.of(new HostSlots("127.0.0.2", 1)), "-H")).with(SSH_PORT, 2222)
+                .with(SSH_IDENTITY_FILE, Path.of("/k/id"))
+                .with(MPI_ARGS, install.usesPrrte() ? List.of("--prtemca", "plm_ssh_agent", agent.toString())
+                        : List.of("--mca", "plm_rsh_agent", agent.toString()));
         Map<String, String> env = rootEnv(mpi);
-        LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts(), 1), install, env, null, tmp,
+        LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts().list(), 1), install, env, null, tmp,
                 n -> true, null);
         LaunchPlan plan = new MpirunCommandBuilder("root".equals(System.getProperty("user.name"))).build(ctx).launch();
         Output o = run(mpi.wrap(plan.argv()), plan.env(), Duration.ofSeconds(120));
@@ -308,17 +318,18 @@ class MpirunPlanIntegrationTest {
         assertEquals(List.of("-p", "2222", "-i", "/k/id", "127.0.0.2"), words.subList(0, 5), words::toString);
     }
 
-    private static RunSettings.Builder allOptions(Path out) {
-        return RunSettings.builder().hosts(List.of(new HostSlots("localhost", 2)), "-H")
-                .networkInterfaces(List.of("lo")).tcp(true).outputFilename(out).prefixTimestamp(true)
-                .command(List.of("sh", "-c", "echo nic=$NCCL_SOCKET_IFNAME ib=$NCCL_IB_DISABLE"));
+    private static RunSettings allOptions(Path out) {
+        return RunSettings.of(List.of("sh", "-c", "echo nic=$NCCL_SOCKET_IFNAME ib=$NCCL_IB_DISABLE"))
+                .with(HOSTS, new RunSettings.Hosts(null, List.of(new HostSlots("localhost", 2)), "-H"))
+                .with(NETWORK_INTERFACES, List.of("lo")).with(TCP, true).with(OUTPUT_FILENAME, out)
+                        .with(PREFIX_TIMESTAMP, true);
     }
 
     private static Output runAllOptions(String mpirun, MpiInstall mpi, RunSettings s) {
         Map<String, String> env = new HashMap<>(System.getenv());
         env.put("TROIKA_MPIRUN", mpirun);
         env.put("OMPI_MCA_hwloc_base_binding_policy", "none");
-        LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts(), 2), mpi, env, null,
+        LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts().list(), 2), mpi, env, null,
                 Path.of("/tmp"), n -> true, null);
         boolean root = "root".equals(System.getProperty("user.name"));
         LaunchPlan plan = new MpirunCommandBuilder(root).build(ctx).launch();
@@ -330,15 +341,14 @@ class MpirunPlanIntegrationTest {
     }
 
     private static void assertRanksRun(Launcher where, String mpirun, MpiInstall mpi, String tag0, String tag1) {
-        RunSettings s = RunSettings.builder().hosts(List.of(new HostSlots("localhost", 2)), "-H")
-                .command(List.of("sh", "-c", "echo \"r=$TROIKA_RANK/$TROIKA_SIZE l=$TROIKA_LOCAL_RANK"
+        RunSettings s = RunSettings.of(List.of("sh", "-c", "echo \"r=$TROIKA_RANK/$TROIKA_SIZE l=$TROIKA_LOCAL_RANK"
                         + " c=$TROIKA_CROSS_RANK/$TROIKA_CROSS_SIZE h=$TROIKA_HOSTNAME s=${TROIKA_SECRET_KEY:-none}\""))
-                .build();
+                                .with(new RunSettings.Hosts(null, List.of(new HostSlots("localhost", 2)), "-H"));
         Map<String, String> env = rootEnv(where);
         env.put("TROIKA_MPIRUN", mpirun);
         env.put("TROIKA_SECRET_KEY", "not-for-ranks");
         env.put("OMPI_MCA_hwloc_base_binding_policy", "none");
-        LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts(), 2), mpi, env, null,
+        LaunchContext ctx = new LaunchContext(s, HostPlan.assign("-H", s.hosts().list(), 2), mpi, env, null,
                 Path.of("/tmp"), n -> true, HOME);
         boolean root = "root".equals(System.getProperty("user.name"));
         LaunchPlan plan = new MpirunCommandBuilder(root).build(ctx).launch();

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.troika.launcher.options.RunOptionTable.LAUNCH_AGENT;
+import static org.troika.launcher.options.RunOptionTable.REMOTE_SHELL;
 
 import java.io.PrintStream;
 import java.util.List;
@@ -23,7 +25,7 @@ class RelaySessionTest {
     private static final MpiInstall MPICH = new MpiInstall(MpiFlavor.MPICH, 4, "");
 
     private static RunSettings settings(String remoteShell, RunSettings.LaunchAgent agent) {
-        return RunSettings.builder().remoteShell(remoteShell).launchAgent(agent).command(List.of("true")).build();
+        return RunSettings.of(List.of("true")).with(REMOTE_SHELL, remoteShell).with(LAUNCH_AGENT, agent);
     }
 
     @Test

@@ -2,6 +2,9 @@ package org.troika.launcher.relay;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.troika.launcher.options.RunOptionTable.REMOTE_SHELL;
+import static org.troika.launcher.options.RunOptionTable.SSH_IDENTITY_FILE;
+import static org.troika.launcher.options.RunOptionTable.SSH_PORT;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -15,8 +18,8 @@ class RemoteShellCommandBuilderTest {
             "node1", new Endpoint("10.0.0.1", 4000), null);
 
     private static RunSettings settings(String remoteShell, Integer port, Path identity) {
-        return RunSettings.builder().remoteShell(remoteShell).sshPort(port).sshIdentityFile(identity)
-                .command(List.of("true")).build();
+        return RunSettings.of(List.of("true")).with(REMOTE_SHELL, remoteShell).with(SSH_PORT, port)
+                .with(SSH_IDENTITY_FILE, identity);
     }
 
     @Test
@@ -27,7 +30,8 @@ class RemoteShellCommandBuilderTest {
 
     @Test
     void withTheRelayAgentTheServiceGetsTheAgentKeyLabelWhichIsNotASecret() {
-        assertEquals(List.of("/opt/troika/bin/troika-rsh", "task-service", "--host", "node1", "--driver", "10.0.0.1:4000",
+        assertEquals(List.of("/opt/troika/bin/troika-rsh", "task-service", "--host", "node1", "--driver",
+                "10.0.0.1:4000",
                 "--secret-stdin", "--agent-label", "00112233445566778899aabbccddeeff"),
                 RemoteShellCommandBuilder.serviceWords(Path.of("/opt/troika/bin/troika-rsh"), "node1",
                         new Endpoint("10.0.0.1", 4000), "00112233445566778899aabbccddeeff"));

@@ -3,6 +3,9 @@ package org.troika.launcher.watchdog;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.troika.launcher.options.RunOptionTable.HANG_TIMEOUT;
+import static org.troika.launcher.options.RunOptionTable.HANG_WARNING;
+import static org.troika.launcher.options.RunOptionTable.MIN_NP;
 
 import java.time.Duration;
 import java.util.List;
@@ -12,8 +15,8 @@ import org.troika.common.UsageException;
 import org.troika.launcher.spi.RunSettings;
 
 class HangSettingsTests {
-    private static final RunSettings STATIC = RunSettings.builder().command(List.of("x")).build();
-    private static final RunSettings ELASTIC = STATIC.toBuilder().minNp(2).build();
+    private static final RunSettings STATIC = RunSettings.of(List.of("x"));
+    private static final RunSettings ELASTIC = STATIC.with(MIN_NP, 2);
 
     @Test
     void offForStaticJobsOnForElasticOnesAndTheFlagBeatsTheEnvironment() {
@@ -21,9 +24,9 @@ class HangSettingsTests {
         assertEquals(HangWatch.ELASTIC_DEFAULT, HangWatch.timeout(ELASTIC, Map.of()));
         assertEquals(Duration.ofSeconds(90), HangWatch.timeout(STATIC, Map.of("TROIKA_HANG_TIMEOUT", "90")));
         assertNull(HangWatch.timeout(ELASTIC, Map.of("TROIKA_HANG_TIMEOUT", "0")), "0 turns it off");
-        RunSettings flag = STATIC.toBuilder().hangTimeout(Duration.ofSeconds(20)).build();
+        RunSettings flag = STATIC.with(HANG_TIMEOUT, Duration.ofSeconds(20));
         assertEquals(Duration.ofSeconds(20), HangWatch.timeout(flag, Map.of("TROIKA_HANG_TIMEOUT", "90")));
-        assertNull(HangWatch.timeout(ELASTIC.toBuilder().hangTimeout(Duration.ZERO).build(), Map.of()));
+        assertNull(HangWatch.timeout(ELASTIC.with(HANG_TIMEOUT, Duration.ZERO), Map.of()));
         assertThrows(UsageException.class, () -> HangWatch.timeout(STATIC, Map.of("TROIKA_HANG_TIMEOUT", "10s")));
     }
 
@@ -31,7 +34,7 @@ class HangSettingsTests {
     void warningsOnlyForLongTimeoutsUnlessAsked() {
         assertEquals(Duration.ofSeconds(60), HangWatch.warning(ELASTIC, Duration.ofSeconds(300)));
         assertNull(HangWatch.warning(STATIC, Duration.ofSeconds(30)));
-        RunSettings w = STATIC.toBuilder().hangWarning(Duration.ofSeconds(10)).build();
+        RunSettings w = STATIC.with(HANG_WARNING, Duration.ofSeconds(10));
         assertEquals(Duration.ofSeconds(10), HangWatch.warning(w, Duration.ofSeconds(30)));
         assertNull(HangWatch.warning(w, Duration.ofSeconds(10)), "not at or above the timeout");
     }

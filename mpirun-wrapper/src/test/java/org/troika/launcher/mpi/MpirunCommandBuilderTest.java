@@ -634,17 +634,17 @@ class MpirunCommandBuilderTest {
     @Test
     void mpichRanksOnThisMachineAloneUseNoNetworkDeviceButLoopback() {
         List<HostSlots> local = List.of(new HostSlots("localhost", 2));
-        Map<String, String> env = USER.build(ctx(settings().hosts(local, "-H").build(), MPICH, ENV)).launch().env();
+        Map<String, String> env = USER.build(ctx(settings().with(HOSTS, new RunSettings.Hosts(null, local, "-H")), MPICH, ENV)).launch().env();
         assertEquals("lo", env.get("UCX_NET_DEVICES"));
         Map<String, String> chosen = new TreeMap<>(ENV);
         chosen.put("UCX_NET_DEVICES", "mlx5_0:1");
-        assertEquals("mlx5_0:1", USER.build(ctx(settings().hosts(local, "-H").build(), MPICH, chosen)).launch().env()
+        assertEquals("mlx5_0:1", USER.build(ctx(settings().with(HOSTS, new RunSettings.Hosts(null, local, "-H")), MPICH, chosen)).launch().env()
                 .get("UCX_NET_DEVICES"));
         // hosts elsewhere, or an interface the user named: the network is theirs
-        assertNull(USER.build(ctx(settings().build(), MPICH, ENV)).launch().env().get("UCX_NET_DEVICES"));
-        assertNull(USER.build(ctx(settings().hosts(local, "-H").networkInterfaces(List.of("eth0")).build(), MPICH, ENV))
+        assertNull(USER.build(ctx(settings(), MPICH, ENV)).launch().env().get("UCX_NET_DEVICES"));
+        assertNull(USER.build(ctx(settings().with(HOSTS, new RunSettings.Hosts(null, local, "-H")).with(NETWORK_INTERFACES, List.of("eth0")), MPICH, ENV))
                 .launch().env().get("UCX_NET_DEVICES"));
-        assertNull(USER.build(ctx(settings().hosts(local, "-H").build(), OMPI4, ENV)).launch().env()
+        assertNull(USER.build(ctx(settings().with(HOSTS, new RunSettings.Hosts(null, local, "-H")), OMPI4, ENV)).launch().env()
                 .get("UCX_NET_DEVICES"), "Open MPI's ranks use ob1 here; its pml ucx is for other fabrics");
     }
 

@@ -139,8 +139,12 @@ public final class TaskServicePool implements AutoCloseable {
     /** Files every host's service gets, by variable name (guarded by this). */
     private final Map<String, byte[]> files = new LinkedHashMap<>();
     private String nodeStoreJob;
-    /** The hosts {@link #ready} waits for; a registration wakes it only when the last one came (guarded by this). */
-    private Set<String> awaited = Set.of();
+    /**
+     * The hosts {@link #ready} waits for, empty while nobody waits (mutable: a service may register at any time, e.g. a
+     * host started while a generation runs); a registration wakes the waiter only when the last one came (guarded by
+     * this).
+     */
+    private final Set<String> awaited = new java.util.HashSet<>();
     private volatile BiConsumer<String, String> onHostLost = (h, why) -> { };
     private volatile BiConsumer<String, RelayMessage.RankEnded> onRankEnded = (h, ended) -> { };
     private volatile DriverService driver;
@@ -406,7 +410,7 @@ public final class TaskServicePool implements AutoCloseable {
     private void awaitRegistered(List<String> hosts) throws HostsNotReadyException, InterruptedException {
         List<Entry> failed = new ArrayList<>();
         synchronized (this) {
-            awaited = new java.util.HashSet<>();
+            awaited.clear();
             for (String h : hosts) {
                 if (!entries.get(h).state.isUp()) {
                     awaited.add(h);
@@ -428,11 +432,11 @@ public final class TaskServicePool implements AutoCloseable {
                     }
                 }
                 if (missing == 0) {
-                    awaited = Set.of();
+                    awaited.clear();
                     return;
                 }
                 if (failed.size() == missing) {
-                    awaited = Set.of();
+                    awaited.clear();
                     break;
                 }
                 wait(POLL.toMillis());

@@ -178,4 +178,32 @@ class TaskServicePoolTest {
         pool.ready(List.of("a"));
         assertEquals(HostState.PROVISIONED, pool.state("a"));
     }
+
+    /**
+     * Each service's start is one timeline span, also for a host whose service registers while nobody waits in
+     * {@code ready} (started by discovery while a generation runs): its registration used to throw in the driver's
+     * callback (removing from an immutable empty set of awaited hosts) after its state changed, so its span was lost.
+     */
+    @Test
+    void everyRegisteredServiceIsOneTimelineSpanAHostAddedLaterIncluded() throws Exception {
+        org.troika.launcher.timeline.Timeline timeline = org.troika.launcher.timeline.Timeline.inMemory();
+        TaskServicePool p = TaskServicePool.open(TaskServicePool.Config.of("troika", secret, inProcess(), loopback(),
+                Duration.ofSeconds(30), new PrintStream(errBytes, true, StandardCharsets.UTF_8))
+                .withLiveness(HEARTBEAT, LIVENESS).withSeparateSharedHostnames(false).withTimeline(timeline));
+        pools.add(p);
+        p.ready(List.of("a", "b"));
+        p.provideFile("TROIKA_TEST_FILE", "x".getBytes(StandardCharsets.US_ASCII));
+        p.retain(List.of("a", "b", "c")); // discovery added c while a generation runs on a and b
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (p.state("c") == HostState.STARTING && System.nanoTime() < deadline) {
+            Thread.sleep(20); // registered while no ready() waits
+        }
+        assertEquals(HostState.REGISTERED, p.state("c"));
+        p.ready(List.of("a", "b", "c"));
+        p.retain(List.of("a", "c")); // b left
+        p.ready(List.of("a", "c"));
+        List<String> spans = timeline.events().stream().filter(e -> e.name().equals("task service"))
+                .map(org.troika.launcher.timeline.Timeline.Event::host).sorted().toList();
+        assertEquals(List.of("a", "b", "c"), spans, errBytes.toString(StandardCharsets.UTF_8));
+    }
 }

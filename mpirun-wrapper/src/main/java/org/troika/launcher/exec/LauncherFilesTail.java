@@ -29,7 +29,9 @@ import org.troika.launcher.spi.RankOutput;
  *
  * <p>The folder is watched (inotify through {@link WatchService}) and read again in full every
  * {@value #SWEEP_MS} ms and once more at the end ({@link #finish}), so nothing written before the launcher ended is
- * lost. One thread; {@link #finish} waits for it.
+ * lost. One thread; {@link #finish} waits for it. The thread is never interrupted: a file channel closes itself when
+ * its reader is interrupted (the bytes after that read were lost), so {@link #finish} wakes the thread by closing the
+ * watch instead, and a channel found closed is opened again at the offset read so far.
  */
 final class LauncherFilesTail {
     static final long SWEEP_MS = 500;
@@ -41,10 +43,13 @@ final class LauncherFilesTail {
     private final PrintStream out;
     private final PrintStream err;
     private final SeekableByteChannel[] open;
+    /** How many bytes of each file were delivered (where a reopened channel goes on). */
+    private final long[] delivered;
     private final boolean[] midLine;
     private final ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
     private final Thread thread;
     private volatile boolean done;
+    private volatile WatchService watching;
     private final java.util.concurrent.atomic.AtomicBoolean finished = new java.util.concurrent.atomic.AtomicBoolean();
 
     LauncherFilesTail(RankOutput spec, RankFileWriter files, LaunchOutput.Activity watch, MpiFailureParser failures,
@@ -57,6 +62,7 @@ final class LauncherFilesTail {
         this.err = err;
         this.open = new SeekableByteChannel[2 * spec.ranks()];
         this.midLine = new boolean[2 * spec.ranks()];
+        this.delivered = new long[2 * spec.ranks()];
         this.thread = new Thread(this::run, "troika-rank-files");
         this.thread.setDaemon(true);
     }
@@ -71,7 +77,14 @@ final class LauncherFilesTail {
             return;
         }
         done = true;
-        thread.interrupt();
+        WatchService ws = watching;
+        if (ws != null) {
+            try {
+                ws.close(); // wakes the thread's poll: ClosedWatchServiceException
+            } catch (IOException ignored) {
+                // the poll still returns within SWEEP_MS
+            }
+        }
         thread.join();
         sweep(); // on the caller's thread: everything the launcher wrote, now complete
         for (SeekableByteChannel c : open) {
@@ -87,6 +100,7 @@ final class LauncherFilesTail {
 
     private void run() {
         try (WatchService ws = spec.launcherFiles().getFileSystem().newWatchService()) {
+            watching = ws;
             spec.launcherFiles().register(ws, StandardWatchEventKinds.ENTRY_CREATE,
                     StandardWatchEventKinds.ENTRY_MODIFY);
             long nextSweep = 0;
@@ -119,6 +133,7 @@ final class LauncherFilesTail {
                 try {
                     Thread.sleep(SWEEP_MS / 5);
                 } catch (InterruptedException x) {
+                    Thread.currentThread().interrupt();
                     return;
                 }
             }
@@ -164,14 +179,15 @@ final class LauncherFilesTail {
     private void readFile(int rank, boolean stderr) {
         int i = 2 * rank + (stderr ? 1 : 0);
         try {
-            if (open[i] == null) {
+            if (open[i] == null || !open[i].isOpen()) {
                 open[i] = Files.newByteChannel(spec.launcherFile(rank, stderr), Set.of(StandardOpenOption.READ,
-                        LinkOption.NOFOLLOW_LINKS));
+                        LinkOption.NOFOLLOW_LINKS)).position(delivered[i]);
             }
             long now = 0;
             int n;
             while ((n = open[i].read(buf.clear())) > 0) {
                 deliver(rank, stderr, buf.array(), n);
+                delivered[i] += n;
                 if (now == 0) {
                     now = System.currentTimeMillis();
                     watch.rankOutput(rank, now);

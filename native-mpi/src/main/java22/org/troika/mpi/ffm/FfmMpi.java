@@ -243,7 +243,7 @@ public final class FfmMpi implements NativeMpi {
     private static final class Isend { static final MethodHandle H = down("MPI_Isend", "aihiiha"); }
     private static final class Irecv { static final MethodHandle H = down("MPI_Irecv", "aihiiha"); }
     private static final class Wait { static final MethodHandle H = down("MPI_Wait", "aa"); }
-    private static final class Test { static final MethodHandle H = down("MPI_Test", "aaa"); }
+    private static final class TestOne { static final MethodHandle H = down("MPI_Test", "aaa"); }
     private static final class Cancel { static final MethodHandle H = down("MPI_Cancel", "a"); }
     private static final class Waitall { static final MethodHandle H = down("MPI_Waitall", "iaa"); }
     private static final class Testall { static final MethodHandle H = down("MPI_Testall", "iaaa"); }
@@ -1070,7 +1070,7 @@ public final class FfmMpi implements NativeMpi {
         MemorySegment s = scratch();
         writeHandle(s, request);
         try {
-            check((int) Test.H.invokeExact(s.address() + HANDLE_AT, s.address() + INT_AT + 4,
+            check((int) TestOne.H.invokeExact(s.address() + HANDLE_AT, s.address() + INT_AT + 4,
                     status == null ? Fn.STATUS_IGNORE : s.address()), "MPI_Test");
             if (s.get(JAVA_INT, INT_AT + 4) == 0) {
                 return false;

@@ -97,7 +97,8 @@ awk -v dropin="$dropin" '
     printf "\n"
     for (t = 1; t <= 4; t++) for (s = 1; s <= 4; s++) {
       test = tests[t]; size = sizes[s]
-      printf "%-9s %-7s", test, size >= 1048576 ? "1 MiB" : size >= 1024 ? size / 1024 " KiB" : size " B"
+      label = size >= 1048576 ? "1 MiB" : (size >= 1024 ? size / 1024 " KiB" : size " B") # no ">" in printf: mawk redirects
+      printf "%-9s %-7s", test, label
       for (a = 1; a <= 2; a++) {
         o = cell("ompi", apis[a], test, size); p = cell("api", apis[a], test, size); d = cell("dropin", apis[a], test, size)
         printf " | %-7s %9s %9s", "", num(o), num(p)

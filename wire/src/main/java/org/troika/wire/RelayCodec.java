@@ -31,6 +31,7 @@ final class RelayCodec implements Codec<RelayMessage> {
     static final int NODE_STORE = 26;
     static final int AGENT_KEY_OPEN = 27;
     static final int RANK_ENDED = 28;
+    static final int REGISTERED = 29;
 
     @Override
     public int typeOf(RelayMessage m) {
@@ -57,6 +58,7 @@ final class RelayCodec implements Codec<RelayMessage> {
         if (m instanceof RelayMessage.NodeStore) return NODE_STORE;
         if (m instanceof RelayMessage.AgentKeyOpen) return AGENT_KEY_OPEN;
         if (m instanceof RelayMessage.RankEnded) return RANK_ENDED;
+        if (m instanceof RelayMessage.Registered) return REGISTERED;
         throw new IllegalArgumentException("no relay wire type for " + m.getClass());
     }
 
@@ -104,7 +106,7 @@ final class RelayCodec implements Codec<RelayMessage> {
             o.str(c.hostname());
         } else if (m instanceof RelayMessage.Networks n) {
             o.str(n.ncclSocketIfname());
-        } else if (m instanceof RelayMessage.AgentKeySpent) {
+        } else if (m instanceof RelayMessage.AgentKeySpent || m instanceof RelayMessage.Registered) {
             // no body
         } else if (m instanceof RelayMessage.PrivateFile f) {
             o.str(f.envName()).bytes(f.content());
@@ -171,6 +173,7 @@ final class RelayCodec implements Codec<RelayMessage> {
             case NODE_STORE -> new RelayMessage.NodeStore(in.str());
             case AGENT_KEY_OPEN -> new RelayMessage.AgentKeyOpen(in.str());
             case RANK_ENDED -> new RelayMessage.RankEnded(in.u32(), in.u32());
+            case REGISTERED -> new RelayMessage.Registered();
             default -> throw new WireException("unknown relay message type " + type);
         };
     }

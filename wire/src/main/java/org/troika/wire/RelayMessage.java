@@ -19,6 +19,15 @@ public sealed interface RelayMessage {
         }
     }
 
+    /**
+     * driver → task, the first frame on the control connection: the {@link Register} took effect. A task service that
+     * reads the end of the connection (or nothing) instead has not registered: the driver dropped the connection
+     * before it read the Register (a hello later than the driver's hello deadline while thousands of hosts register
+     * at once), and the service connects and registers again. A {@link Failure} instead is a refusal (host not
+     * expected, or registered already).
+     */
+    record Registered() implements RelayMessage {}
+
     /** task → driver, every heartbeat interval on the control connection; driver → agent relays nothing. */
     record Heartbeat(long sentMillis) implements RelayMessage {}
 

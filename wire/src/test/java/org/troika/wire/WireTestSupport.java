@@ -97,7 +97,8 @@ final class WireTestSupport {
                 new RelayMessage.FileStored("TROIKA_WORKER_SECRET_FILE", ""),
                 new RelayMessage.NodeStore("e123-ab"),
                 new RelayMessage.AgentKeyOpen("00112233445566778899aabbccddeeff"),
-                new RelayMessage.RankEnded(3, 2));
+                new RelayMessage.RankEnded(3, 2),
+                new RelayMessage.Registered());
     }
 
     static List<SparkMessage> sparkMessages() {

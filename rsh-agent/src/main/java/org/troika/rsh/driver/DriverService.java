@@ -30,7 +30,9 @@ import org.troika.wire.WireServer;
  * The driver service inside {@code troika run}: the registry of hosts → task-service endpoints.
  *
  * <ul>
- *   <li>Task services connect, {@link RelayMessage.Register} and keep the connection: heartbeats both ways. A host whose
+ *   <li>Task services connect, {@link RelayMessage.Register} (answered {@link RelayMessage.Registered}, so a service
+ *       whose connection the driver dropped before reading it knows to register again) and keep the connection:
+ *       heartbeats both ways. A host whose
  *       service disconnects or stays silent for the liveness timeout is reported once to the {@link HostLostListener}
  *       (a killed or partitioned host; plain mpirun would hang on a partition).</li>
  *   <li>Launch agents connect once: {@link RelayMessage.Lookup} → {@link RelayMessage.LookupReply}. With {@link
@@ -519,6 +521,9 @@ public final class DriverService implements AutoCloseable {
         }
         Registration r = new Registration(new HostInfo(reg.host(), reg.hostname(), reg.endpoints(), reg.nics()), c,
                 clock.nanos(), heartbeat.toNanos());
+        // the acknowledgement is the connection's first frame from here: sent before the host is visible to the
+        // threads that send it anything else (only this thread registers, so the check above still holds)
+        c.send(new RelayMessage.Registered());
         if (hosts.putIfAbsent(reg.host(), r) != null) {
             c.send(new RelayMessage.Failure("host " + reg.host() + " is already registered"));
             c.close();

@@ -157,11 +157,90 @@ public final class TaskService implements AutoCloseable {
         eps.sort((x, y) -> Boolean.compare(!x.address().equals(driverFacing.getHostAddress()),
                 !y.address().equals(driverFacing.getHostAddress())));
         endpoints = List.copyOf(eps);
-        control.send(new RelayMessage.Register(config.host(), hostname, endpoints, nics));
+        try {
+            register(new RelayMessage.Register(config.host(), hostname, endpoints, nics));
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            control.close();
+            throw e;
+        }
         pool.submit(this::controlLoop);
         pool.submit(this::heartbeatLoop);
         rankWatch.start();
         return this;
+    }
+
+    /**
+     * Sends {@code reg} until the driver answers {@link RelayMessage.Registered}. A driver that ends the connection
+     * instead (it dropped a hello that came after its hello deadline, as can happen while thousands of hosts register
+     * at once) is connected to again after a short random pause, for at most {@link #registerPatience}; a driver that
+     * is slow but whose machine acknowledges (stopped, busy) is waited for on the same connection, as a second
+     * registration would race the first. A {@link RelayMessage.Failure} is the driver's refusal: no retry.
+     */
+    private void register(RelayMessage.Register reg) throws IOException {
+        long deadline = System.nanoTime() + registerPatience(config.livenessTimeout()).toNanos();
+        long backoff = 20;
+        while (true) {
+            IOException dropped;
+            try {
+                control.send(reg);
+                RelayMessage answer = awaitAnswer(deadline);
+                if (answer instanceof RelayMessage.Registered) {
+                    return;
+                }
+                if (answer instanceof RelayMessage.Failure f) {
+                    throw new RegisterRefused("the driver refused host " + reg.host() + ": " + f.message());
+                }
+                dropped = new org.troika.wire.WireException("the driver answered the Register with "
+                        + answer.getClass().getSimpleName());
+            } catch (RegisterRefused | java.net.SocketTimeoutException e) {
+                throw e;
+            } catch (IOException e) {
+                dropped = e;
+            }
+            control.close();
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new IOException("host " + reg.host() + " could not register with the driver within "
+                        + registerPatience(config.livenessTimeout()).toMillis() + " ms: " + dropped.getMessage(),
+                        dropped);
+            }
+            try {
+                Thread.sleep(Math.min(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left),
+                        backoff + java.util.concurrent.ThreadLocalRandom.current().nextLong(backoff + 1)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while registering");
+            }
+            backoff = Math.min(backoff * 2, 1000);
+            control = WireChannel.connectAny(config.driver(), Protocol.RELAY, config.secret(),
+                    (int) config.livenessTimeout().toMillis());
+        }
+    }
+
+    /** How long a service keeps registering again (the driver gone refuses connections, which ends it sooner). */
+    static Duration registerPatience(Duration livenessTimeout) {
+        return livenessTimeout.multipliedBy(6);
+    }
+
+    /** The driver's first frame, waiting past read timeouts while the driver's machine acknowledges (until deadline). */
+    private RelayMessage awaitAnswer(long deadline) throws IOException {
+        while (true) {
+            try {
+                return control.receive();
+            } catch (java.net.SocketTimeoutException silent) {
+                if (System.nanoTime() - deadline >= 0 || TcpPeer.of(control.socket()) != TcpPeer.State.ACKNOWLEDGING) {
+                    throw silent;
+                }
+            }
+        }
+    }
+
+    /** The driver refused the registration. */
+    private static final class RegisterRefused extends IOException {
+        RegisterRefused(String message) {
+            super(message);
+        }
     }
 
     /** The endpoints this service listens on (and announced). */

@@ -39,6 +39,14 @@ final class RunSupport implements AutoCloseable {
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
     private final Thread outReader;
     private final Thread errReader;
+    /** Every complete line of stdout and stderr, with when troika's pipe delivered it (for benchmarks). */
+    private final List<Line> lines = new ArrayList<>();
+
+    /**
+     * One complete output line, {@code err} for stderr, and the {@link System#nanoTime()} at which the chunk that
+     * ended it arrived (what a user watching troika's output sees, not when the rank wrote it).
+     */
+    record Line(long at, boolean err, String text) {}
 
     /** Exit code, stdout and stderr of a finished run. */
     record Result(int exitCode, String out, String err) {
@@ -83,8 +91,8 @@ final class RunSupport implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + argv, e);
         }
-        outReader = copy(process.getInputStream(), out, "stdout");
-        errReader = copy(process.getErrorStream(), err, "stderr");
+        outReader = copy(process.getInputStream(), out, false);
+        errReader = copy(process.getErrorStream(), err, true);
     }
 
     /** Starts {@code troika run ARGS...} on the host's Open MPI. */
@@ -142,6 +150,17 @@ final class RunSupport implements AutoCloseable {
         synchronized (err) {
             return err.toString(StandardCharsets.UTF_8);
         }
+    }
+
+    /** The output lines (both streams, in arrival order) from index {@code from} on. */
+    List<Line> lines(int from) {
+        synchronized (lines) {
+            return from >= lines.size() ? List.of() : List.copyOf(lines.subList(from, lines.size()));
+        }
+    }
+
+    boolean alive() {
+        return process.isAlive();
     }
 
     /** Waits (up to {@link #TIMEOUT_S}) until stdout satisfies {@code condition}. */
@@ -210,19 +229,34 @@ final class RunSupport implements AutoCloseable {
         }
     }
 
-    private static Thread copy(InputStream in, ByteArrayOutputStream to, String name) {
+    private Thread copy(InputStream in, ByteArrayOutputStream to, boolean isErr) {
         Thread t = new Thread(() -> {
             byte[] buf = new byte[8192];
+            ByteArrayOutputStream partial = new ByteArrayOutputStream();
             try (in) {
                 for (int n; (n = in.read(buf)) > 0; ) {
+                    long at = System.nanoTime();
                     synchronized (to) {
                         to.write(buf, 0, n);
                     }
+                    int start = 0;
+                    for (int i = 0; i < n; i++) {
+                        if (buf[i] == '\n') {
+                            partial.write(buf, start, i - start);
+                            Line l = new Line(at, isErr, partial.toString(StandardCharsets.UTF_8));
+                            partial.reset();
+                            start = i + 1;
+                            synchronized (lines) {
+                                lines.add(l);
+                            }
+                        }
+                    }
+                    partial.write(buf, start, n - start);
                 }
             } catch (IOException e) {
                 // closed when troika is killed; what was read is kept
             }
-        }, "troika-it-" + name);
+        }, "troika-it-" + (isErr ? "stderr" : "stdout"));
         t.setDaemon(true);
         t.start();
         return t;

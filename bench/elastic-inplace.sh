@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# bench/elastic-inplace.sh [CASES] [SIZES] [RUNS] [MPI] — issue 25's end-to-end elastic benchmark: `troika run` with
+# ElasticTraining (a commit every 20 ms step) on namespace hosts through the relay (5 hosts, testkit's NetnsCluster,
+# subnet BENCH_SUBNET, default 219), each case timed from the event to the first commit line of the new world as
+# troika prints it, as a multiple of F = the fastest bare `mpirun -np N java -version` (same MPI, this run):
+#   leave     N ranks on min(N,4) hosts, the discovery file drops the last host  -> first commit at the smaller size
+#             (Open MPI 5 + ULFM: in place; target <= 2 F)
+#   relaunch  the same with --fault-tolerance relaunch (an MPI that cannot change in place; target <= 7 F)
+#   add       a host with N/K slots is added                                     -> first commit at the larger size
+#             (target <= 4 F where growth works; a relaunch where it does not)
+#   kill      launch rank N-1 gets SIGKILL                                        -> first commit at a smaller size
+#             (ULFM shrink; target <= 300 ms)
+# BENCH_DISCOVERY_INTERVAL=S passes --discovery-interval S (default: troika's adaptive interval, 250 ms - 1 s).
+# Every job line says in place or relaunch, and when troika's own lines came (discovery saw it, change sent, next
+# generation, rank died/left), from the event. CASES default leave,relaunch,add,kill; SIZES default 2,4,8; RUNS 3;
+# MPI OPEN_MPI_5 (the trixie root) or OPEN_MPI (the host's 4.1.4, share-nothing hosts).
+# Keep one call under ~8 minutes on a shared machine: split by CASES or SIZES (one job is ~10-20 s).
+# Needs root, the Open MPI 5 root and a build: mvn -o -q install -DskipTests && mvn -o -q test-compile -pl integration-tests
+set -euo pipefail
+CASES=${1:-leave,relaunch,add,kill}
+SIZES=${2:-2,4,8}
+RUNS=${3:-3}
+MPI=${4:-OPEN_MPI_5}
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+cd "$HERE"
+[ "$(id -u)" = 0 ] || { echo "bench: needs root (network namespaces)" >&2; exit 2; }
+[ -f integration-tests/target/test-classes/org/troika/it/ElasticE2eBench.class ] || {
+  echo "bench: build first: mvn -o -q install -DskipTests && mvn -o -q test-compile -pl integration-tests" >&2; exit 2; }
+WORK=$(mktemp -d /tmp/troika-elastic-inplace.XXXXXX)  # /tmp: visible inside the Open MPI 5 root
+# BENCH_KEEP=1 keeps each job's stamped output (WORK/job-N/output.txt: ms since its first line, O/E, the line)
+if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "bench: keeping $WORK"; else trap 'rm -rf "$WORK"' EXIT; fi
+cp_file="$WORK/classpath"
+mvn -B -q -o ${M2_REPO:+-Dmaven.repo.local=$M2_REPO} dependency:build-classpath -pl integration-tests \
+  -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test >/dev/null
+echo "uptime before: $(uptime)"
+# the integration tests' working folder: the packaged troika is found from there (testkit Dist)
+cd integration-tests
+java -Dtroika.dist="${TROIKA_HOME:-$HERE/dist/target/troika}" -cp "target/test-classes:$(cat "$cp_file")" \
+  org.troika.it.ElasticE2eBench "$CASES" "$SIZES" "$RUNS" "$WORK" "${BENCH_SUBNET:-219}" "$MPI"
+echo "uptime after: $(uptime)"

@@ -1,0 +1,258 @@
+package org.troika.it;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import org.troika.testkit.MpiJob.Launcher;
+import org.troika.testkit.NetnsCluster;
+
+/**
+ * Issue 25's end-to-end elastic benchmark ({@code bench/elastic-inplace.sh}, not a test): {@code troika run} with
+ * ElasticTraining (a commit every step) on namespace hosts through the relay, one case at a time, each timed from the
+ * event to the first commit line of the new world as troika's output delivers it, and divided by F, the fastest bare
+ * {@code mpirun -np N java -version} on the same MPI in the same run (sampled before every job):
+ * <ul>
+ *   <li>{@code leave}: N ranks on K hosts (K = min(N, 4), N/K slots each); the discovery file drops the last host;
+ *       to the first commit at the smaller size (on Open MPI 5 + ULFM: in place);</li>
+ *   <li>{@code relaunch}: the same with {@code --fault-tolerance relaunch} (what an MPI that cannot change its world
+ *       in place does);</li>
+ *   <li>{@code add}: N ranks on K hosts, the discovery file adds a host with N/K slots; to the first commit at the
+ *       larger size (in place where growth is offered, else a relaunch);</li>
+ *   <li>{@code kill}: launch rank N-1 gets SIGKILL; to the first commit at a smaller size (ULFM shrink on Open MPI
+ *       5).</li>
+ * </ul>
+ * Each line also says whether the change was made in place or by a relaunch, and where the time went: from the
+ * event to the stderr lines troika prints on the way (discovery saw it; the change in place was sent; the next
+ * generation started; the dead rank was reported), then to the first commit. Prints one line per job and a median
+ * per case and size.
+ *
+ * <p>{@code java -cp <integration-tests test class path> org.troika.it.ElasticE2eBench CASES SIZES RUNS WORKDIR
+ * [SUBNET] [MPI]}: CASES comma-separated, SIZES comma-separated, MPI {@code OPEN_MPI_5} (default) or
+ * {@code OPEN_MPI}.
+ */
+public final class ElasticE2eBench {
+    /** ElasticTraining's pause per step: a commit every step, so the first commit follows within a step. */
+    static final int STEP_MS = 20;
+    private static final long TIMEOUT_S = 120;
+
+    private ElasticE2eBench() {}
+
+    /** One measured job. */
+    record Sample(long ms, double f, boolean inPlace, int size, Map<String, Long> phases) {}
+
+    public static void main(String[] args) throws Exception {
+        List<String> cases = List.of(args[0].split(","));
+        List<Integer> sizes = java.util.Arrays.stream(args[1].split(",")).map(Integer::parseInt).toList();
+        int runs = Integer.parseInt(args[2]);
+        Path work = Files.createDirectories(Path.of(args[3]));
+        int subnet = args.length > 4 ? Integer.parseInt(args[4]) : 219;
+        Launcher mpi = args.length > 5 ? Launcher.valueOf(args[5]) : Launcher.OPEN_MPI_5;
+        mpi.require();
+        System.out.printf("elastic in-place benchmark: %s, cases %s, sizes %s, %d run(s) each, a commit every %d ms"
+                + " step; F = fastest bare mpirun -np N java -version in this run; load %s%n", mpi, cases, sizes,
+                runs, STEP_MS, load());
+        List<String> summary = new ArrayList<>();
+        try (NetnsCluster c = NetnsCluster.create("bee", subnet, 5)) {
+            List<String> h = ElasticRunTest.addresses(c);
+            int job = 0;
+            for (int n : sizes) {
+                List<Long> f = new ArrayList<>();
+                f.addAll(javaVersion(mpi, n, 3));
+                for (String kase : cases) {
+                    List<Sample> samples = new ArrayList<>();
+                    for (int r = 1; r <= runs; r++) {
+                        f.addAll(javaVersion(mpi, n, 1));
+                        long fast = f.stream().min(Long::compare).orElseThrow();
+                        ElasticRunTest e = new ElasticRunTest();
+                        e.tmp = Files.createDirectories(work.resolve("job-" + (++job)));
+                        String before = load();
+                        Sample s = measure(kase, mpi, c, h, n, e, fast);
+                        samples.add(s);
+                        System.out.printf("  %s N=%d run %d: %d ms = %.1f F (F %d ms), %s, size %d -> %d; %s;"
+                                + " load %s -> %s%n", kase, n, r, s.ms(), s.f(), fast, s.inPlace() ? "in place"
+                                        : "relaunch", n, s.size(), phases(s.phases()), before, load());
+                    }
+                    long fast = f.stream().min(Long::compare).orElseThrow();
+                    List<Long> ms = samples.stream().map(Sample::ms).sorted().toList();
+                    long med = ms.get(ms.size() / 2);
+                    String line = String.format(Locale.ROOT, "%s N=%d: median %d ms = %.1f F (F %d ms; runs %s; %s)",
+                            kase, n, med, (double) med / fast, fast, ms, samples.stream().allMatch(Sample::inPlace)
+                                    ? "in place" : samples.stream().noneMatch(Sample::inPlace) ? "relaunch" : "mixed");
+                    System.out.println(line);
+                    summary.add(line);
+                }
+            }
+        }
+        System.out.println("summary (load " + load() + "):");
+        summary.forEach(l -> System.out.println("  " + l));
+        System.exit(0);
+    }
+
+    /** One job of {@code kase} at {@code n} ranks. */
+    private static Sample measure(String kase, Launcher mpi, NetnsCluster c, List<String> h, int n, ElasticRunTest e,
+            long f) throws Exception {
+        int k = Math.min(n, 4);
+        int s = n / k;
+        List<String> start = new ArrayList<>();
+        for (int i = 0; i < k; i++) {
+            start.add(h.get(i) + ":" + s);
+        }
+        Path hosts = e.hostsFile(start.toArray(String[]::new));
+        List<String> flags = new ArrayList<>(List.of("--min-np", "1", "--max-np", Integer.toString(n + s)));
+        if ("1".equals(System.getenv("BENCH_VERBOSE"))) {
+            flags.add("--verbose");
+        }
+        String interval = System.getenv("BENCH_DISCOVERY_INTERVAL");
+        if (interval != null && !interval.isBlank()) {
+            flags.addAll(List.of("--discovery-interval", interval));
+        }
+        if (kase.equals("relaunch") && mpi == Launcher.OPEN_MPI_5) {
+            flags.addAll(List.of("--fault-tolerance", "relaunch"));
+        }
+        try (RunSupport run = e.start(mpi, c, hosts, 1_000_000, STEP_MS, List.of("--commit-every", "1"),
+                flags.toArray(String[]::new))) {
+            run.awaitOut(o -> countSize(o, n) >= 5, "5 commits at size " + n);
+            ProcessHandle victim = kase.equals("kill") ? ElasticRunTest.findRank(run, n - 1, 1) : null;
+            int from = run.lines(0).size();
+            long t0 = System.nanoTime();
+            IntPredicate target;
+            switch (kase) {
+                case "leave", "relaunch" -> {
+                    ElasticRunTest.write(hosts, start.subList(0, k - 1).toArray(String[]::new));
+                    target = size -> size < n;
+                }
+                case "add" -> {
+                    List<String> more = new ArrayList<>(start);
+                    more.add(h.get(k) + ":" + s);
+                    ElasticRunTest.write(hosts, more.toArray(String[]::new));
+                    target = size -> size > n;
+                }
+                case "kill" -> {
+                    victim.destroyForcibly();
+                    target = size -> size < n;
+                }
+                default -> throw new IllegalArgumentException("unknown case " + kase
+                        + " (leave, relaunch, add or kill)");
+            }
+            Map<String, Predicate<RunSupport.Line>> wanted = new LinkedHashMap<>();
+            wanted.put("discovery saw it", l -> l.err() && l.text().startsWith("troika elastic: hosts "));
+            wanted.put("change in place sent", l -> l.err() && l.text().contains(" changes in place: "));
+            wanted.put("rank died line", l -> l.err() && l.text().contains(" died; "));
+            wanted.put("next generation started", l -> l.err()
+                    && l.text().contains("troika elastic: generation 2 ("));
+            wanted.put("rank left", l -> l.text().contains("troika elastic: rank ") && l.text().contains(" leaves"));
+            Map<String, Long> phases = new LinkedHashMap<>();
+            boolean verbose = "1".equals(System.getenv("BENCH_VERBOSE"));
+            long listAt = Long.MAX_VALUE;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+            while (System.nanoTime() < deadline) {
+                for (RunSupport.Line l : run.lines(from)) {
+                    from++;
+                    for (var w : List.copyOf(wanted.entrySet())) {
+                        if (w.getValue().test(l)) {
+                            phases.put(w.getKey(), (l.at() - t0) / 1_000_000);
+                            wanted.remove(w.getKey());
+                        }
+                    }
+                    Matcher m = ElasticRunTest.COMMITTED.matcher(l.text());
+                    if (!l.err() && m.find() && target.test(Integer.parseInt(m.group(2)))) {
+                        long ms = (l.at() - t0) / 1_000_000;
+                        boolean inPlace = !run.err().contains("troika elastic: generation 2 (");
+                        keep(run, e.tmp);
+                        return new Sample(ms, (double) ms / f, inPlace, Integer.parseInt(m.group(2)), phases);
+                    }
+                }
+                if (verbose && listAt == Long.MAX_VALUE && phases.containsKey("rank left")) {
+                    listAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+                }
+                if (System.nanoTime() > listAt) { // what still runs 2 s after the ranks left (BENCH_VERBOSE=1)
+                    listAt = Long.MAX_VALUE - 1;
+                    for (ProcessHandle p : org.troika.common.exec.ProcessTable.withEnv(RunSupport.MARKER, run.marker)) {
+                        String cmd = p.info().commandLine().orElse("?");
+                        System.out.println("    still running 2 s after the ranks left: " + p.pid() + " "
+                                + cmd.substring(0, Math.min(160, cmd.length())));
+                    }
+                }
+                if (!run.alive()) {
+                    break;
+                }
+                Thread.sleep(2);
+            }
+            keep(run, e.tmp);
+            throw new AssertionError(kase + " N=" + n + ": no commit of the new world within " + TIMEOUT_S
+                    + " s\n--- stdout\n" + tail(run.out()) + "--- stderr\n" + tail(run.err()));
+        }
+    }
+
+    private static String phases(Map<String, Long> p) {
+        StringBuilder sb = new StringBuilder();
+        p.entrySet().stream().sorted(Map.Entry.comparingByValue()).forEach(e -> sb.append(sb.isEmpty() ? "" : ", ")
+                .append(e.getKey()).append(" +").append(e.getValue()));
+        return sb.isEmpty() ? "no intermediate line" : sb.toString();
+    }
+
+    private static int countSize(String out, int size) {
+        int count = 0;
+        Matcher m = ElasticRunTest.COMMITTED.matcher(out);
+        while (m.find()) {
+            if (Integer.parseInt(m.group(2)) == size) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /**
+     * Wall ms of {@code count} bare {@code mpirun -np N java -version} on this machine (F candidates), each timed
+     * where it runs (inside the Open MPI 5 root: entering the root is not part of F).
+     */
+    static List<Long> javaVersion(Launcher mpi, int n, int count) throws Exception {
+        String one = mpi.command() + " --bind-to none --host localhost:" + n + " -np " + n
+                + " java -Xshare:auto -version >/dev/null 2>&1 || exit 1";
+        String loop = "for i in $(seq " + count + "); do t0=$(date +%s%N); " + one
+                + "; echo $(( ($(date +%s%N) - t0) / 1000000 )); done";
+        List<String> argv = mpi.wrap(List.of("/bin/sh", "-c", loop));
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.DISCARD);
+        mpi.applyEnvironment(pb.environment());
+        pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT", "1");
+        pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            throw new IllegalStateException("bench: " + one + " failed");
+        }
+        return out.lines().map(Long::parseLong).toList();
+    }
+
+    /** The job's output so far, in its folder (kept with BENCH_KEEP=1). */
+    private static void keep(RunSupport run, Path dir) throws java.io.IOException {
+        StringBuilder sb = new StringBuilder();
+        long first = run.lines(0).isEmpty() ? 0 : run.lines(0).get(0).at();
+        for (RunSupport.Line l : run.lines(0)) {
+            sb.append((l.at() - first) / 1_000_000).append(l.err() ? " E " : " O ").append(l.text()).append('\n');
+        }
+        Files.writeString(dir.resolve("output.txt"), sb.toString());
+    }
+
+    private static String load() {
+        try {
+            String[] l = Files.readString(Path.of("/proc/loadavg")).split(" ");
+            return l[0] + " " + l[1] + " " + l[2];
+        } catch (java.io.IOException e) {
+            return "?";
+        }
+    }
+
+    private static String tail(String s) {
+        return s.length() > 6000 ? "..." + s.substring(s.length() - 6000) : s;
+    }
+}

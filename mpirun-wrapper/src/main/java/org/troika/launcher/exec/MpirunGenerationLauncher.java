@@ -388,13 +388,14 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 // The launch agents and the driver watch the same heartbeats. When an agent gives up on a
                 // partitioned host first, mpirun ends before the driver reports that host lost and no rank is
                 // named: the launch gives the driver its liveness window to name the host, or the next generation
-                // would plan on it again.
+                // would plan on it again. Not when every rank reported its leave (a relaunch for a host change under
+                // fault tolerance: PRRTE names no rank for ranks that all exit with 75, and that window cost ~8 s).
                 SupervisedLaunch.Spec spec = SupervisedLaunch.Spec.of(plan, gen.plan(), out, err).withWatch(watch)
                         .withTimeline(timeline, backend.name() + " (generation " + gen.id() + ")", Map.of("generation",
                                 gen.id(), "worldSize", gen.size()))
                         .withFreshRankFiles(gen.id() == 1)
                         .withLostHostWindow(launch.active() ? Liveness.TIMEOUT.plusSeconds(2)
-                                : Duration.ZERO);
+                                : Duration.ZERO, shrink::accountedFor);
                 try (SupervisedLaunch l = SupervisedLaunch.start(spec)) {
                     started(l);
                     LaunchOutcome o = l.await();

@@ -155,9 +155,15 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
 
     /** Whether the world changed and every rank is dead, departed or has left. */
     public synchronized boolean over() {
-        if (!changed()) {
-            return false;
-        }
+        return changed() && accountedFor();
+    }
+
+    /**
+     * Whether every rank is dead, departed or has reported its leave, changed world or not: then the ranks' reports
+     * explain how the launch ended (all of them left for a relaunch, each with its code), and no lost host needs to be
+     * waited for.
+     */
+    public synchronized boolean accountedFor() {
         for (int r : hosts.keySet()) {
             if (!dead.contains(r) && !departed.contains(r) && !left.containsKey(r)) {
                 return false;

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import org.troika.common.exec.PosixSignal;
 import org.troika.common.exec.ProcessSupervisor;
 import org.troika.launcher.mpi.MpiFailureParser;
@@ -52,10 +53,12 @@ public final class SupervisedLaunch implements AutoCloseable {
      * @param lostHostWindow when the launcher failed naming no rank and no host was lost yet: how long to wait for
      *     the relay's liveness check to name a lost host (the relay's agents may give up on a partitioned host before
      *     the driver does); zero without a relay
+     * @param ranksExplainExit whether the ranks' own reports already explain the launcher's end (every rank reported
+     *     its leave): then no lost-host window is waited
      */
     public record Spec(BackendPlan plan, HostPlan hosts, PrintStream out, PrintStream err, Timeline timeline,
             String spanName, Map<String, Object> spanArgs, HangWatch watch, boolean freshRankFiles, Duration grace,
-            Duration lostHostWindow) {
+            Duration lostHostWindow, BooleanSupplier ranksExplainExit) {
         public Spec {
             Objects.requireNonNull(plan, "plan");
             Objects.requireNonNull(out, "out");
@@ -66,6 +69,7 @@ public final class SupervisedLaunch implements AutoCloseable {
             Objects.requireNonNull(watch, "watch");
             Objects.requireNonNull(grace, "grace");
             Objects.requireNonNull(lostHostWindow, "lostHostWindow");
+            Objects.requireNonNull(ranksExplainExit, "ranksExplainExit");
         }
 
         /**
@@ -75,29 +79,36 @@ public final class SupervisedLaunch implements AutoCloseable {
         public static Spec of(BackendPlan plan, HostPlan hosts, PrintStream out, PrintStream err) {
             return new Spec(plan, hosts, out, err, Timeline.off(), "mpirun",
                     Map.of("command", plan.launch().argv().get(0)), HangWatch.off(), true,
-                    ProcessSupervisor.DEFAULT_GRACE, Duration.ZERO);
+                    ProcessSupervisor.DEFAULT_GRACE, Duration.ZERO, () -> false);
         }
 
         public Spec withTimeline(Timeline t, String name, Map<String, Object> args) {
-            return new Spec(plan, hosts, out, err, t, name, args, watch, freshRankFiles, grace, lostHostWindow);
+            return new Spec(plan, hosts, out, err, t, name, args, watch, freshRankFiles, grace, lostHostWindow,
+                    ranksExplainExit);
         }
 
         public Spec withWatch(HangWatch w) {
             return new Spec(plan, hosts, out, err, timeline, spanName, spanArgs, w, freshRankFiles, grace,
-                    lostHostWindow);
+                    lostHostWindow, ranksExplainExit);
         }
 
         public Spec withFreshRankFiles(boolean fresh) {
-            return new Spec(plan, hosts, out, err, timeline, spanName, spanArgs, watch, fresh, grace, lostHostWindow);
+            return new Spec(plan, hosts, out, err, timeline, spanName, spanArgs, watch, fresh, grace, lostHostWindow,
+                    ranksExplainExit);
         }
 
         public Spec withGrace(Duration g) {
             return new Spec(plan, hosts, out, err, timeline, spanName, spanArgs, watch, freshRankFiles, g,
-                    lostHostWindow);
+                    lostHostWindow, ranksExplainExit);
         }
 
-        public Spec withLostHostWindow(Duration window) {
-            return new Spec(plan, hosts, out, err, timeline, spanName, spanArgs, watch, freshRankFiles, grace, window);
+        /**
+         * The lost-host window, skipped (or cut short) once {@code explained} says the ranks' reports explain the
+         * launcher's end.
+         */
+        public Spec withLostHostWindow(Duration window, BooleanSupplier explained) {
+            return new Spec(plan, hosts, out, err, timeline, spanName, spanArgs, watch, freshRankFiles, grace, window,
+                    explained);
         }
     }
 
@@ -262,7 +273,7 @@ public final class SupervisedLaunch implements AutoCloseable {
         if (code != 0 && failures.first().isEmpty() && lost.isEmpty() && spec.watch().hang().isEmpty()
                 && !spec.lostHostWindow().isZero()) {
             long deadline = System.nanoTime() + spec.lostHostWindow().toNanos();
-            while (lost.isEmpty() && System.nanoTime() < deadline) {
+            while (lost.isEmpty() && !spec.ranksExplainExit().getAsBoolean() && System.nanoTime() < deadline) {
                 Thread.sleep(100);
             }
         }

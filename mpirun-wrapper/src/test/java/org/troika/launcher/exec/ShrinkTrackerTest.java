@@ -66,6 +66,25 @@ class ShrinkTrackerTest {
                 new RankExit(1, "a", 0, false)), exits);
     }
 
+    /**
+     * Every rank left for a relaunch (a host change under fault tolerance) without any change of the world: not
+     * "over" (nothing to end early), but accounted for, so the launch waits for no lost host (issue 25's ~8 s).
+     */
+    @Test
+    void ranksThatAllLeftWithoutAChangeAreAccountedForButNotOver() {
+        Told told = new Told();
+        ShrinkTracker t = new ShrinkTracker(PLAN, told);
+        assertFalse(t.accountedFor());
+        t.event(left(0, 75));
+        t.event(left(1, 75));
+        t.event(left(2, 75));
+        assertFalse(t.accountedFor(), "rank 3 has not left");
+        t.event(left(3, 75));
+        assertTrue(t.accountedFor());
+        assertFalse(t.over());
+        assertEquals(0, told.over);
+    }
+
     @Test
     void survivorsBelowMinNpLeaveAsCasualtiesAndTheDeadRankFails() {
         ShrinkTracker t = new ShrinkTracker(PLAN, ShrinkTracker.News.NONE);

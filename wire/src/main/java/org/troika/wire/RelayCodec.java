@@ -32,6 +32,8 @@ final class RelayCodec implements Codec<RelayMessage> {
     static final int AGENT_KEY_OPEN = 27;
     static final int RANK_ENDED = 28;
     static final int REGISTERED = 29;
+    static final int LAUNCH = 30;
+    static final int STARTED = 31;
 
     @Override
     public int typeOf(RelayMessage m) {
@@ -59,6 +61,8 @@ final class RelayCodec implements Codec<RelayMessage> {
         if (m instanceof RelayMessage.AgentKeyOpen) return AGENT_KEY_OPEN;
         if (m instanceof RelayMessage.RankEnded) return RANK_ENDED;
         if (m instanceof RelayMessage.Registered) return REGISTERED;
+        if (m instanceof RelayMessage.Launch) return LAUNCH;
+        if (m instanceof RelayMessage.Started) return STARTED;
         throw new IllegalArgumentException("no relay wire type for " + m.getClass());
     }
 
@@ -90,6 +94,8 @@ final class RelayCodec implements Codec<RelayMessage> {
             o.str(l.host()).endpoints(l.endpoints());
         } else if (m instanceof RelayMessage.Exec e) {
             o.i64(e.requestId()).bytes(NativeText.encode(e.commandLine())); // bytes, not UTF-8: see Exec
+        } else if (m instanceof RelayMessage.Launch l) {
+            o.i64(l.requestId()).bytes(NativeText.encode(l.commandLine())).u32(l.startMillis());
         } else if (m instanceof RelayMessage.Abort a) {
             o.i64(a.requestId());
         } else if (m instanceof RelayMessage.Output x) {
@@ -106,7 +112,8 @@ final class RelayCodec implements Codec<RelayMessage> {
             o.str(c.hostname());
         } else if (m instanceof RelayMessage.Networks n) {
             o.str(n.ncclSocketIfname());
-        } else if (m instanceof RelayMessage.AgentKeySpent || m instanceof RelayMessage.Registered) {
+        } else if (m instanceof RelayMessage.AgentKeySpent || m instanceof RelayMessage.Registered
+                || m instanceof RelayMessage.Started) {
             // no body
         } else if (m instanceof RelayMessage.PrivateFile f) {
             o.str(f.envName()).bytes(f.content());
@@ -174,6 +181,8 @@ final class RelayCodec implements Codec<RelayMessage> {
             case AGENT_KEY_OPEN -> new RelayMessage.AgentKeyOpen(in.str());
             case RANK_ENDED -> new RelayMessage.RankEnded(in.u32(), in.u32());
             case REGISTERED -> new RelayMessage.Registered();
+            case LAUNCH -> new RelayMessage.Launch(in.i64(), NativeText.decode(in.bytes()), in.u32());
+            case STARTED -> new RelayMessage.Started();
             default -> throw new WireException("unknown relay message type " + type);
         };
     }

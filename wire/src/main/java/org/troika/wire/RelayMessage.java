@@ -148,6 +148,18 @@ public sealed interface RelayMessage {
      */
     record Exec(long requestId, String commandLine) implements RelayMessage {}
 
+    /**
+     * agent → task: start an MPI daemon: like {@link Exec} (output and an early exit code are relayed), but once the
+     * command has run {@code startMillis} without ending the service answers {@link Started} and keeps the daemon
+     * itself: it still supervises it (ended when the service stops), writes its later output to the service's own
+     * stderr and says there how it ended. The agent then exits 0, which frees Open MPI's launch slot as ssh does for
+     * {@code orted --daemonize}. Opened by the launch agent key once, like Exec.
+     */
+    record Launch(long requestId, String commandLine, int startMillis) implements RelayMessage {}
+
+    /** task → agent: the daemon of a {@link Launch} still runs after its start window and is now the service's. */
+    record Started() implements RelayMessage {}
+
     /** agent → task: stop the command of {@code requestId} (process tree: TERM, grace, KILL). */
     record Abort(long requestId) implements RelayMessage {}
 

@@ -98,7 +98,9 @@ final class WireTestSupport {
                 new RelayMessage.NodeStore("e123-ab"),
                 new RelayMessage.AgentKeyOpen("00112233445566778899aabbccddeeff"),
                 new RelayMessage.RankEnded(3, 2),
-                new RelayMessage.Registered());
+                new RelayMessage.Registered(),
+                new RelayMessage.Launch(44L, " orted --tree-spawn -mca ess \"env\"", 1000),
+                new RelayMessage.Started());
     }
 
     static List<SparkMessage> sparkMessages() {

@@ -141,7 +141,8 @@ final class RunCommand implements Subcommand {
         ensureFileDescriptors(s, io.env(), planned.resolved().plan().hosts().size(), planned.resolved().plan().size());
         // issue 3 (RelaySession, owned by the launch-agent work): task services on the remote hosts and the troika-rsh
         // agent for Open MPI's daemons, plus network detection. Inactive (changes nothing) unless --launch-agent relay
-        // or --remote-shell is given; a lost host is printed and its agents exit 255, which ends mpirun.
+        // or --remote-shell is given; a lost host is printed and ends mpirun (JobExecutor: the agents handed their
+        // daemons over to the task services once they ran, so no agent is left to notice).
         // issue 15: the hang watchdog's progress service; ranks get its address and a derived key through the env
         // inside a batch allocation its own launcher (srun, blaunch) starts the task services unless --remote-shell says
         String allocationShell = planned.resolved().allocation() == null ? null
@@ -172,7 +173,7 @@ final class RunCommand implements Subcommand {
                 Planned run = launch.active() ? plan(launch.settings(), env, watched.resolved(), watched.mpi(),
                         launch.agent()) : watched;
                 return JobExecutor.execute(run.plan(), run.resolved().plan(), launch.settings(), io.out(), io.err(),
-                        timeline, watch);
+                        timeline, watch, relay::onHostLost);
             }
         }
     }

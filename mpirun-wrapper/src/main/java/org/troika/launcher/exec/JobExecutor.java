@@ -68,11 +68,42 @@ public final class JobExecutor {
      */
     public static int execute(BackendPlan plan, HostPlan hosts, RunSettings settings, PrintStream out,
             PrintStream err, Timeline timeline, HangWatch watch) {
+        return execute(plan, hosts, settings, out, err, timeline, watch, null);
+    }
+
+    /**
+     * {@link #execute(BackendPlan, HostPlan, RunSettings, PrintStream, PrintStream, Timeline, HangWatch)} whose launch
+     * also ends when {@code lostHosts} (a relay session's loss reports, or {@code null}) names a host: the launch agents
+     * hand their daemons over to the task services once they run, so none is left to end mpirun on a partition
+     * (docs/launch-agent.md, "Large clusters").
+     */
+    public static int execute(BackendPlan plan, HostPlan hosts, RunSettings settings, PrintStream out,
+            PrintStream err, Timeline timeline, HangWatch watch,
+            java.util.function.Consumer<java.util.function.BiConsumer<String, String>> lostHosts) {
         JobExecutor job = new JobExecutor(SupervisedLaunch.Spec.of(plan, hosts, out, err).withWatch(watch)
                 .withTimeline(timeline, "mpirun", Map.of("command", plan.launch().argv().get(0))), settings);
+        if (lostHosts != null) {
+            lostHosts.accept((host, why) -> job.hostLost(host));
+        }
         try (SignalTrap trap = SignalTrap.install(job::onSignal, PosixSignal.INT, PosixSignal.TERM)) {
             return job.run();
         }
+    }
+
+    /** Hosts declared lost before the launch ran: they end it as soon as it does. */
+    private final java.util.Set<String> lostEarly = new java.util.LinkedHashSet<>();
+
+    /** A host of this launch was declared lost (on the relay's liveness thread): the launch ends naming it. */
+    void hostLost(String host) {
+        SupervisedLaunch l;
+        synchronized (lock) {
+            l = running;
+            if (l == null) {
+                lostEarly.add(host);
+                return;
+            }
+        }
+        l.hostLost(host);
     }
 
     /** Runs the job without touching signal handlers (the caller delivers signals through {@link #onSignal}). */
@@ -104,11 +135,14 @@ public final class JobExecutor {
                 }
             }
             PosixSignal during;
+            List<String> lostBefore;
             synchronized (lock) {
                 running = launch;
                 starting = null;
                 during = early;
+                lostBefore = List.copyOf(lostEarly);
             }
+            lostBefore.forEach(launch::hostLost);
             if (during != null) {
                 launch.interrupt(during); // the signal came while the launch started
             }

@@ -25,7 +25,9 @@ import org.troika.wire.WireChannel;
  *   <li>{@code troika-rsh HOST WORD...}: the launch agent (Open MPI's {@code plm_rsh_agent} / {@code plm_ssh_agent}).
  *       Looks the host's task service up at the driver ({@link TroikaEnv#DRIVER_ADDR}), has it run the words, relays
  *       its output, and exits with the command's exit code. It lives as long as the remote command (ssh style), so a
- *       lost host ends it: 255 when the task service disconnects or is silent for the liveness timeout (partition).</li>
+ *       lost host ends it: 255 when the task service disconnects or is silent for the liveness timeout (partition).
+ *       An Open MPI daemon ({@link AgentRequest#daemon()}) is the exception: once it has run {@link #DAEMON_START_MS}
+ *       the task service keeps it and the agent exits 0, so no agent stays alive for a daemon's whole life.</li>
  *   <li>{@code troika-rsh task-service ...}: see {@link TaskServiceMain}.</li>
  *   <li>{@code troika-rsh cleanup --job ID}: see {@link CleanupMain}.</li>
  * </ul>
@@ -35,6 +37,13 @@ public final class RshMain {
     /** Like ssh: the connection failed. */
     public static final int CONNECTION_FAILED = 255;
     static final int DEFAULT_LIVENESS_MS = (int) org.troika.rsh.Liveness.AGENT_TIMEOUT.toMillis();
+    /**
+     * How long an Open MPI daemon must run before its agent exits 0 ({@link AgentRequest#daemon()}): a daemon that
+     * fails at once (not found, a library or an option missing, a bad MCA value) does so well within it, and its
+     * output and exit code reach Open MPI as with ssh. Longer costs only agent lifetime: Open MPI does not wait for an
+     * agent's exit to go on with the launch.
+     */
+    static final int DAEMON_START_MS = 1000;
 
     private RshMain() {}
 
@@ -85,7 +94,8 @@ public final class RshMain {
         }
         long requestId = java.nio.ByteBuffer.wrap(Nonces.random(8)).getLong();
         try (WireChannel<RelayMessage> t = WireChannel.connectAny(task, Protocol.RELAY, secret, liveness)) {
-            t.send(new RelayMessage.Exec(requestId, req.commandLine()));
+            t.send(req.daemon() ? new RelayMessage.Launch(requestId, req.commandLine(), DAEMON_START_MS)
+                    : new RelayMessage.Exec(requestId, req.commandLine()));
             while (true) {
                 RelayMessage m = t.receive();
                 if (m instanceof RelayMessage.Output o) {
@@ -94,6 +104,8 @@ public final class RshMain {
                     to.flush();
                 } else if (m instanceof RelayMessage.Exited x) {
                     return x.exitCode();
+                } else if (m instanceof RelayMessage.Started) {
+                    return 0; // the daemon runs and is the task service's now: Open MPI's launch slot is free again
                 } else if (m instanceof RelayMessage.Failure f) {
                     err.println("troika-rsh: " + req.host() + ": " + f.message());
                     return CONNECTION_FAILED;

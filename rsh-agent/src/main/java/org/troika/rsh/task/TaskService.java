@@ -404,16 +404,16 @@ public final class TaskService implements AutoCloseable {
         Secret agent = agentKey;
         if (agent != null && c.keyedWith(agent)) {
             // the agent key starts this host's daemon, once; it opens nothing else
-            if (m instanceof RelayMessage.Exec e && agentExecLeft.compareAndSet(true, false)) {
+            if ((m instanceof RelayMessage.Exec || m instanceof RelayMessage.Launch) && agentExecLeft.compareAndSet(true, false)) {
                 server.acceptAlso(null);
-                exec(c, e);
+                exec(c, m);
             } else {
                 c.send(new RelayMessage.Failure("the launch agent key starts one daemon per host"));
             }
         } else if (m instanceof RelayMessage.Ping) {
             c.send(new RelayMessage.Pong(config.host()));
-        } else if (m instanceof RelayMessage.Exec e) {
-            exec(c, e);
+        } else if (m instanceof RelayMessage.Exec || m instanceof RelayMessage.Launch) {
+            exec(c, m);
         } else if (m instanceof RelayMessage.Abort a) {
             abort(a.requestId());
             c.send(new RelayMessage.Exited(0));
@@ -422,26 +422,47 @@ public final class TaskService implements AutoCloseable {
         }
     }
 
-    private void exec(WireChannel<RelayMessage> c, RelayMessage.Exec e) throws IOException {
-        if (!seenRequests.add(e.requestId())) {
-            c.send(new RelayMessage.Failure("request " + e.requestId() + " already ran on " + config.host()));
+    /**
+     * Runs an {@link RelayMessage.Exec} or {@link RelayMessage.Launch}. An Exec (and a Launch whose command ends within
+     * its start window) streams output and the exit code to the agent, and a vanished agent stops the command, as sshd
+     * does. A Launch whose daemon still runs after the window is handed over: {@link RelayMessage.Started} to the
+     * agent, which exits; the daemon stays under this service's supervisor (ended by {@link #stop}), its later output
+     * goes to this service's stderr (which the launcher shows as {@code [task-service HOST]}), and so does how it ended.
+     */
+    private void exec(WireChannel<RelayMessage> c, RelayMessage m) throws IOException {
+        long requestId;
+        String commandLine;
+        long startMillis;
+        if (m instanceof RelayMessage.Launch l) {
+            requestId = l.requestId();
+            commandLine = l.commandLine();
+            startMillis = Math.max(0, l.startMillis());
+        } else {
+            RelayMessage.Exec e = (RelayMessage.Exec) m;
+            requestId = e.requestId();
+            commandLine = e.commandLine();
+            startMillis = -1; // never handed over
+        }
+        if (!seenRequests.add(requestId)) {
+            c.send(new RelayMessage.Failure("request " + requestId + " already ran on " + config.host()));
             return;
         }
         if (stopping) {
             c.send(new RelayMessage.Failure("task service of " + config.host() + " is stopping"));
             return;
         }
+        AgentOutput output = new AgentOutput(c);
         ProcessSupervisor p;
         try {
             // the supervisor tags the command's processes: found even after they left setsid -w's session
-            p = ProcessSupervisor.start(CommandPlanner.plan(e.commandLine(), privateHostname, childEnv()),
-                    ProcessSupervisor.Options.ofBytes(sink(c, 1), sink(c, 2)));
+            p = ProcessSupervisor.start(CommandPlanner.plan(commandLine, privateHostname, childEnv()),
+                    ProcessSupervisor.Options.ofBytes(output.sink(1), output.sink(2)));
         } catch (IOException x) {
             c.send(new RelayMessage.Failure("cannot start the command on " + config.host() + ": " + x.getMessage()));
             return;
         }
         started.add(p);
-        running.put(e.requestId(), p);
+        running.put(requestId, p);
         java.util.concurrent.atomic.AtomicBoolean finished = new java.util.concurrent.atomic.AtomicBoolean();
         // the agent's connection: Abort, or EOF (agent gone) stops the command while it runs
         Future<?> watcher = pool.submit(() -> {
@@ -459,21 +480,97 @@ public final class TaskService implements AutoCloseable {
             }
             return null;
         });
+        boolean handedOver = false;
         try {
+            boolean handsOver = startMillis >= 0;
+            long handOverAt = System.nanoTime() + Math.max(0, startMillis) * 1_000_000L;
             Integer code;
-            while ((code = p.waitFor(config.heartbeat())) == null) {
+            while (true) {
+                long left = handsOver ? handOverAt - System.nanoTime() : Long.MAX_VALUE;
+                code = p.waitFor(left <= 0 ? Duration.ZERO : Duration.ofNanos(Math.min(left,
+                        config.heartbeat().toNanos())));
+                if (code != null) {
+                    break;
+                }
+                if (handsOver && System.nanoTime() - handOverAt >= 0 && !terminated.contains(p)) {
+                    // the daemon runs: it is this service's from now on; the agent may go (Open MPI's slot frees)
+                    finished.set(true);
+                    output.detach();
+                    handedOver = true;
+                    c.send(new RelayMessage.Started());
+                    break;
+                }
                 c.send(new RelayMessage.Heartbeat(System.currentTimeMillis()));
             }
-            finished.set(true);
-            c.send(new RelayMessage.Exited(terminated.contains(p) ? signalExit(code) : code));
+            if (code != null) {
+                finished.set(true);
+                c.send(new RelayMessage.Exited(terminated.contains(p) ? signalExit(code) : code));
+            }
         } catch (InterruptedException x) {
             Thread.currentThread().interrupt();
         } catch (IOException x) {
-            terminate(p);
+            if (!handedOver) {
+                terminate(p);
+            }
         } finally {
-            running.remove(e.requestId());
-            terminated.remove(p);
             watcher.cancel(true);
+            if (handedOver) {
+                pool.submit(() -> supervise(requestId, p));
+            } else {
+                running.remove(requestId);
+                terminated.remove(p);
+            }
+        }
+    }
+
+    /** Waits for a handed-over daemon and says on this service's stderr how it ended (nothing when it exits 0). */
+    private void supervise(long requestId, ProcessSupervisor p) {
+        try {
+            int code = p.waitFor();
+            if (code != 0 && !terminated.contains(p) && !stopping) {
+                System.err.println("troika-rsh task-service " + config.host() + ": the MPI daemon of request "
+                        + requestId + " exited with code " + code + " after its start");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            running.remove(requestId);
+            terminated.remove(p);
+        }
+    }
+
+    /** A command's output: to its agent while attached, then (a handed-over daemon) to this service's stderr. */
+    private static final class AgentOutput {
+        private volatile WireChannel<RelayMessage> agent;
+
+        AgentOutput(WireChannel<RelayMessage> agent) {
+            this.agent = agent;
+        }
+
+        void detach() {
+            agent = null;
+        }
+
+        /** The command's output exactly as read (orted's own messages; ranks' output goes through mpirun). */
+        OutputSink sink(int stream) {
+            return (b, off, len) -> {
+                WireChannel<RelayMessage> c = agent;
+                if (c != null) {
+                    try {
+                        c.send(new RelayMessage.Output(stream, java.util.Arrays.copyOfRange(b, off, off + len)));
+                        return;
+                    } catch (IOException e) {
+                        if (agent != null) {
+                            return; // the agent is gone; the watcher stops the command
+                        }
+                        // handed over meanwhile: the service's stderr below
+                    }
+                }
+                synchronized (System.err) {
+                    System.err.write(b, off, len);
+                    System.err.flush();
+                }
+            };
         }
     }
 
@@ -514,17 +611,6 @@ public final class TaskService implements AutoCloseable {
 
     /** The files written by {@link #storePrivateFile}, by variable name. */
     private final Map<String, Path> privateFiles = new ConcurrentHashMap<>();
-
-    /** The command's output to the agent exactly as read (orted's own messages; ranks' output goes through mpirun). */
-    private static OutputSink sink(WireChannel<RelayMessage> c, int stream) {
-        return (b, off, len) -> {
-            try {
-                c.send(new RelayMessage.Output(stream, java.util.Arrays.copyOfRange(b, off, off + len)));
-            } catch (IOException e) {
-                // the agent is gone; the watcher stops the command
-            }
-        };
-    }
 
     /**
      * The file tree-spawned agents read, written on first use (no command, no file: with {@code --launch-agent ssh}

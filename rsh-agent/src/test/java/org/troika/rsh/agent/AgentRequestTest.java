@@ -1,7 +1,9 @@
 package org.troika.rsh.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -15,6 +17,18 @@ class AgentRequestTest {
                 "orte_hnp_uri", "\"1.0;tcp://10.0.0.1:4000\""));
         assertEquals("node1", r.host());
         assertEquals(" orted -mca ess \"env\" -mca orte_hnp_uri \"1.0;tcp://10.0.0.1:4000\"", r.commandLine());
+    }
+
+    @Test
+    void openMpiDaemonsOfOrteAndPrrteAreRecognisedByTheirTreeSpawnOrDaemonizeWord() {
+        // ORTE with tree spawn (MEASURED-HERE 2.1), PRRTE without (OPENMPI5.md: one shell string, then words)
+        assertTrue(AgentRequest.parse(List.of("10.0.0.2", " orted", "-mca", "ess", "\"env\"", "--tree-spawn", "-mca",
+                "routed", "\"radix\"")).daemon());
+        assertTrue(AgentRequest.parse(List.of("node2", "PRTE_PREFIX=/usr;export PRTE_PREFIX;/usr/bin/prted",
+                "--daemonize", "--prtemca", "ess", "\"env\"")).daemon());
+        // anything else is relayed for as long as it runs, like ssh; a word merely containing the flag is not it
+        assertFalse(AgentRequest.parse(List.of("node1", "sleep", "10")).daemon());
+        assertFalse(AgentRequest.parse(List.of("node1", "echo", "--tree-spawned")).daemon());
     }
 
     @Test

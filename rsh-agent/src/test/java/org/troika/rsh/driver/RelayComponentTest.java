@@ -124,6 +124,58 @@ class RelayComponentTest {
     }
 
     @Test
+    void anOpenMpiDaemonIsHandedOverOnceItRunsAndItsAgentExitsZeroWhileItGoesOn() throws Exception {
+        Path pid = tmp.resolve("daemon.pid");
+        java.io.PrintStream stderr = System.err;
+        ByteArrayOutputStream serviceErr = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(serviceErr, true));
+        try {
+            long t0 = System.nanoTime();
+            // "--tree-spawn" marks an Open MPI daemon (a shell comment here); it outlives its start window
+            Run r = agent(secret, "hostA", "echo", "up;", "echo", "$$", ">", pid.toString() + ";", "sleep", "3;",
+                    "echo", "late", ">&2;", "exit", "7", "#", "--tree-spawn");
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertEquals(0, r.code(), r.err());
+            assertEquals("up\n", r.out()); // what it printed within the window reached the agent
+            assertTrue(ms < 2_900, "the agent lived as long as its daemon: " + ms + " ms");
+            ProcessHandle daemon = ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).orElseThrow();
+            assertTrue(daemon.isAlive(), "the handed-over daemon must go on running");
+            // the rest of its life is on the task service's stderr: its output and how it ended
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!serviceErr.toString(StandardCharsets.UTF_8).contains("exited with code 7")
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            String log = serviceErr.toString(StandardCharsets.UTF_8);
+            assertTrue(log.contains("late\n"), log);
+            assertTrue(log.contains("troika-rsh task-service hostA: the MPI daemon of request"), log);
+            assertTrue(log.contains("exited with code 7 after its start"), log);
+        } finally {
+            System.setErr(stderr);
+        }
+    }
+
+    @Test
+    void aHandedOverDaemonEndsWithItsTaskService() throws Exception {
+        Path pid = tmp.resolve("daemon.pid");
+        Run r = agent(secret, "hostB", "echo", "$$", ">", pid.toString() + ";", "exec", "sleep", "60", "#",
+                "--daemonize");
+        assertEquals(0, r.code(), r.err());
+        ProcessHandle daemon = ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).orElseThrow();
+        assertTrue(daemon.isAlive());
+        b.close();
+        daemon.onExit().get(20, TimeUnit.SECONDS);
+        assertFalse(daemon.isAlive(), "a stopped task service leaves no daemon behind");
+    }
+
+    @Test
+    void anOpenMpiDaemonThatFailsAtOnceReportsItsOutputAndExitCodeLikeSsh() {
+        Run r = agent(secret, "hostA", "echo", "orted:", "not", "found", ">&2;", "exit", "127", "#", "--tree-spawn");
+        assertEquals(127, r.code());
+        assertEquals("orted: not found\n", r.err());
+    }
+
+    @Test
     void anUnknownHostFailsLikeSsh() {
         Run r = agent(secret, "nohost", "true");
         assertEquals(RshMain.CONNECTION_FAILED, r.code());

@@ -115,11 +115,9 @@ class NetnsRelayTest {
                 CountDownLatch running = m.watch(l -> l.startsWith("running "), 3);
                 assertTrue(running.await(180, TimeUnit.SECONDS), m.output());
                 c.linkDown(victim);
-                // plain mpirun hangs forever here; the agent's liveness check ends its daemon's launch with 255
-                Integer code = m.waitFor(120);
-                assertNotNull(code, "mpirun did not end after a partition: " + m.output());
-                assertNotEquals(0, code);
-                assertTrue(m.output().contains(victim.address()), m.output());
+                // plain mpirun hangs forever here, and no launch agent is left to notice: each handed its daemon over
+                // to the task service once it ran. The driver names the host; whoever runs the driver ends mpirun
+                // then (troika run's SupervisedLaunch.hostLost; RelayRunTest's partition test covers it end to end)
                 String lost = f.lost.poll(60, TimeUnit.SECONDS);
                 assertTrue(lost != null && lost.startsWith(victim.address() + ": "), String.valueOf(lost));
             }

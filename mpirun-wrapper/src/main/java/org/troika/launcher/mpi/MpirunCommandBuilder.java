@@ -32,8 +32,15 @@ import org.troika.launcher.spi.RankOutput;
  * Every choice and the flags left out on purpose are explained in {@code docs/mpirun-flags.md}.
  */
 public final class MpirunCommandBuilder {
-    /** At this many host entries and more, Open MPI launches every daemon itself (no tree spawn). */
+    /** At this many host entries and more, Open MPI's own ssh launches every daemon itself (no tree spawn). */
     public static final int LARGE_CLUSTER_HOSTS = 64;
+    /**
+     * The relay's tree: each daemon (mpirun's included) starts at most this many children, with as many launches in
+     * flight. Through the relay a daemon's agent reaches the target host's task service from any host, so tree spawn
+     * needs no ssh between compute nodes, and the agents hand their daemons over once they run: the launch node starts
+     * only this many agents, whatever the host count (docs/launch-agent.md, "Large clusters").
+     */
+    public static final int RELAY_RADIX = 16;
     /**
      * Host lists longer than this many characters go into a hostfile in the scratch directory instead of one argv
      * word (Linux refuses any single argument over 128 KiB).
@@ -120,9 +127,8 @@ public final class MpirunCommandBuilder {
             argv.add("-tcp");
         }
         int hostCount = ctx.hostPlan().hosts().size();
-        if (hostArg && hostCount >= LARGE_CLUSTER_HOSTS) {
-            plm(argv, prrte, "no_tree_spawn", "true");
-            plm(argv, prrte, "num_concurrent", Integer.toString(hostCount));
+        if (hostArg) {
+            argv.addAll(launchShape(prrte, relayed(ctx), hostCount, s.launcher().mpiArgs(), ctx.env()));
         }
         if (!prrte && s.output().prefixTimestamp()) {
             argv.add("--timestamp-output");
@@ -185,6 +191,57 @@ public final class MpirunCommandBuilder {
         }
         for (int i = 1; i < mpiArgs.size(); i++) {
             if (mpiArgs.get(i).equals(name) && mpiArgs.get(i - 1).matches("--?[og]?mca")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * How Open MPI starts its daemons on {@code hosts} hosts (pure; docs/launch-agent.md, "Large clusters").
+     * <ul>
+     *   <li>Relay: tree spawn at every size, each daemon starting at most {@link #RELAY_RADIX} children with as many
+     *       launches in flight ({@code routed_radix}, {@code plm_rsh_num_concurrent}; PRRTE: {@code --prtemca
+     *       routed_radix}, {@code plm_ssh_num_concurrent}). Up to {@value #RELAY_RADIX} hosts Open MPI's default radix
+     *       (64) already makes that tree, so nothing is added. Left alone when the user sets the radix, the concurrency
+     *       or tree spawn ({@code --mpi-args} or {@code OMPI_MCA_}/{@code PRTE_MCA_} variables).</li>
+     *   <li>Open MPI's own ssh: at {@link #LARGE_CLUSTER_HOSTS} hosts and more Horovod's flat launch ({@code
+     *       no_tree_spawn}, {@code num_concurrent} = hosts), so compute nodes need no ssh to each other; below it Open
+     *       MPI's default.</li>
+     * </ul>
+     */
+    static List<String> launchShape(boolean prrte, boolean relay, int hosts, List<String> mpiArgs,
+            Map<String, String> env) {
+        List<String> argv = new ArrayList<>();
+        if (relay) {
+            boolean userShape = java.util.stream.Stream.of("routed_radix", "rml_base_radix", "plm_rsh_num_concurrent",
+                    "plm_ssh_num_concurrent", "plm_rsh_no_tree_spawn", "plm_ssh_no_tree_spawn")
+                    .anyMatch(n -> setsAnyMca(mpiArgs, env, n));
+            if (hosts > RELAY_RADIX && !userShape) {
+                argv.addAll(List.of(prrte ? "--prtemca" : "--mca", "routed_radix", Integer.toString(RELAY_RADIX)));
+                plm(argv, prrte, "num_concurrent", Integer.toString(RELAY_RADIX));
+            }
+        } else if (hosts >= LARGE_CLUSTER_HOSTS) {
+            plm(argv, prrte, "no_tree_spawn", "true");
+            plm(argv, prrte, "num_concurrent", Integer.toString(hosts));
+        }
+        return argv;
+    }
+
+    /** Whether the daemons start through troika's relay: its agent is planned, or the settings ask for it. */
+    static boolean relayed(LaunchContext ctx) {
+        RunSettings.Remote r = ctx.settings().remote();
+        return ctx.agent() != null || r.launchAgent() == RunSettings.LaunchAgent.RELAY
+                || (r.launchAgent() == RunSettings.LaunchAgent.AUTO && r.shell() != null);
+    }
+
+    /** {@link #setsMca} for ORTE's and PRRTE's spellings: {@code --mca}, {@code --prtemca}, {@code PRTE_MCA_}. */
+    static boolean setsAnyMca(List<String> mpiArgs, Map<String, String> env, String name) {
+        if (env.containsKey("OMPI_MCA_" + name) || env.containsKey("PRTE_MCA_" + name)) {
+            return true;
+        }
+        for (int i = 1; i < mpiArgs.size(); i++) {
+            if (mpiArgs.get(i).equals(name) && mpiArgs.get(i - 1).matches("--?([og]|prte)?mca")) {
                 return true;
             }
         }

@@ -13,11 +13,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.troika.launcher.options.RunOptionTable.BINDING_ARGS;
 import static org.troika.launcher.options.RunOptionTable.FAULT_TOLERANCE;
 import static org.troika.launcher.options.RunOptionTable.HOSTS;
+import static org.troika.launcher.options.RunOptionTable.LAUNCH_AGENT;
 import static org.troika.launcher.options.RunOptionTable.MPI_ARGS;
 import static org.troika.launcher.options.RunOptionTable.NETWORK_INTERFACES;
 import static org.troika.launcher.options.RunOptionTable.NP;
 import static org.troika.launcher.options.RunOptionTable.OUTPUT_FILENAME;
 import static org.troika.launcher.options.RunOptionTable.PREFIX_TIMESTAMP;
+import static org.troika.launcher.options.RunOptionTable.REMOTE_SHELL;
 import static org.troika.launcher.options.RunOptionTable.SSH_IDENTITY_FILE;
 import static org.troika.launcher.options.RunOptionTable.SSH_PORT;
 import static org.troika.launcher.options.RunOptionTable.TCP;
@@ -293,6 +295,35 @@ class MpirunCommandBuilderTest {
         List<String> small = argv(onHosts(63), OMPI4);
         assertLacks(small, "plm_rsh_no_tree_spawn");
         assertLacks(small, "plm_rsh_num_concurrent");
+    }
+
+    @Test
+    void throughTheRelayDaemonsStartInATreeOfRadixSixteenAtEverySizeWithOrteAndPrrteSpellings() {
+        for (int n : List.of(17, 64, 10_000)) {
+            RunSettings relay = onHosts(n).with(LAUNCH_AGENT, RunSettings.LaunchAgent.RELAY);
+            List<String> ompi4 = argv(relay, OMPI4);
+            assertContains(ompi4, "--mca", "routed_radix", "16", "--mca", "plm_rsh_num_concurrent", "16");
+            assertLacks(ompi4, "plm_rsh_no_tree_spawn"); // the flat launch is ssh's, not the relay's
+            List<String> ompi5 = argv(relay, OMPI5);
+            // PRRTE ignores --mca routed_radix (OPENMPI5.md): its own option, and plm_ssh_*
+            assertContains(ompi5, "--prtemca", "routed_radix", "16", "--prtemca", "plm_ssh_num_concurrent", "16");
+            assertLacks(ompi5, "plm_ssh_no_tree_spawn");
+            // a remote shell template means the relay too (--launch-agent auto), as does a planned agent
+            assertContains(argv(onHosts(n).with(REMOTE_SHELL, "ip netns exec {host}"), OMPI4), "routed_radix", "16");
+        }
+        // up to 16 hosts Open MPI's default radix (64) already makes mpirun start every daemon itself: nothing added
+        List<String> small = argv(onHosts(16).with(LAUNCH_AGENT, RunSettings.LaunchAgent.RELAY), OMPI4);
+        assertLacks(small, "routed_radix");
+        assertLacks(small, "plm_rsh_num_concurrent");
+        // the user's own shape wins, in either spelling
+        RunSettings own = onHosts(64).with(LAUNCH_AGENT, RunSettings.LaunchAgent.RELAY)
+                .with(MPI_ARGS, List.of("--prtemca", "plm_ssh_no_tree_spawn", "true"));
+        assertLacks(argv(own, OMPI5), "routed_radix");
+        assertEquals(List.of(), MpirunCommandBuilder.launchShape(false, true, 64, List.of(),
+                Map.of("OMPI_MCA_routed_radix", "4")));
+        // --launch-agent ssh keeps Horovod's flat launch
+        assertContains(argv(onHosts(64).with(LAUNCH_AGENT, RunSettings.LaunchAgent.SSH)
+                .with(REMOTE_SHELL, "ip netns exec {host}"), OMPI4), "plm_rsh_no_tree_spawn", "true");
     }
 
     @Test

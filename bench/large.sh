@@ -13,7 +13,9 @@
 # Cells: Java/C time ratio of the medians, then [pmem]: within one launch, the median ratio of each repetition to the
 # C loop run just before it on the very same direct buffers (osu.c as a library): the binding's own cost, free of
 # where the memory lies. Env: LAUNCHES, REPS (default 5), SCALE (iterations, default 1), TESTS (default
-# allreduce,bcast), WARMUP (MpiBench's untimed 8 B calls first, default 10000), MPIS (default ompi4,mpich,ompi5: those to run), JAVA17, JAVA25. A launch that fails is named on
+# allreduce,bcast), WARMUP (MpiBench's untimed 8 B calls first, default 10000), MPIS (default ompi4,mpich,ompi5: those to run),
+# IMPLS (default c,ffm,jna), JAVA_OPTS (more JVM options for the Java launches, e.g. -XX:ObjectAlignmentInBytes=64),
+# JAVA17, JAVA25. A launch that fails is named on
 # stderr and left out of the medians; the others go on.
 set -euo pipefail
 source "$(dirname "$0")/mpi/env.bash"
@@ -23,6 +25,8 @@ REPS=${REPS:-5}
 SCALE=${SCALE:-1}
 TESTS=${TESTS:-allreduce,bcast}
 MPIS=${MPIS:-ompi4,mpich,ompi5}
+IMPLS=${IMPLS:-c,ffm,jna}
+JAVA_OPTS=${JAVA_OPTS:-}
 export WARMUP=${WARMUP:-10000}
 JAVA17=${JAVA17:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
 JAVA25=${JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
@@ -64,13 +68,14 @@ one() { # mpi impl: one launch; prints the programs' lines prefixed with "mpi=<m
       else
         run+=(-x TROIKA_MPI_BACKEND="$impl" -x OSU_LIB="$d/libosu.so" -x WARMUP="$WARMUP")
       fi
-      "${run[@]}" "$java" $([ "$impl" = ffm ] && echo --enable-native-access=ALL-UNNAMED) -XX:+UseSerialGC -cp "$cp" \
+      "${run[@]}" "$java" $([ "$impl" = ffm ] && echo --enable-native-access=ALL-UNNAMED) -XX:+UseSerialGC $JAVA_OPTS -cp "$cp" \
         MpiBench "${args[@]}" "$impl" 16777216 1048576 ;;
   esac | sed -n "s/^impl=/mpi=$mpi impl=/p"
 }
 echo "load before: $(uptime)"
 for ((l = 0; l < LAUNCHES; l++)); do
   for mpi in "${mpis[@]}"; do for impl in c ffm jna; do
+    [[ ",$IMPLS," == *",$impl,"* ]] || continue
     one "$mpi" "$impl" || echo "bench: launch $l of $impl on $mpi failed (left out)" >&2
   done; done
 done > "$BENCH_TMP/raw.txt"

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Map;
 import org.troika.mpi.MpiException;
+import org.troika.mpi.spi.BufferAddresses;
 import org.troika.mpi.spi.MpiAbi;
 import org.troika.mpi.spi.NativeFunction;
 import org.troika.mpi.spi.NativeMpi;
@@ -36,6 +37,8 @@ final class Native {
      * {@code TROIKA_MPI_HEAP=copy}: troika-mpi's rule, see its docs.
      */
     static boolean pinArrays;
+    /** The base addresses of the last direct buffers seen (programs pass the same buffers every call). */
+    private static BufferAddresses addresses;
     private static Map<String, Integer> nativeInts;
     /** Native error class to Open MPI 5's, for classes below {@link #CLASS_LIMIT}. */
     private static int[] errorClassToJava;
@@ -43,6 +46,7 @@ final class Native {
 
     static void bind(NativeMpi backend) {
         mpi = backend;
+        addresses = new BufferAddresses(backend);
         openMpi = "open-mpi".equals(backend.abi());
         handleBytes = MpiAbi.handleBytes(backend.abi());
         statusIgnore = backend.predefined("MPI_STATUS_IGNORE");
@@ -317,6 +321,6 @@ final class Native {
     }
 
     static long address(java.nio.Buffer direct) {
-        return mpi.address(direct);
+        return addresses.base(direct);
     }
 }

@@ -4,6 +4,7 @@ import java.lang.reflect.Array;
 import java.nio.Buffer;
 import java.util.Objects;
 import java.util.function.Function;
+import org.troika.mpi.spi.BufferAddresses;
 import org.troika.mpi.spi.NativeMpi;
 
 /**
@@ -49,14 +50,14 @@ public final class Communicator implements AutoCloseable {
     private final boolean owned;
     private final int rank;
     private final int size;
-    private BufferAddress recent0; // see address(): racy by design
-    private BufferAddress recent1;
+    private final BufferAddresses addresses;
     private Communicator local; // guarded by this
     private boolean freed; // guarded by this
 
     Communicator(Context ctx, long handle, boolean owned) {
         this.ctx = ctx;
         this.mpi = ctx.mpi;
+        this.addresses = new BufferAddresses(ctx.mpi);
         this.handle = handle;
         this.owned = owned;
         this.rank = mpi.commRank(handle);
@@ -1412,24 +1413,8 @@ public final class Communicator implements AutoCloseable {
         }
     }
 
-    /**
-     * The address of a direct buffer's position. The base address of a buffer object never changes, so the last two
-     * buffers seen are remembered: training loops and benchmarks reuse the same buffers every call, and this saves a
-     * native look-up per call. It keeps those two buffers reachable until others replace them. Races only lose a
-     * cache entry: entries are immutable.
-     */
+    /** The address of a direct buffer's position (the base from this communicator's {@link BufferAddresses}). */
     private long address(Buffer buffer, Datatype type) {
-        BufferAddress a = recent0;
-        if (a == null || a.buffer != buffer) {
-            a = recent1;
-            if (a == null || a.buffer != buffer) {
-                a = new BufferAddress(buffer, mpi.address(buffer));
-                recent1 = recent0;
-                recent0 = a;
-            }
-        }
-        return a.base + (long) buffer.position() * type.bytes();
+        return addresses.base(buffer) + (long) buffer.position() * type.bytes();
     }
-
-    private record BufferAddress(Buffer buffer, long base) {}
 }

@@ -12,6 +12,8 @@ final class FakeNativeMpi implements NativeMpi {
     int collectives;
     /** Native calls that completed many requests at once (waitAll and friends). */
     int batches;
+    /** Look-ups of a direct buffer's address. */
+    int addressLookups;
 
     @Override public String libraryName() { return "fake"; }
     @Override public String abi() { return "fake"; }
@@ -250,6 +252,7 @@ final class FakeNativeMpi implements NativeMpi {
 
     @Override
     public long address(java.nio.Buffer direct) {
+        addressLookups++;
         return Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(direct));
     }
 

@@ -111,7 +111,13 @@ int main(int argc, char **argv) {
     char tests[256];
     snprintf(tests, sizeof tests, "%s", argc > 3 ? argv[3] : "allreduce,bcast,allgather,latency,bw");
     size_t max = (size_t) SIZES[NSIZES - 1] * (size > 1 ? size : 1);
-    float *a = aligned_alloc(64, max), *b = aligned_alloc(64, max);
+    /* OSU_OFFSETS=A,B: the buffers start A and B bytes past a 4 KiB boundary instead of on it (e.g. 40,56: where a
+     * JVM's two freshly allocated float[] of 1 MiB lie, 8 mod 16), to tell the cost of placement from a binding's */
+    int offA = 0, offB = 0;
+    const char *offsets = getenv("OSU_OFFSETS");
+    if (offsets) sscanf(offsets, "%d,%d", &offA, &offB);
+    char *ra = aligned_alloc(4096, max + 4096), *rb = aligned_alloc(4096, max + 4096);
+    float *a = (float *) (ra + offA), *b = (float *) (rb + offB);
     for (size_t i = 0; i < max / 4; i++) a[i] = 1.0f, b[i] = 0.0f;
     double *t = malloc(sizeof(double) * reps);
     for (char *test = strtok(tests, ","); test; test = strtok(NULL, ",")) {
@@ -128,8 +134,8 @@ int main(int argc, char **argv) {
         }
     }
     free(t);
-    free(a);
-    free(b);
+    free(ra);
+    free(rb);
     MPI_Finalize();
     return 0;
 }

@@ -370,7 +370,7 @@ public class Comm implements Freeable, Cloneable {
         int from = 0;
         int length = 0;
         if (buf == null || buf instanceof Buffer b && b.isDirect()) {
-            address = buf == null ? 0 : Staging.get().arg(buf, count, type, Staging.IN);
+            address = Staging.direct(buf, count, type); // 0 for null; no thread-local look-up
         } else {
             // a Java array (or heap buffer): its own native copy, held by the request until it completes
             Object array = buf;
@@ -757,6 +757,20 @@ public class Comm implements Freeable, Cloneable {
     }
 
     /** A Java array MPI may get as it is (FFM, blocking collective), else null: arrays of the five pinnable types. */
+    /**
+     * The elements MPI reads from {@code send} when they can be copied into {@code recv} with one
+     * {@code System.arraycopy} (two distinct arrays of one element type, a type without holes reaching whole elements
+     * from element 0), else -1.
+     */
+    static int copyableElements(Object send, Object recv, int count, Datatype type) {
+        if (send == recv || send.getClass() != recv.getClass() || !type.isDense() || type.spanLow(count) != 0) {
+            return -1;
+        }
+        long bytes = type.spanHigh(count);
+        int es = Staging.elementBytes(recv);
+        return bytes % es == 0 ? (int) (bytes / es) : -1;
+    }
+
     static boolean pinnable(Object buf) {
         return Native.pinArrays && (buf instanceof float[] || buf instanceof double[] || buf instanceof int[]
                 || buf instanceof long[] || buf instanceof byte[]);
@@ -1705,7 +1719,13 @@ public class Comm implements Freeable, Cloneable {
             if (!op.isUser() && pinnable(sendbuf) && pinnable(recvbuf)) {
                 Staging.checkFits(sendbuf, count, type);
                 Staging.checkFits(recvbuf, count, type);
-                Native.mpi.allreduceHeap(sendbuf, recvbuf, count, type.handle, o, handle);
+                int n = copyableElements(sendbuf, recvbuf, count, type);
+                if (n >= 0) { // in place after a Java copy, as troika-mpi's allreduce on arrays does (and why)
+                    System.arraycopy(sendbuf, 0, recvbuf, 0, n);
+                    Native.mpi.allreduceHeap(null, recvbuf, count, type.handle, o, handle);
+                } else {
+                    Native.mpi.allreduceHeap(sendbuf, recvbuf, count, type.handle, o, handle);
+                }
             } else {
                 need(sendbuf, count, "sendbuf");
                 need(recvbuf, count, "recvbuf");

@@ -1719,8 +1719,10 @@ public class Comm implements Freeable, Cloneable {
             if (!op.isUser() && pinnable(sendbuf) && pinnable(recvbuf)) {
                 Staging.checkFits(sendbuf, count, type);
                 Staging.checkFits(recvbuf, count, type);
-                int n = copyableElements(sendbuf, recvbuf, count, type);
-                if (n >= 0) { // in place after a Java copy, as troika-mpi's allreduce on arrays does (and why)
+                // in place after a Java copy, as troika-mpi's allreduce on arrays does (and why); never on an
+                // intercommunicator, where MPI refuses MPI_IN_PLACE
+                int n = this instanceof Intracomm ? copyableElements(sendbuf, recvbuf, count, type) : -1;
+                if (n >= 0) {
                     System.arraycopy(sendbuf, 0, recvbuf, 0, n);
                     Native.mpi.allreduceHeap(null, recvbuf, count, type.handle, o, handle);
                 } else {

@@ -326,6 +326,33 @@ class MpirunCommandBuilderTest {
                 .with(REMOTE_SHELL, "ip netns exec {host}"), OMPI4), "plm_rsh_no_tree_spawn", "true");
     }
 
+    /**
+     * The rule behind Open MPI 5.0.7's recorded hang (docs/launch-agent.md, "Large clusters"): a launcher (mpirun or a
+     * tree-spawning daemon) keeps at most num_concurrent agents in flight and starts the next only when one exits, so
+     * with agents that live as long as their daemons it deadlocks when it has more daemons to start than that. troika's
+     * plans never ask for fewer launches in flight than a launcher has daemons to start: without tree spawn all hosts,
+     * in a tree the radix (Open MPI's defaults: radix 64, 128 in flight).
+     */
+    @Test
+    void noPlanLetsALauncherHaveMoreDaemonsToStartThanLaunchesInFlight() {
+        for (MpiInstall mpi : List.of(OMPI4, OMPI5)) {
+            String flag = mpi == OMPI5 ? "plm_ssh_" : "plm_rsh_";
+            for (RunSettings.LaunchAgent mode : RunSettings.LaunchAgent.values()) {
+                for (int n : List.of(1, 2, 15, 16, 17, 63, 64, 65, 200, 4096)) {
+                    RunSettings s = onHosts(n).with(LAUNCH_AGENT, mode).with(REMOTE_SHELL, "ip netns exec {host}");
+                    List<String> argv = argv(s, mpi);
+                    boolean flat = argv.contains(flag + "no_tree_spawn");
+                    int inFlight = argv.contains(flag + "num_concurrent")
+                            ? Integer.parseInt(argv.get(argv.indexOf(flag + "num_concurrent") + 1)) : 128;
+                    int radix = argv.contains("routed_radix")
+                            ? Integer.parseInt(argv.get(argv.indexOf("routed_radix") + 1)) : 64;
+                    int mostChildren = flat ? n : Math.min(n, radix);
+                    assertTrue(inFlight >= mostChildren, mpi + " " + mode + " " + n + " hosts: " + argv);
+                }
+            }
+        }
+    }
+
     @Test
     void largeClusterFlagsComeAfterBindingAndBeforeTimestamp() {
         List<String> argv = argv(settings()

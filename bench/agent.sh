@@ -3,6 +3,9 @@
 # authenticated Exec on the host's task service, /bin/sh runs `true`, exit code back), compared with a bare JVM start
 # (`java -version` with the same flags) measured in the same run; with and without the AppCDS archive; then a burst
 # of 128 concurrent agents (Open MPI's default plm_rsh_num_concurrent) that must all succeed.
+# The per-daemon cost on the node that starts it (issue 23.1): an agent that starts an Open MPI daemon (its words carry
+# --tree-spawn; here `sleep 60`, a daemon that stays up) hands it over to the task service once it has run 1 s and
+# exits 0: its wall time to exit, its CPU (user + system) and its peak RSS, next to the same agent for `true`.
 # Driver and task services: org.troika.rsh.driver.LocalRelayMain (rsh-agent test classes) on loopback (4 fake hosts, one JVM).
 #
 #   bench/agent.sh [REPS]     (default 15; uses dist/target/troika if built, else rsh-agent/common target jars)
@@ -42,32 +45,37 @@ set -a; . "$work/env"; set +a
 
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2))}'; }
-measure() { # label, command...; prints "label median_ms peak_rss_kb"
+measure() { # label, command...; prints "label median_ms peak_rss_kb median_cpu_ms"
   local label=$1; shift
-  local t rss=0 r
-  : >"$work/times"
+  local t rss=0 r u sy
+  : >"$work/times"; : >"$work/cpu"
   for _ in $(seq 1 "$reps"); do
     t=$(date +%s%N)
-    /usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>"$work/cmd.err" \
+    /usr/bin/time -f '%M %U %S' -o "$work/rss" "$@" >/dev/null 2>"$work/cmd.err" \
       || { echo "$label failed:" >&2; cat "$work/cmd.err" "$work/relay.err" >&2; exit 1; }
     ms "$t" >>"$work/times"
-    r=$(tail -1 "$work/rss"); [ "$r" -gt "$rss" ] && rss=$r
+    read -r r u sy < <(tail -1 "$work/rss"); [ "$r" -gt "$rss" ] && rss=$r
+    awk -v u="$u" -v s="$sy" 'BEGIN{printf "%d\n", (u+s)*1000}' >>"$work/cpu"
   done
-  echo "$label $(median <"$work/times") $rss"
+  echo "$label $(median <"$work/times") $rss $(median <"$work/cpu")"
 }
 flags=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -XX:-UsePerfData -Xss256k -Xms4m -Xmx48m)
 base=$(measure "jvm-baseline" java "${flags[@]}" -version)
 plain=$(measure "agent" "$agent" h1 true)
 TROIKA_RSH_JAVA_OPTS="-XX:ArchiveClassesAtExit=$work/troika/lib/troika-rsh.jsa" "$agent" h2 true 2>/dev/null
 cds=$(measure "agent+cds" "$agent" h3 true)
+# an Open MPI daemon that stays up: the agent exits once the task service took it over (1 s window)
+daemon=$(measure "daemon+cds" "$agent" h4 sleep 60 '#' --tree-spawn)
 
-printf '%-14s %10s %8s %12s\n' what median_ms ratio peak_rss_MB
+printf '%-14s %10s %8s %12s %8s\n' what median_ms ratio peak_rss_MB cpu_ms
 b=$(echo "$base" | cut -d' ' -f2)
-for line in "$base" "$plain" "$cds"; do
-  read -r label m rss <<<"$line"
-  printf '%-14s %10s %8s %12s\n' "$label" "$m" "$(awk -v m="$m" -v b="$b" 'BEGIN{printf "%.2f", m/b}')" \
-    "$(awk -v r="$rss" 'BEGIN{printf "%.1f", r/1024}')"
+for line in "$base" "$plain" "$cds" "$daemon"; do
+  read -r label m rss cpu <<<"$line"
+  printf '%-14s %10s %8s %12s %8s\n' "$label" "$m" "$(awk -v m="$m" -v b="$b" 'BEGIN{printf "%.2f", m/b}')" \
+    "$(awk -v r="$rss" 'BEGIN{printf "%.1f", r/1024}')" "$cpu"
 done
+echo "daemon+cds: the agent's life for a daemon that stays up = JVM start + lookup + Launch + the 1 s start window;"
+echo "  before issue 23.1 it lived (and held ~37 MB) as long as the daemon"
 
 # burst: 128 agents at once over the 4 fake hosts; every one must exit 0
 t=$(date +%s%N)

@@ -1,0 +1,126 @@
+package org.troika.it;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.troika.testkit.CPrograms;
+import org.troika.testkit.MpiJob.Launcher;
+import org.troika.testkit.NetnsCluster;
+
+/**
+ * Issue 23.4's real-size run, as a benchmark ({@code bench/tree-launch.sh}, not a test): {@code troika run -np N
+ * --remote-shell 'ip netns exec {host}'} of an MPI hello (MPI_Init, an allreduce, MPI_Finalize) through real task
+ * services and real Open MPI daemons on N namespace hosts, one slot each, N = SMALL and LARGE (default 8 and 64)
+ * alternating in one run, on Open MPI 4 and/or 5. Per launch: the wall time of the whole {@code troika run} (task
+ * services started, detection, daemons, ranks, teardown), the launch agents alive at once on the launch node (the
+ * process table sampled every 100 ms, {@link AgentSampler}), their summed RSS at that moment, the agents started on
+ * the hosts (the tree), and whether anything was left on any host (processes, /tmp, /dev/shm). Prints one line per
+ * launch and, per MPI, the medians and T(LARGE) / T(SMALL) against the linear bound LARGE / SMALL.
+ *
+ * <p>{@code java -cp <integration-tests test class path> org.troika.it.TreeLaunchBench RUNS WORKDIR SUBNET MPIS SIZES
+ * [SHAPE]}: MPIS {@code ompi4,ompi5}; SIZES {@code 8,64}; SHAPE {@code tree} (troika's plan) or {@code flat} (the
+ * plan before issue 23.1: Horovod's flat launch given through --mpi-args, to compare), {@code flat:C} the same with C
+ * launches in flight. A launch that does not end in {@link RunSupport#TIMEOUT_S} s is reported as a hang.
+ */
+public final class TreeLaunchBench {
+    private TreeLaunchBench() {}
+
+    public static void main(String[] args) throws Exception {
+        int runs = Integer.parseInt(args[0]);
+        Path work = Files.createDirectories(Path.of(args[1]));
+        int subnet = Integer.parseInt(args[2]);
+        List<Launcher> mpis = Arrays.stream(args[3].split(",")).map(m -> m.equals("ompi5") ? Launcher.OPEN_MPI_5
+                : Launcher.OPEN_MPI).toList();
+        int[] sizes = Arrays.stream(args[4].split(",")).mapToInt(Integer::parseInt).toArray();
+        boolean flat = args.length > 5 && args[5].startsWith("flat");
+        // "flat:C": the flat launch with C launches in flight (Open MPI 5.0.7 was recorded hanging below the hosts)
+        Integer concurrent = flat && args[5].startsWith("flat:") ? Integer.valueOf(args[5].substring(5)) : null;
+        int largest = Arrays.stream(sizes).max().orElseThrow();
+        boolean clean = true;
+        NetnsCluster c = NetnsCluster.create("tlb", subnet, largest);
+        // killed (the script's trap, Ctrl-C): the 64 namespaces and their processes go too
+        Thread hook = new Thread(c::close, "tree-launch-bench-cleanup");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            List<String> all = c.hosts().stream().map(NetnsCluster.Host::address).toList();
+            for (Launcher mpi : mpis) {
+                mpi.require();
+                Path hello = CPrograms.compile(mpi, Files.createDirectories(work.resolve(mpi.name())), "hello",
+                        RelayRunTest.HELLO_C);
+                Map<Integer, List<Long>> times = new LinkedHashMap<>();
+                for (int run = 1; run <= runs; run++) {
+                    for (int n : sizes) {
+                        List<String> hosts = all.subList(0, n);
+                        List<String> a = new ArrayList<>(List.of("-np", Integer.toString(n), "-H",
+                                RelayRunTest.hostList(hosts), "--remote-shell", "ip netns exec {host}"));
+                        if (flat) {
+                            a.addAll(List.of("--mpi-args", mpi == Launcher.OPEN_MPI_5
+                                    ? "--prtemca plm_ssh_no_tree_spawn true --prtemca plm_ssh_num_concurrent "
+                                            + (concurrent != null ? concurrent : n)
+                                    : "--mca plm_rsh_no_tree_spawn true --mca plm_rsh_num_concurrent "
+                                            + (concurrent != null ? concurrent : n)));
+                        }
+                        a.add(hello.toString());
+                        String load = Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+                        long t0 = System.nanoTime();
+                        RunSupport.Result r;
+                        AgentSampler.Seen seen;
+                        try (AgentSampler agents = new AgentSampler(hosts, 100);
+                                RunSupport s = RunSupport.start(mpi, work, Map.of(), a.toArray(String[]::new))) {
+                            try {
+                                r = s.waitFor();
+                            } catch (AssertionError hang) {
+                                System.out.println("HANG: " + hang.getMessage().lines().findFirst().orElse(""));
+                                r = new RunSupport.Result(-1, "", hang.getMessage());
+                                s.close(); // its processes, by this run's marker
+                            }
+                            try {
+                                s.assertNoSurvivors();
+                            } catch (AssertionError survivors) {
+                                System.out.println("SURVIVORS: " + survivors.getMessage());
+                                r = new RunSupport.Result(r.exitCode() == 0 ? -2 : r.exitCode(), r.out(), r.err());
+                            }
+                            seen = agents.seen();
+                        }
+                        long ms = (System.nanoTime() - t0) / 1_000_000;
+                        int left = 0;
+                        for (NetnsCluster.Host h : c.hosts()) {
+                            left += c.leftovers(h, java.time.Duration.ofSeconds(30)).size();
+                        }
+                        clean &= left == 0 && r.exitCode() == 0;
+                        long ranks = r.outLines().stream().filter(l -> l.contains("rank ")).count();
+                        times.computeIfAbsent(n, k -> new ArrayList<>()).add(ms);
+                        System.out.printf("%s %s hosts=%d run=%d: %d ms, exit %d, ranks %d/%d, %s; left on hosts: %d;"
+                                + " load %s%n", mpi.name(), flat ? "flat" : "tree", n, run, ms, r.exitCode(), ranks, n,
+                                seen, left, load);
+                        if (r.exitCode() != 0) {
+                            System.out.println(r);
+                        }
+                    }
+                }
+                long small = median(times.get(sizes[0]));
+                for (int n : sizes) {
+                    long m = median(times.get(n));
+                    System.out.printf("%s %s: T(%d) median %d ms = %.2f x T(%d) (linear: %.1f)%n", mpi.name(),
+                            flat ? "flat" : "tree", n, m, (double) m / small, sizes[0], (double) n / sizes[0]);
+                }
+            }
+        } finally {
+            c.close();
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        System.out.println(clean ? "every launch exited 0 and left nothing on any host" : "SOME LAUNCH FAILED OR LEFT "
+                + "SOMETHING (see above)");
+        System.exit(clean ? 0 : 1);
+    }
+
+    private static long median(List<Long> xs) {
+        List<Long> s = new ArrayList<>(xs);
+        s.sort(null);
+        return s.get(s.size() / 2);
+    }
+}

@@ -227,18 +227,54 @@ public final class ProcessSupervisor implements AutoCloseable {
         return t;
     }
 
-    /** Bytes read from a stream at most at a time (a pipe's default capacity on Linux). */
+    /** Bytes handed to a sink at most at a time (a pipe's default capacity on Linux). */
     static final int READ_BUFFER = 64 * 1024;
+    /**
+     * Bytes asked for per read call: the JDK reads through a native buffer that is on the stack up to 8 KiB and
+     * malloc'd (and freed) per call above that, which costs page faults on every read of a busy stream.
+     */
+    static final int READ_CHUNK = 8 * 1024;
+    /**
+     * Longest pause after a short batch before the next read ({@value #COALESCE_NANOS} ns): what a byte can wait
+     * in the pipe beyond the sink's own time.
+     */
+    static final long COALESCE_NANOS = 1_000_000;
 
-    private static void pump(InputStream in, OutputSink sink) {
+    /**
+     * Reads {@code in} to its end and hands the bytes on in batches: each batch is what the stream held when read,
+     * up to {@value #READ_BUFFER} bytes. After a batch shorter than half of that (the writer is slower than we are)
+     * the reader waits up to {@value #COALESCE_NANOS} ns before the next read, so that a writer that writes line by
+     * line (mpirun does) fills the pipe with many lines in the meantime instead of waking us, and costing a read, a
+     * sink call and a console write, per line. Bytes that arrive while the reader blocks in a read are handed on at
+     * once: a lone line is never held back.
+     */
+    static void pump(InputStream in, OutputSink sink) {
         byte[] buf = new byte[READ_BUFFER];
         try (in) {
-            int n;
-            while ((n = in.read(buf)) > 0) {
-                sink.write(buf, 0, n);
+            boolean open = true;
+            while (open) {
+                int n = 0;
+                try {
+                    do {
+                        int r = in.read(buf, n, Math.min(READ_CHUNK, buf.length - n));
+                        if (r < 0) {
+                            open = false;
+                            break;
+                        }
+                        n += r;
+                    } while (n < buf.length && in.available() > 0);
+                } catch (IOException e) {
+                    open = false; // closed under us (the supervisor gave up waiting): hand on what we have
+                }
+                if (n > 0) {
+                    sink.write(buf, 0, n);
+                }
+                if (open && n < buf.length / 2) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(COALESCE_NANOS);
+                }
             }
         } catch (IOException e) {
-            // the stream was closed under us (the supervisor gave up waiting): hand on what we have
+            // closing failed: nothing more to read either way
         } finally {
             sink.end();
         }

@@ -338,10 +338,10 @@ final class LaunchOutput {
             int upTo = last < 0 ? off + len : last + 1;
             synchronized (console) {
                 if (pendingLen > 0) {
-                    console.write(pending, 0, pendingLen);
+                    writeChunked(console, pending, 0, pendingLen);
                     pendingLen = 0;
                 }
-                console.write(b, off, upTo - off);
+                writeChunked(console, b, off, upTo - off);
                 console.flush();
             }
             hold(b, upTo, off + len - upTo);
@@ -360,9 +360,19 @@ final class LaunchOutput {
 
         private void writeConsole(byte[] b, int off, int len) {
             synchronized (console) {
-                console.write(b, off, len);
+                writeChunked(console, b, off, len);
                 console.flush();
             }
+        }
+    }
+
+    /** Bytes per console write at most: the JDK writes a file through a native buffer, malloc'd above 8 KiB. */
+    static final int CONSOLE_CHUNK = 8 * 1024;
+
+    /** {@code out.write(b, off, len)} in pieces of at most {@link #CONSOLE_CHUNK} bytes (no malloc per write). */
+    private static void writeChunked(PrintStream out, byte[] b, int off, int len) {
+        for (int k = off, end = off + len; k < end; k += CONSOLE_CHUNK) {
+            out.write(b, k, Math.min(CONSOLE_CHUNK, end - k));
         }
     }
 

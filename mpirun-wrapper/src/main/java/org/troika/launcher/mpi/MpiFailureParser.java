@@ -145,7 +145,7 @@ public final class MpiFailureParser {
      * {@link #missingProgramHint}; a rank's words never name a failed rank).
      */
     public void acceptRankLineStart(byte[] b, int off, int len) {
-        if (len >= NO_MAIN_CLASS.length && java.util.Arrays.equals(b, off, off + NO_MAIN_CLASS.length, NO_MAIN_CLASS,
+        if (len >= NO_MAIN_CLASS.length && b[off] == NO_MAIN_CLASS[0] && java.util.Arrays.equals(b, off, off + NO_MAIN_CLASS.length, NO_MAIN_CLASS,
                 0, NO_MAIN_CLASS.length)) {
             synchronized (this) {
                 missingProgram = true;

@@ -102,6 +102,17 @@ public record RankOutput(Path dir, int ranks, TagFormat format, Path launcherFil
          *     if {@code b[from..to)} is a proper prefix of a tag (the next bytes decide)
          */
         public int match(byte[] b, int from, int to, Tag tag) {
+            if (this == ORTE || this == PRRTE) {
+                int end = bracketed(b, from, to, tag);
+                if (end >= 0) {
+                    if (this == ORTE) {
+                        return end - from;
+                    }
+                    if (end < to) {
+                        return (b[end] == ' ' ? end + 1 : end) - from;
+                    }
+                }
+            }
             Cursor c = new Cursor(b, from, to);
             switch (this) {
                 case ORTE -> {
@@ -152,6 +163,56 @@ public record RankOutput(Path dir, int ranks, TagFormat format, Path launcherFil
             }
             return c.result(true);
         }
+    }
+
+    /**
+     * The common case of {@link TagFormat#match} for Open MPI, without a {@link Cursor}: a whole
+     * {@code [J,R]<stdout>:} ({@code <stderr>}, {@code <stddiag>}) at {@code b[from]}, read into {@code tag}.
+     *
+     * @return the index after the tag's colon, or -1 for anything else (no tag, a date, too few bytes to tell: the
+     *     cursor decides those)
+     */
+    private static int bracketed(byte[] b, int from, int to, Tag tag) {
+        int p = from;
+        if (to - p < 14 || b[p] != '[') { // 14: "[1,0]<stdout>:"
+            return -1;
+        }
+        int job = 0;
+        int digits = 0;
+        for (p++; p < to && b[p] >= '0' && b[p] <= '9' && digits <= TagFormat.MAX_DIGITS; p++, digits++) {
+            job = job * 10 + (b[p] - '0');
+        }
+        if (digits == 0 || digits > TagFormat.MAX_DIGITS || p >= to || b[p] != ',') {
+            return -1;
+        }
+        int rank = 0;
+        digits = 0;
+        for (p++; p < to && b[p] >= '0' && b[p] <= '9' && digits <= TagFormat.MAX_DIGITS; p++, digits++) {
+            rank = rank * 10 + (b[p] - '0');
+        }
+        if (digits == 0 || digits > TagFormat.MAX_DIGITS || to - p < 11 // "]<stddiag>:"
+                || b[p] != ']' || b[p + 1] != '<' || b[p + 2] != 's' || b[p + 3] != 't' || b[p + 4] != 'd') {
+            return -1;
+        }
+        p += 5;
+        Stream stream;
+        if (b[p] == 'o' && b[p + 1] == 'u' && b[p + 2] == 't' && b[p + 3] == '>' && b[p + 4] == ':') {
+            stream = Stream.STDOUT;
+            p += 5;
+        } else if (b[p] == 'e' && b[p + 1] == 'r' && b[p + 2] == 'r' && b[p + 3] == '>' && b[p + 4] == ':') {
+            stream = Stream.STDERR;
+            p += 5;
+        } else if (b[p] == 'd' && b[p + 1] == 'i' && b[p + 2] == 'a' && b[p + 3] == 'g' && b[p + 4] == '>'
+                && b[p + 5] == ':') {
+            stream = Stream.STDERR;
+            p += 6;
+        } else {
+            return -1;
+        }
+        tag.job = job;
+        tag.rank = rank;
+        tag.stream = stream;
+        return p;
     }
 
     /** A byte cursor that remembers whether it ran out of input ("more") while matching. */

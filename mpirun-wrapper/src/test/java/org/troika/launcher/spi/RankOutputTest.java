@@ -79,6 +79,39 @@ class RankOutputTest {
         return new RankOutput(null, 16, format, null).parse(line, false).map(Line::rank).orElse(-1);
     }
 
+    /**
+     * Open MPI's tags without a date take a shortcut past the cursor: cut anywhere they wait for more, whole they give
+     * the same fields, and near misses are no tags.
+     */
+    @Test
+    void openMpiTagsCutAnywhereWaitAndWholeOnesGiveTheirFields() {
+        String[][] tags = {{"[1,0]<stdout>:", "1", "0", "STDOUT"}, {"[2,123456789]<stderr>:", "2", "123456789", "STDERR"},
+                {"[1,7]<stddiag>:", "1", "7", "STDERR"}};
+        for (TagFormat f : new TagFormat[] {TagFormat.ORTE, TagFormat.PRRTE}) {
+            for (String[] tag : tags) {
+                String space = f == TagFormat.PRRTE ? " " : "";
+                byte[] b = (tag[0] + space + "x\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                int whole = tag[0].length() + space.length();
+                RankOutput.Tag t = new RankOutput.Tag();
+                for (int n = 0; n < whole; n++) {
+                    assertEquals(RankOutput.MORE, f.match(b, 0, n, t), f + " " + tag[0] + " after " + n + " bytes");
+                }
+                for (int to = whole; to <= b.length; to++) {
+                    t = new RankOutput.Tag();
+                    assertEquals(whole, f.match(b, 0, to, t), f + " " + tag[0] + " in " + to + " bytes");
+                    assertEquals(Integer.parseInt(tag[1]), t.job);
+                    assertEquals(Integer.parseInt(tag[2]), t.rank);
+                    assertEquals(RankOutput.Stream.valueOf(tag[3]), t.stream);
+                }
+            }
+            for (String miss : new String[] {"[1,1234567890]<stdout>:x\n", "[1,0]<stdcat>:x\n", "[1,0]<stdout>;x\n",
+                    "[1,]<stdout>:x\n", "[,0]<stdout>:x\n", "[1;0]<stdout>:x\n", "[1,0)<stdout>:x\n"}) {
+                byte[] b = miss.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                assertEquals(0, f.match(b, 0, b.length, new RankOutput.Tag()), f + " " + miss);
+            }
+        }
+    }
+
     /** A tag cut by a read is a prefix: the next bytes decide; anything else is decided at once. */
     @Test
     void aTagCutByAReadWaitsForMoreAndNothingElseDoes() {

@@ -9,6 +9,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.troika.common.UsageException;
 import org.troika.common.exec.CommandRunner;
 import org.troika.common.exec.FileLimit;
+import org.troika.common.exec.NativeText;
 import org.troika.common.exec.SystemCommandRunner;
 import org.troika.launcher.options.RunOptionTable;
 import org.troika.launcher.spi.RunSettings;
@@ -132,7 +133,10 @@ final class RunCommand implements Subcommand {
             planned.reasons().forEach(r -> io.err().println("troika: launcher " + r));
         }
         if (s.dryRun()) {
-            io.out().println(planned.plan().launch().render());
+            // the bytes the arguments stand for (NativeText), never the console charset's '?' for what it lacks
+            byte[] line = NativeText.encode(planned.plan().launch().render() + "\n");
+            io.out().write(line, 0, line.length);
+            io.out().flush();
             return 0;
         }
         if (s.output().dir() != null) {

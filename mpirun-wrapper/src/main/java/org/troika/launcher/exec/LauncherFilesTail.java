@@ -29,9 +29,10 @@ import org.troika.launcher.spi.RankOutput;
  *
  * <p>The folder is watched (inotify through {@link WatchService}) and read again in full every
  * {@value #SWEEP_MS} ms and once more at the end ({@link #finish}), so nothing written before the launcher ended is
- * lost. One thread; {@link #finish} waits for it. The thread is never interrupted: a file channel closes itself when
- * its reader is interrupted (the bytes after that read were lost), so {@link #finish} wakes the thread by closing the
- * watch instead, and a channel found closed is opened again at the offset read so far.
+ * lost. One thread, which also reads that last time; {@link #finish} waits for it. The thread is never interrupted: a
+ * file channel closes itself when its reader is interrupted (the bytes after that read were lost), so {@link #finish}
+ * wakes the thread by closing the watch instead, and a channel found closed is opened again at the offset read so
+ * far. For the same reason the last reading is not done on {@link #finish}'s caller, which a Ctrl-C may interrupt.
  */
 final class LauncherFilesTail {
     static final long SWEEP_MS = 500;
@@ -71,7 +72,11 @@ final class LauncherFilesTail {
         thread.start();
     }
 
-    /** The launcher ended: reads what is left and stops (once; later calls do nothing). */
+    /**
+     * The launcher ended: reads what is left and stops (once; later calls do nothing). The thread reads the rest; this
+     * waits for it even when interrupted (the rank files are complete when this returns), and then throws
+     * {@link InterruptedException} if it was.
+     */
     void finish() throws InterruptedException {
         if (finished.getAndSet(true)) {
             return;
@@ -85,8 +90,18 @@ final class LauncherFilesTail {
                 // the poll still returns within SWEEP_MS
             }
         }
-        thread.join();
-        sweep(); // on the caller's thread: everything the launcher wrote, now complete
+        boolean interrupted = false;
+        if (thread.getState() == Thread.State.NEW) {
+            thread.start(); // never started: it reads everything once and ends (done is set)
+        }
+        while (true) {
+            try {
+                thread.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true; // the reading goes on: a file's tail must not be lost to a Ctrl-C
+            }
+        }
         for (SeekableByteChannel c : open) {
             if (c != null) {
                 try {
@@ -96,9 +111,20 @@ final class LauncherFilesTail {
                 }
             }
         }
+        if (interrupted) {
+            throw new InterruptedException("interrupted while the launcher's files were read to their end (they were)");
+        }
     }
 
     private void run() {
+        try {
+            follow();
+        } finally {
+            sweep(); // the launcher ended: everything it wrote, now complete
+        }
+    }
+
+    private void follow() {
         try (WatchService ws = spec.launcherFiles().getFileSystem().newWatchService()) {
             watching = ws;
             spec.launcherFiles().register(ws, StandardWatchEventKinds.ENTRY_CREATE,

@@ -14,6 +14,7 @@ import org.troika.launcher.mpi.MpiFailureParser;
 import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.RankOutput;
+import org.troika.launcher.spi.UserText;
 import org.troika.launcher.timeline.Timeline;
 import org.troika.launcher.watchdog.HangWatch;
 
@@ -279,8 +280,8 @@ public final class SupervisedLaunch implements AutoCloseable {
         }
         span.end(Map.of("exitCode", code));
         if (rankFiles.failure() != null) {
-            spec.err().println("troika: warning: the per-rank output files under " + spec.plan().rankOutput().dir()
-                    + " are incomplete: " + rankFiles.failure().getMessage());
+            spec.err().println(UserText.line("troika: warning: ", "the per-rank output files under "
+                    + spec.plan().rankOutput().dir() + " are incomplete: " + rankFiles.failure().getMessage()));
         }
         PosixSignal sig;
         boolean hard;

@@ -1,5 +1,7 @@
 package org.troika.launcher.mpi;
 
+import org.troika.launcher.spi.UserText;
+
 /**
  * The first rank of a job that failed, as the MPI launcher reported it.
  *
@@ -8,9 +10,13 @@ package org.troika.launcher.mpi;
  * @param exitCode its exit code; {@code 128 + N} for death by signal N
  */
 public record FailedRank(int rank, String host, int exitCode) {
-    /** The one-line summary troika prints: {@code troika: rank R on host H failed first with exit code N}. */
+    /**
+     * The one-line summary troika prints: {@code troika: rank R on host H failed first with exit code N}. The host
+     * name comes from the launcher's output: escaped and cut like every warning ({@link UserText#line}), so no byte
+     * of it can start a line of its own.
+     */
     public String summary() {
-        return "troika: rank " + rank + " on host " + (host == null ? "(unknown)" : host)
-                + " failed first with exit code " + exitCode;
+        return UserText.line("troika: ", "rank " + rank + " on host " + (host == null ? "(unknown)" : host)
+                + " failed first with exit code " + exitCode);
     }
 }

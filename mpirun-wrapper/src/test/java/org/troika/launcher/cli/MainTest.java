@@ -1,5 +1,6 @@
 package org.troika.launcher.cli;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.troika.common.exec.NativeText;
 import org.troika.launcher.spi.Subcommand;
 
 /** The {@code troika} entry point in-process: exit codes, one-line errors, help, dry-run output. */
@@ -111,6 +113,24 @@ class MainTest {
         assertTrue(line.contains(" -np 3 ") && line.contains("a:2,b:1"), line);
         assertTrue(line.strip().endsWith("echo 'it'\"'\"'s'"), line);
         assertFalse(line.contains("s3cret") || line.contains("TROIKA_SECRET_KEY"), line);
+    }
+
+    /** Issue 22: bytes the console charset cannot show were printed as '?'; the plan's line carries them exactly. */
+    @Test
+    void dryRunPrintsArgumentBytesExactly() {
+        byte[] arg = {'h', (byte) 0xE9, 'l', (byte) 0xFF, 'o'}; // Latin-1 "hél", then a byte no charset here decodes
+        int rc = run(Map.of("PATH", "/usr/bin:/bin", "TROIKA_MPIRUN", "/nonexistent/mpirun"), "run", "--dry-run",
+                "--mpi-flavor", "openmpi", "-np", "1", "-H", "a:1", "echo", NativeText.decode(arg));
+        assertEquals(0, rc, err());
+        byte[] printed = out.toByteArray();
+        byte[] quoted = new byte[arg.length + 3];
+        quoted[0] = ' ';
+        quoted[1] = '\'';
+        System.arraycopy(arg, 0, quoted, 2, arg.length);
+        quoted[quoted.length - 1] = '\'';
+        byte[] tail = java.util.Arrays.copyOfRange(printed, printed.length - quoted.length - 1, printed.length - 1);
+        assertArrayEquals(quoted, tail, out());
+        assertEquals('\n', printed[printed.length - 1]);
     }
 
     @Test

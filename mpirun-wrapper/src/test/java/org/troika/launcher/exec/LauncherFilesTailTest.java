@@ -59,6 +59,41 @@ class LauncherFilesTailTest {
         }
     }
 
+    /**
+     * A Ctrl-C interrupts the thread that waits for the launch while the last bytes are read: the reading goes on to
+     * the files' ends (before, the caller stopped waiting and the files were judged, and closed, half read).
+     */
+    @Test
+    void anInterruptDuringTheLastReadingLosesNoByte() throws Exception {
+        Path hydra = Files.createDirectories(tmp.resolve("hydra"));
+        RankOutput spec = new RankOutput(tmp.resolve("logs"), 2, TagFormat.HYDRA, hydra);
+        byte[] big = text(new Random(7), 8 << 20);
+        Files.write(spec.launcherFile(0, true), big);
+        RankFileWriter files = RankFileWriter.open(spec, true);
+        CountDownLatch reading = new CountDownLatch(1);
+        HostPlan hosts = HostPlan.assign("t", List.of(new HostSlots("node0", 2)), 2);
+        LauncherFilesTail tail = new LauncherFilesTail(spec, files, (rank, now) -> reading.countDown(),
+                new MpiFailureParser(hosts), new PrintStream(new ByteArrayOutputStream()),
+                new PrintStream(new ByteArrayOutputStream()));
+        tail.start();
+        assertTrue(reading.await(60, TimeUnit.SECONDS), "the follower read nothing");
+        byte[] late = "written just before the launcher ended\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        Files.write(spec.launcherFile(1, false), late);
+        Thread.currentThread().interrupt(); // the Ctrl-C, while the 8 MiB file is being read
+        boolean thrown = false;
+        try {
+            tail.finish();
+        } catch (InterruptedException e) {
+            thrown = true;
+        }
+        files.close();
+        assertTrue(thrown, "the interrupt is passed on");
+        assertArrayEquals(big, Files.readAllBytes(spec.dir().resolve(RankOutput.fileName(0, true))),
+                "rank 0's stderr file");
+        assertArrayEquals(late, Files.readAllBytes(spec.dir().resolve(RankOutput.fileName(1, false))),
+                "rank 1's stdout file");
+    }
+
     private static byte[] text(Random rnd, int n) {
         byte[] b = new byte[n];
         for (int i = 0; i < n; i++) {

@@ -9,6 +9,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.HostSlots;
+import org.troika.launcher.spi.UserText;
 
 class MpiFailureParserTest {
     private static final HostPlan PLAN =
@@ -157,5 +158,10 @@ class MpiFailureParserTest {
         assertEquals("troika: rank 1 on host node2 failed first with exit code 3", new FailedRank(1, "node2", 3).summary());
         assertEquals("troika: rank 4 on host (unknown) failed first with exit code 137",
                 new FailedRank(4, null, 137).summary());
+        // a host name from the launcher's report is text like any warning: escaped, one line, cut
+        String forged = new FailedRank(2, "evil\ntroika: rank 0 on host good failed first with exit code 9", 3).summary();
+        assertEquals(1, forged.lines().count(), forged);
+        assertTrue(forged.startsWith("troika: rank 2 on host evil") && forged.endsWith("with exit code 3"), forged);
+        assertTrue(new FailedRank(2, "h".repeat(5000), 3).summary().length() < UserText.MAX_LINE + 40);
     }
 }

@@ -159,6 +159,52 @@ class ElasticShrinkRunTest {
         }
     }
 
+    /**
+     * Issue 25: a host that discovery adds joins without a relaunch. The running ranks spawn a rank onto it (Open MPI
+     * 5's PMIX_ADD_HOST; mpirun starts its daemon through the relay with an agent key opened for that host alone),
+     * merge with it and hand it the last commit; the first ranks keep their processes, commits stay contiguous, one
+     * generation does it and all three ranks finish with the same model.
+     */
+    @Test
+    void aHostAddedToDiscoveryJoinsBySpawnAndTheOthersGoOnInTheirOwnProcesses() throws Exception {
+        int steps = 120;
+        try (NetnsCluster c = NetnsCluster.create("ulgr", 208, 3)) {
+            Requires.root();
+            Launcher.OPEN_MPI_5.require();
+            List<String> h = ElasticRunTest.addresses(c);
+            ElasticRunTest e = new ElasticRunTest();
+            e.tmp = tmp;
+            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1");
+            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, "--min-np", "2")) {
+                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+                Set<Long> before = rankPids(run);
+                assertEquals(2, before.size(), run.err());
+                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+                run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
+                Set<Long> after = rankPids(run);
+                assertTrue(after.containsAll(before), "the first ranks are the same processes: " + before + " -> "
+                        + after);
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+                assertTrue(r.err().contains("generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1; 3 ranks"
+                        + " on"), r.toString());
+                assertTrue(r.err().contains("done after 1 generation(s) and 1 reset(s)"), r.toString());
+                // every rank, the spawned one too (its own output tag), ends with the same model
+                Matcher m = Pattern.compile("done steps=" + steps + " model-checksum=(\\S+)").matcher(r.out());
+                Set<String> sums = new HashSet<>();
+                int done = 0;
+                while (m.find()) {
+                    sums.add(m.group(1));
+                    done++;
+                }
+                assertEquals(3, done, r.toString());
+                assertEquals(1, sums.size(), r.toString());
+            }
+        }
+    }
+
     /** The ranks that finished are {@code launchRanks}, and they all hold the same model. */
     private static void assertOneModel(RunSupport.Result r, Set<Integer> launchRanks) {
         Matcher m = DONE.matcher(r.out());

@@ -134,13 +134,16 @@ public record World(List<Member> members, int nextId) {
          *   <li>leave: Open MPI 5 run with ULFM ({@code --with-ft ulfm}, {@code faultTolerant}) only. A rank that
          *       leaves ends its process without {@code MPI_Finalize} (which waits for every process of the job):
          *       PRRTE with ULFM goes on, Open MPI 4's ORTE and MPICH's Hydra end the whole job;</li>
-         *   <li>grow: not offered. Open MPI 4 and 5 spawn and merge (SpawnIntegrationTest) but the launcher cannot
-         *       yet start a new host's daemon for the spawn through the relay; MPICH 4.0.2 (ch4:ucx) cannot spawn at
-         *       all.</li>
+         *   <li>grow: Open MPI 5 with ULFM, when its daemons start through the relay ({@code relayed}): the ranks
+         *       spawn onto the added hosts ({@code PMIX_ADD_HOST}), mpirun starts the new daemons through its agent
+         *       with a key opened for those hosts alone. Open MPI 4 spawns and merges on the job's hosts
+         *       (SpawnIntegrationTest) but cannot leave, and a grown world that cannot shrink back is not worth a
+         *       second path; MPICH 4.0.2 (ch4:ucx) cannot spawn at all.</li>
          * </ul>
          */
-        public static InPlace of(MpiInstall mpi, boolean faultTolerant) {
-            return new InPlace(false, mpi.usesPrrte() && faultTolerant);
+        public static InPlace of(MpiInstall mpi, boolean faultTolerant, boolean relayed) {
+            boolean prrte = mpi.usesPrrte() && faultTolerant;
+            return new InPlace(prrte && relayed, prrte);
         }
     }
 }

@@ -312,6 +312,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         private int pendingBits;
         /** What this generation can change in place, once its launch is planned. */
         private volatile World.InPlace inPlace = World.InPlace.NONE;
+        /** Whether a change that adds ranks was sent (then no leave in place, {@link #inPlace()}). */
+        private volatile boolean grown;
         /** Changes in place sent to rank 0 so far. */
         private int changes;
 
@@ -384,7 +386,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 if (s.verbose()) {
                     err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
                 }
-                inPlace = World.InPlace.of(mpi, "shrink".equals(plan.launch().env().get(TroikaEnv.FAULT_TOLERANCE)));
+                inPlace = World.InPlace.of(mpi, "shrink".equals(plan.launch().env().get(TroikaEnv.FAULT_TOLERANCE)),
+                        relayed && launch.agent() != null);
                 // The launch agents and the driver watch the same heartbeats. When an agent gives up on a
                 // partitioned host first, mpirun ends before the driver reports that host lost and no rank is
                 // named: the launch gives the driver its liveness window to name the host, or the next generation
@@ -527,14 +530,44 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
             }
         }
 
+        /**
+         * What this generation can still change in place: after a growth, no leave (PRRTE 5.0.7 then ends the whole
+         * job, exit 0, once the left host's daemon goes: "PRTE has lost communication with a remote daemon", measured
+         * with ElasticRunTest's grow-then-leave), so a host removed from a grown world relaunches.
+         */
         @Override
         public World.InPlace inPlace() {
-            return inPlace;
+            World.InPlace can = inPlace;
+            return grown ? new World.InPlace(can.grow(), false) : can;
         }
 
-        /** Sends the change to rank 0 (false before it registered: the driver then announces the update). */
+        /**
+         * Sends the change to rank 0 (false before it registered: the driver then announces the update). A change that
+         * adds hosts first readies them (their services up, a fresh agent key for them alone in mpirun's key file);
+         * when that fails the change is not sent (the driver relaunches).
+         */
         @Override
         public boolean changeInPlace(WorldChange change) {
+            synchronized (this) {
+                if (notifier == null || pendingBits != 0 || result.isDone()) {
+                    return false;
+                }
+            }
+            List<String> added = change.join().stream().map(WorldChange.Join::host).toList();
+            if (!added.isEmpty()) {
+                try {
+                    if (!relay.readyForAdded(added)) {
+                        return false;
+                    }
+                } catch (IOException | HostsNotReadyException e) {
+                    err.println("troika elastic: generation " + gen.id() + ": cannot grow in place (" + e.getMessage()
+                            + "); relaunching instead");
+                    return false;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
             synchronized (this) {
                 WorkerNotifier n = notifier;
                 if (n == null || pendingBits != 0 || result.isDone()) {
@@ -542,8 +575,13 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 }
                 List<ElasticMessage.ChangeWorld.Spawn> join = change.join().stream()
                         .map(j -> new ElasticMessage.ChangeWorld.Spawn(j.host(), j.count(), true)).toList();
-                return n.changeWorld(new ElasticMessage.ChangeWorld(changes + 1, change.leave(), join,
-                        change.firstJoinId())) && ++changes > 0;
+                boolean sent = n.changeWorld(new ElasticMessage.ChangeWorld(changes + 1, change.leave(), join,
+                        change.firstJoinId()));
+                if (sent) {
+                    changes++;
+                    grown |= !join.isEmpty();
+                }
+                return sent;
             }
         }
 

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.troika.common.SpawnCommand;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 import org.troika.common.exec.LaunchPlan;
@@ -118,6 +119,10 @@ public final class MpirunCommandBuilder {
             // ULFM: a dead rank does not end the job; the survivors' calls fail and they shrink (docs/elastic.md)
             argv.addAll(List.of("--with-ft", "ulfm"));
             env.put(TroikaEnv.FAULT_TOLERANCE, "shrink");
+            if (prrte) {
+                // growth in place (issue 25): the ranks spawn this command onto added hosts (worker's RankSpawner)
+                env.put(TroikaEnv.ELASTIC_SPAWN_COMMAND, SpawnCommand.encode(RankLaunch.rankCommand(ctx)));
+            }
             if (!FaultTolerance.revokesHanSubcommunicators(mpi) && !setsMca(s.launcher().mpiArgs(), ctx.env(), "coll")) {
                 // a revoke does not reach coll/han's sub-communicators before Open MPI 5.0.10: survivors hang there
                 argv.addAll(List.of("--mca", "coll", "^han"));
@@ -151,6 +156,11 @@ public final class MpirunCommandBuilder {
                 nccl == null ? Set.of() : Set.of("NCCL_SOCKET_IFNAME"), exportBudget);
         for (String name : exports.names()) {
             argv.addAll(List.of("-x", name));
+        }
+        if (env.containsKey(TroikaEnv.ELASTIC_SPAWN_COMMAND)) {
+            // what a spawned rank gets of its parent's environment: the same exports
+            env.put(TroikaEnv.ELASTIC_SPAWN_ENV, String.join(",", exports.names()));
+            argv.addAll(List.of("-x", TroikaEnv.ELASTIC_SPAWN_ENV));
         }
         String dropped = exports.warning(exportBudget);
         if (dropped != null) {

@@ -15,7 +15,8 @@ import org.troika.wire.Secret;
  * launch's label on its command line ({@link #labelFor}); services started for an earlier launch are told the new one
  * ({@code AgentKeyOpen}). Each launch's key is written 0600 for mpirun's agents, opened at the driver for that launch's
  * hosts only, and deleted once every host's daemon was looked up (spent) or when the next launch or {@link #close}
- * replaces it.
+ * replaces it. A host added to the running launch (growth in place) gets a fresh key in the same file, for it alone
+ * ({@link #openForAdded}).
  *
  * <p>Thread-safe: the monitor guards the labels and the file, never a wait on the network.
  */
@@ -60,6 +61,41 @@ public final class AgentKeyRotation implements AutoCloseable {
      * @throws IOException naming a host that did not confirm the label in time
      */
     public Path open(DriverService driver, List<String> hosts) throws IOException, InterruptedException {
+        Secret key = relabel(driver, hosts);
+        Path file = key.writeToPrivateFile(tmp);
+        synchronized (this) {
+            Secret.deleteFile(keyFile); // a previous launch's key, if it was never spent
+            keyFile = file;
+        }
+        driver.openAgentKey(key, hosts, () -> spend(file));
+        return file;
+    }
+
+    /**
+     * Opens a fresh key for hosts added to the running launch (issue 25's growth: a rank's {@code MPI_Comm_spawn} with
+     * {@code PMIX_ADD_HOST} makes mpirun start a daemon on each through its agent, which reads the key from the file
+     * mpirun's environment names): the key is written into the current launch's key file again, opened at the driver
+     * for one lookup per added host, and spent like a launch's. The other hosts' services keep refusing it.
+     *
+     * @return false when there is no current launch's key file to write into
+     * @throws IOException naming a host that did not confirm the label in time
+     */
+    public boolean openForAdded(DriverService driver, List<String> added) throws IOException, InterruptedException {
+        Path file;
+        synchronized (this) {
+            file = keyFile;
+        }
+        if (file == null || !java.nio.file.Files.isDirectory(file.getParent())) {
+            return false;
+        }
+        Secret key = relabel(driver, added);
+        org.troika.common.PrivateFiles.write(file, key.encode().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        driver.openAgentKey(key, added, () -> spend(file));
+        return true;
+    }
+
+    /** The next label, made the one {@code hosts}' services accept, and its key. */
+    private Secret relabel(DriverService driver, List<String> hosts) throws IOException, InterruptedException {
         String label;
         synchronized (this) {
             label = nextLabel;
@@ -68,14 +104,21 @@ public final class AgentKeyRotation implements AutoCloseable {
         List<String> stale = hosts.stream().filter(h -> !label.equals(labels.get(h))).toList();
         driver.sendAgentKeyLabel(stale, label, timeout);
         stale.forEach(h -> labels.put(h, label));
-        Secret key = AgentKey.derive(jobSecret, label);
-        Path file = key.writeToPrivateFile(tmp);
-        synchronized (this) {
-            Secret.deleteFile(keyFile); // a previous launch's key, if it was never spent
-            keyFile = file;
+        return AgentKey.derive(jobSecret, label);
+    }
+
+    /**
+     * A spent key: the file is emptied and removed, its private directory stays until the next launch or
+     * {@link #close} (a host added to this launch gets its key written there again).
+     */
+    private static void spend(Path file) {
+        try {
+            java.nio.file.Files.write(file, new byte[0], java.nio.file.LinkOption.NOFOLLOW_LINKS,
+                    java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
+            java.nio.file.Files.deleteIfExists(file);
+        } catch (IOException e) {
+            // gone already
         }
-        driver.openAgentKey(key, hosts, () -> Secret.deleteFile(file));
-        return file;
     }
 
     /** Deletes the current key file (if not spent yet). */

@@ -129,6 +129,25 @@ public final class GenerationRelay implements AutoCloseable {
     }
 
     /**
+     * Readies {@code added} hosts for the running generation's growth in place ({@link RelaySession#readyForAdded}):
+     * false when there is no relayed launch to grow.
+     *
+     * @throws HostsNotReadyException naming the added hosts whose service did not come up in time
+     */
+    public boolean readyForAdded(List<String> added) throws HostsNotReadyException, IOException,
+            InterruptedException {
+        RelaySession r;
+        synchronized (this) {
+            r = session;
+        }
+        if (r == null) {
+            return false;
+        }
+        used(added);
+        return r.readyForAdded(added);
+    }
+
+    /**
      * A generation whose backend starts every rank itself (no daemons to relay): its hosts are recorded for the
      * end-of-job cleanup and nothing is started; the launch plans with {@code s} as it is.
      */

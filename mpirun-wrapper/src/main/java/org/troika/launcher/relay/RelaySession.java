@@ -252,6 +252,24 @@ public final class RelaySession implements AutoCloseable {
         }
     }
 
+    /**
+     * Readies {@code added} hosts for a growth of the running launch (issue 25): waits for their services (started
+     * when discovery added them) and opens a fresh agent key for them alone in the running launch's key file, so the
+     * daemons mpirun starts there for a rank's spawn get through the relay.
+     *
+     * @return false when the relay does not start this launch's daemons (no agent, no key file): it cannot grow
+     * @throws HostsNotReadyException naming the added hosts whose service did not register in time
+     */
+    public boolean readyForAdded(List<String> added) throws HostsNotReadyException, IOException,
+            InterruptedException {
+        if (pool == null || !relay || added.isEmpty()) {
+            return false;
+        }
+        finishProgress(); // the launch's start is over: its daemon count is not the added hosts'
+        pool.ready(added);
+        return keys.openForAdded(pool.driver(), added);
+    }
+
     /** What the agent needs in mpirun's environment: the driver and the agent key's file, never the job secret. */
     static Map<String, String> agentEnv(DriverService d, Path keyFile) {
         return Map.of(TroikaEnv.DRIVER_ADDR, d.endpoint().toString(), TroikaEnv.SECRET_FILE, keyFile.toString(),

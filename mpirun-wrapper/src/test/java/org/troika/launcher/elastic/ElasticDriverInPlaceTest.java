@@ -235,11 +235,15 @@ class ElasticDriverInPlaceTest {
     void whatEachMpiCanChangeInPlace() {
         MpiInstall ompi5 = new MpiInstall(MpiFlavor.OPEN_MPI, 5, "5.0.7");
         assertAll(
-                () -> assertEquals(new InPlace(false, true), InPlace.of(ompi5, true), "ULFM: ranks may leave"),
-                () -> assertEquals(InPlace.NONE, InPlace.of(ompi5, false), "no ULFM: a leave would end the job"),
-                () -> assertEquals(InPlace.NONE, InPlace.of(new MpiInstall(MpiFlavor.OPEN_MPI, 4, "4.1.4"), true)),
-                () -> assertEquals(InPlace.NONE, InPlace.of(new MpiInstall(MpiFlavor.MPICH, 4, "4.0.2"), true)),
+                () -> assertEquals(new InPlace(true, true), InPlace.of(ompi5, true, true),
+                        "ULFM, daemons through the relay: ranks may leave and spawn onto added hosts"),
+                () -> assertEquals(new InPlace(false, true), InPlace.of(ompi5, true, false),
+                        "ULFM without the relay's agent: no daemon can be started on an added host"),
+                () -> assertEquals(InPlace.NONE, InPlace.of(ompi5, false, true), "no ULFM: a leave would end the job"),
+                () -> assertEquals(InPlace.NONE, InPlace.of(new MpiInstall(MpiFlavor.OPEN_MPI, 4, "4.1.4"), true,
+                        true)),
+                () -> assertEquals(InPlace.NONE, InPlace.of(new MpiInstall(MpiFlavor.MPICH, 4, "4.0.2"), true, true)),
                 () -> assertEquals(InPlace.NONE, InPlace.of(new MpiInstall(MpiFlavor.INTEL_MPI, 2021, "2021"),
-                        true)));
+                        true, true)));
     }
 }

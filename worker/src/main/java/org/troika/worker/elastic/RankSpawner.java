@@ -24,9 +24,20 @@ import org.troika.wire.ElasticMessage;
  * @param exported the exported variables with this rank's values (lossless strings), in order
  */
 record RankSpawner(List<byte[]> command, Map<String, String> exported) {
+    /**
+     * Longest {@code PMIX_ENVAR} value: Open MPI 5.0.7's {@code MPI_MAX_INFO_VAL} is 256 ({@code MPI_Info_set} refuses
+     * a longer value with {@code MPI_ERR_INFO_VALUE}, measured).
+     */
+    static final int ENVAR_LIMIT = 256;
+
+    /** What a spawned rank needs most of its parent's exports (its job, generation and fault tolerance). */
+    private static final List<String> FIRST = List.of(TroikaEnv.JOB_ID, TroikaEnv.ELASTIC,
+            TroikaEnv.ELASTIC_GENERATION, TroikaEnv.FAULT_TOLERANCE, TroikaEnv.ELASTIC_MIN_NP);
+
     /** Variables a spawned rank must not inherit from its parent. */
     private static final List<String> NOT_INHERITED = List.of(TroikaEnv.HOSTS, TroikaEnv.PROGRESS_ADDR,
-            TroikaEnv.PROGRESS_KEY, TroikaEnv.ELASTIC_JOIN_ID, TroikaEnv.ELASTIC_EPOCH, "TROIKA_RANK", "TROIKA_SIZE",
+            TroikaEnv.PROGRESS_KEY, TroikaEnv.ELASTIC_JOIN_ID, TroikaEnv.ELASTIC_EPOCH, TroikaEnv.ELASTIC_SPAWN_COMMAND,
+            TroikaEnv.ELASTIC_SPAWN_ENV, TroikaEnv.WORKER_ADDR, "TROIKA_RANK", "TROIKA_SIZE",
             "TROIKA_LOCAL_RANK", "TROIKA_LOCAL_SIZE", "TROIKA_CROSS_RANK", "TROIKA_CROSS_SIZE", "TROIKA_HOSTNAME");
 
     /**
@@ -59,7 +70,9 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
 
     /**
      * The spawn of {@code change}'s ranks, or empty when it cannot be expressed (a value holds a newline, which
-     * {@code PMIX_ENVAR} cannot carry).
+     * {@code PMIX_ENVAR} cannot carry, or not even the spawned ranks' own variables fit its {@value #ENVAR_LIMIT}
+     * bytes). Of the parent's exports, the job's variables come first, then troika's others, then the user's, as many
+     * as fit.
      *
      * @param epoch the world's change count once this change is made
      */
@@ -75,16 +88,40 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
                 added.add(h);
             }
         }
-        Map<String, String> env = new LinkedHashMap<>(exported);
+        // the spawned ranks' own variables first, then troika's exported ones, then the user's, as long as they fit
+        // into one info value: a spawned rank's daemon was started by its host's task service, so it has that
+        // environment (the host's login one) and what this carries, nothing of mpirun's -x exports
+        Map<String, String> env = new LinkedHashMap<>();
         env.put(TroikaEnv.ELASTIC_JOIN_ID, Integer.toString(change.firstJoinId()));
         env.put(TroikaEnv.ELASTIC_EPOCH, Integer.toString(epoch));
         env.put(TroikaEnv.HOSTS, hosts.toString());
+        for (String k : FIRST) {
+            if (exported.containsKey(k)) {
+                env.put(k, exported.get(k));
+            }
+        }
+        exported.forEach((k, v) -> {
+            if (k.startsWith("TROIKA_")) {
+                env.put(k, v);
+            }
+        });
+        exported.forEach(env::putIfAbsent);
         List<String> lines = new ArrayList<>();
+        int length = 0;
         for (Map.Entry<String, String> e : env.entrySet()) {
             if (e.getValue().indexOf('\n') >= 0 || e.getKey().indexOf('\n') >= 0) {
                 return Optional.empty();
             }
-            lines.add(e.getKey() + "=" + e.getValue());
+            String line = e.getKey() + "=" + e.getValue();
+            int more = line.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + (lines.isEmpty() ? 0 : 1);
+            if (length + more > ENVAR_LIMIT) {
+                if (lines.size() < 3) {
+                    return Optional.empty(); // not even the spawned ranks' own variables fit
+                }
+                continue;
+            }
+            lines.add(line);
+            length += more;
         }
         Map<String, String> info = new LinkedHashMap<>();
         if (added.length() > 0) {

@@ -76,9 +76,34 @@ class HostChangeTest {
         assertEquals(2, spawn.count());
         assertEquals("10.0.0.9:2", spawn.info().get("PMIX_ADD_HOST"));
         assertEquals("10.0.0.9:2", spawn.info().get("host"));
-        assertEquals(List.of("TROIKA_JOB_ID=e1", TroikaEnv.ELASTIC_JOIN_ID + "=7", TroikaEnv.ELASTIC_EPOCH + "=3",
-                TroikaEnv.HOSTS + "=10.0.0.9:2"), List.of(spawn.info().get("PMIX_ENVAR").split("\n")));
+        assertEquals(List.of(TroikaEnv.ELASTIC_JOIN_ID + "=7", TroikaEnv.ELASTIC_EPOCH + "=3",
+                TroikaEnv.HOSTS + "=10.0.0.9:2", "TROIKA_JOB_ID=e1"), List.of(spawn.info().get("PMIX_ENVAR").split("\n")));
         assertTrue(RankSpawner.fromEnvironment(Map.of()).isEmpty(), "no command: this world cannot grow");
         assertTrue(RankSpawner.fromEnvironment(Map.of(TroikaEnv.ELASTIC_SPAWN_COMMAND, "!!")).isEmpty());
+    }
+
+    /**
+     * Open MPI 5.0.7 refuses an info value over 256 bytes (MPI_ERR_INFO_VALUE: the whole growth fell back to a
+     * relaunch): the job's variables first, then troika's, then the user's, as many as fit.
+     */
+    @Test
+    void theSpawnedRanksEnvironmentFitsOneInfoValue() {
+        Map<String, String> env = new java.util.LinkedHashMap<>();
+        env.put(TroikaEnv.ELASTIC_SPAWN_COMMAND, SpawnCommand.encode(List.of("java")));
+        env.put(TroikaEnv.ELASTIC_SPAWN_ENV, "AAA_USER,TROIKA_JAVA_CDS,TROIKA_JOB_ID,ZZZ_USER");
+        env.put("AAA_USER", "u".repeat(120));
+        env.put(TroikaEnv.JAVA_CDS, "1");
+        env.put(TroikaEnv.JOB_ID, "j".repeat(40));
+        env.put("ZZZ_USER", "z");
+        Spawn spawn = RankSpawner.fromEnvironment(env).orElseThrow().request(MIXED, 3).orElseThrow();
+        String envar = spawn.info().get("PMIX_ENVAR");
+        assertTrue(envar.length() <= RankSpawner.ENVAR_LIMIT, envar);
+        assertEquals(List.of(TroikaEnv.ELASTIC_JOIN_ID + "=7", TroikaEnv.ELASTIC_EPOCH + "=3",
+                TroikaEnv.HOSTS + "=10.0.0.9:2", TroikaEnv.JOB_ID + "=" + "j".repeat(40), TroikaEnv.JAVA_CDS + "=1",
+                "ZZZ_USER=z"), List.of(envar.split("\n")), "the long user variable is left out, the short one fits");
+        env.put(TroikaEnv.HOSTS, "x");
+        env.put(TroikaEnv.JOB_ID, "j".repeat(300));
+        assertTrue(RankSpawner.fromEnvironment(env).orElseThrow().request(MIXED, 3).isPresent(),
+                "a job id that does not fit is left out, not the spawn");
     }
 }

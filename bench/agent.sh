@@ -26,7 +26,7 @@ trap cleanup EXIT
 mkdir -p "$work/troika/bin" "$work/troika/lib"
 cp "$root/dist/src/bin/troika-rsh" "$work/troika/bin/"
 for m in rsh-agent:troika-rsh wire:troika-wire common:troika-common; do
-  jar=$(ls "$root/${m%%:*}/target/${m##*:}"-*.jar 2>/dev/null | grep -v -e sources -e tests | head -1 || true)
+  jar=$(ls "$root/${m%%:*}/target/${m##*:}"-*.jar 2>/dev/null | grep -v -e sources -e tests -e javadoc | head -1 || true)
   [ -n "$jar" ] || { echo "agent.sh: build first: mvn -o -q install -pl common,wire,rsh-agent -DskipTests" >&2; exit 2; }
   cp "$jar" "$work/troika/lib/${m##*:}.jar"
 done

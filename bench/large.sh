@@ -15,7 +15,8 @@
 # where the memory lies. Env: LAUNCHES, REPS (default 5), SCALE (iterations, default 1), TESTS (default
 # allreduce,bcast), WARMUP (MpiBench's untimed 8 B calls first, default 10000), MPIS (default ompi4,mpich,ompi5: those to run),
 # IMPLS (default c,ffm,jna; add c-placed for C on buffers OFFSETS bytes past a page, default 40,56: where two fresh
-# float[] of 1 MiB lie in a JDK 25 heap, 8 mod 16, to tell the arrays' placement from the binding), JAVA_OPTS (more JVM options for the Java launches, e.g. -XX:ObjectAlignmentInBytes=64),
+# float[] of 1 MiB lie in a JDK 25 heap, 8 mod 16, to tell the arrays' placement from the binding; c-inplace for C's
+# allreduce with MPI_IN_PLACE, as troika-mpi reduces Java arrays), JAVA_OPTS (more JVM options for the Java launches, e.g. -XX:ObjectAlignmentInBytes=64),
 # JAVA17, JAVA25. A launch that fails is named on
 # stderr and left out of the medians; the others go on.
 set -euo pipefail
@@ -64,6 +65,9 @@ one() { # mpi impl: one launch; prints the programs' lines prefixed with "mpi=<m
     c-placed)
       if [ "$mpi" = mpich ]; then run+=(-env OSU_OFFSETS "$OFFSETS"); else run+=(-x OSU_OFFSETS="$OFFSETS"); fi
       "${run[@]}" "$d/osu" "${args[@]}" 16777216 1048576 | sed 's/^impl=c /impl=c-placed /' ;;
+    c-inplace)
+      if [ "$mpi" = mpich ]; then run+=(-env OSU_INPLACE 1); else run+=(-x OSU_INPLACE=1); fi
+      "${run[@]}" "$d/osu" "${args[@]}" 16777216 1048576 | sed 's/^impl=c /impl=c-inplace /' ;;
     ffm|jna)
       java=$JAVA25; cp="$BENCH_TMP:$TROIKA_FFM_CP"
       [ "$mpi" = ompi5 ] && cp="$BENCH_TMP:$BENCH_TMP/lib/*"
@@ -79,7 +83,7 @@ one() { # mpi impl: one launch; prints the programs' lines prefixed with "mpi=<m
 }
 echo "load before: $(uptime)"
 for ((l = 0; l < LAUNCHES; l++)); do
-  for mpi in "${mpis[@]}"; do for impl in c c-placed ffm jna; do
+  for mpi in "${mpis[@]}"; do for impl in c c-placed c-inplace ffm jna; do
     [[ ",$IMPLS," == *",$impl,"* ]] || continue
     one "$mpi" "$impl" || echo "bench: launch $l of $impl on $mpi failed (left out)" >&2
   done; done
@@ -97,9 +101,9 @@ awk '
     for (i = 1; i <= cnt; i++) for (j = i + 1; j <= cnt; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
     return cnt % 2 ? a[(cnt + 1) / 2] : (a[cnt / 2] + a[cnt / 2 + 1]) / 2 }
   END {
-    split("ffm-buffer ffm-array jna-buffer jna-array c-placed", im, " ")
+    split("ffm-buffer ffm-array jna-buffer jna-array c-placed c-inplace", im, " ")
     printf "%-6s %-9s %-7s %11s", "mpi", "test", "size", "C"
-    for (i = 1; i <= 5; i++) printf " %17s", im[i]
+    for (i = 1; i <= 6; i++) printf " %17s", im[i]
     printf "\n"
     split("ompi4 mpich ompi5", mp, " "); split("allreduce bcast", ts, " "); split("1048576 16777216", sz, " ")
     for (m = 1; m <= 3; m++) for (t = 1; t <= 2; t++) for (s = 1; s <= 2; s++) {
@@ -107,7 +111,7 @@ awk '
       if (!(c in n)) continue
       cm = med(v, c, n[c])
       printf "%-6s %-9s %-7s %8.1f us", mp[m], ts[t], sz[s] == 1048576 ? "1 MiB" : "16 MiB", cm
-      for (i = 1; i <= 5; i++) {
+      for (i = 1; i <= 6; i++) {
         k = mp[m] SUBSEP im[i] SUBSEP ts[t] SUBSEP sz[s]
         if (!(k in n)) { printf " %17s", "-"; continue }
         printf " %17s", sprintf("%.3f", med(v, k, n[k]) / cm) ((k in pn) ? sprintf("[%.3f]", med(pv, k, pn[k])) : "")

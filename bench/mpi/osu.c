@@ -17,6 +17,8 @@ static const int ITERS[] = {20000, 10000, 1000, 100, 10};
 #define WINDOW 64
 
 static int rank, size;
+/* OSU_INPLACE=1: allreduce with MPI_IN_PLACE on b (as troika-mpi reduces Java arrays) instead of from a into b */
+static int inplace;
 
 static int cmp(const void *a, const void *b) {
     double x = *(const double *) a, y = *(const double *) b;
@@ -37,7 +39,7 @@ double run(const char *test, int bytes, int iters, float *a, float *b) {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     if (!strcmp(test, "allreduce")) {
-        for (int i = 0; i < iters; i++) MPI_Allreduce(a, b, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        for (int i = 0; i < iters; i++) MPI_Allreduce(inplace ? MPI_IN_PLACE : a, b, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     } else if (!strcmp(test, "bcast")) {
         for (int i = 0; i < iters; i++) MPI_Bcast(a, n, MPI_FLOAT, 0, MPI_COMM_WORLD);
     } else if (!strcmp(test, "allgather")) {
@@ -114,6 +116,7 @@ int main(int argc, char **argv) {
     /* OSU_OFFSETS=A,B: the buffers start A and B bytes past a 4 KiB boundary instead of on it (e.g. 40,56: where a
      * JVM's two freshly allocated float[] of 1 MiB lie, 8 mod 16), to tell the cost of placement from a binding's */
     int offA = 0, offB = 0;
+    inplace = getenv("OSU_INPLACE") != NULL && atoi(getenv("OSU_INPLACE")) != 0;
     const char *offsets = getenv("OSU_OFFSETS");
     if (offsets) sscanf(offsets, "%d,%d", &offA, &offB);
     char *ra = aligned_alloc(4096, max + 4096), *rb = aligned_alloc(4096, max + 4096);

@@ -56,53 +56,92 @@ done
 fi
 
 # ---- simulated hosts: the driver service with 100, 1,000, 10,000 task services (issue 23.2/23.4) ------------------
-# One load-generator process (bench/scale/SimulatedHosts.java) is N task services, each from its own loopback address,
-# speaking the real relay protocol; troika's real DriverService runs in a process of its own. Per size: the time from
-# the first registration to the last, connections refused (and retried), the kernel's listen drops/overflows during
-# the run (nstat, system-wide), then with every host heartbeating every 2 s for 10 s: the driver's CPU (share of one
-# core), peak RSS, open descriptors, and hosts reported lost (must be 0). "registered" below the host count: the
-# driver never saw some hosts' Register although their generator saw no error (see docs/launch-agent.md).
+# One load-generator process (bench/scale/SimulatedHosts.java) is N task services from one selector thread, each from
+# its own loopback address, speaking the real relay protocol; troika's real DriverService runs in a process of its own
+# with a 256 MB heap (-Xmx256m). Per size:
+#   register   all N connect at once (WINDOW=N; set WINDOW to bound the connections not yet past the driver's hello):
+#              time from the first connect to the last Registered (target <= 2 s), connections the driver ended
+#              before Registered (the generator registers again, as a task service does), the kernel's listen
+#              drops/overflows during the size's run (nstat, system-wide; target 0);
+#   steady     10 s of heartbeats from every host every 2 s: the driver's CPU as a share of one core (target <= 10 %),
+#              its heap in use after a full collection and its peak RSS, each per host (target <= 20 KB), open fds;
+#   silent     SILENT hosts stop heartbeating (connections open): each must be reported lost within 3 liveness
+#              intervals (6 s) of its last heartbeat;
+#   pause      the driver is stopped (SIGSTOP) for 2 s and continued: no further host may be reported lost.
+# Then the curves: each 10x step's ratio of registration wall time, driver CPU seconds (registration + steady), peak
+# RSS, fds and listen drops (target <= 12x each).
 lib="$root/dist/target/troika/lib"
 cp="$lib/troika-rsh.jar:$lib/troika-wire.jar:$lib/troika-common.jar"
 javac -d "$work/cls" -cp "$cp" "$root/bench/scale/SimulatedHosts.java"
-run_java() { exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss512k -Xmx1g -cp "$work/cls:$cp" SimulatedHosts "$@"; }
+# the launcher's JVM flags (bin/troika: C1 only): the driver service runs inside troika run. DRIVER_JIT=c2 runs the
+# driver with the JDK's default compilers instead (what TROIKA_JAVA_OPTS=-XX:TieredStopAtLevel=4 gives troika run).
+jit="-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=10"
+[ "${DRIVER_JIT:-}" != c2 ] || jit="-XX:TieredStopAtLevel=4"
+run_java() { local heap=$1; shift; exec java $jit -XX:+UseSerialGC -Xss512k "-Xmx$heap" -cp "$work/cls:$cp" SimulatedHosts "$@"; }
 ticks=$(getconf CLK_TCK)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 listen_drops() { nstat -az TcpExtListenDrops TcpExtListenOverflows 2>/dev/null | awk '/Listen/ { s += $2 } END { print s + 0 }'; }
+wait_for() { for _ in $(seq "$3"); do grep -q "$1" "$2" && return 0; sleep 0.1; done; return 1; }
 ulimit -n "$(ulimit -Hn)"
 echo
-echo "simulated hosts; load before: $(uptime)"
-printf '%-8s %11s %12s %8s %12s %10s %8s %8s %6s\n' hosts registered register_ms retried listen_drops cpu_core rss_mb fds lost
-for n in 100 1000 10000; do
-  secret=$(run_java secret 3>&-)
+echo "simulated hosts (driver JIT: ${DRIVER_JIT:-c1, as troika run}); load before: $(uptime)"
+printf '%-7s %10s %11s %7s %6s %9s %8s %8s %8s %6s %10s %9s %6s\n' hosts registered register_ms retried drops cpu_core \
+  heap_kb/h rss_mb rss_kb/h fds lost_silent detect_ms false
+for n in ${SIM_SIZES:-100 1000 10000}; do
+  silent=$((n / 10 < 10 ? n / 10 : 10))
+  secret=$(run_java 64m secret 3>&-)
   rm -f "$work/in"; mkfifo "$work/in"
-  run_java driver "$n" <"$work/in" >"$work/driver.out" 2>&1 &
+  run_java 256m driver "$n" <"$work/in" >"$work/driver.out" 2>&1 &
   driver=$!
   exec 3>"$work/in"
   echo "$secret" >&3
-  for _ in $(seq 600); do grep -q '^ADDR=' "$work/driver.out" && break; sleep 0.1; done
+  wait_for '^ADDR=' "$work/driver.out" 600 || { echo "scale: the driver did not start:" >&2; cat "$work/driver.out" >&2; exit 1; }
   addr=$(sed -n 's/^ADDR=//p' "$work/driver.out")
-  [ -n "$addr" ] || { echo "scale: the driver did not start:" >&2; cat "$work/driver.out" >&2; exit 1; }
   drops0=$(listen_drops)
-  echo "$secret" | run_java hosts "$addr" "$n" 600 >"$work/hosts.out" 2>&1 3>&- &
+  cstart=$(cpu_ticks "$driver")
+  echo "$secret" | run_java 1g hosts "$addr" "$n" 90 "${WINDOW:-$n}" 12 "$silent" >"$work/hosts.out" 2>&1 3>&- &
   hosts=$!
-  for _ in $(seq 6000); do grep -q '^registered' "$work/driver.out" && break; sleep 0.1; done # K of N, K < N after a timeout
-  grep -q '^registered' "$work/driver.out" || { echo "scale: $n hosts did not register:" >&2; tail "$work/driver.out" "$work/hosts.out" >&2; exit 1; }
-  for _ in $(seq 600); do grep -q '^connected' "$work/hosts.out" && break; sleep 0.1; done
-  c0=$(cpu_ticks "$driver"); sleep 10; c1=$(cpu_ticks "$driver")
-  rss=$(awk '/VmHWM/ { print int($2 / 1024) }' "/proc/$driver/status")
+  wait_for '^registered' "$work/driver.out" 6000 || { echo "scale: $n hosts did not register:" >&2; tail "$work/driver.out" "$work/hosts.out" >&2; exit 1; }
+  wait_for '^connected' "$work/hosts.out" 600 || { echo "scale: the generator did not connect all $n:" >&2; tail "$work/driver.out" "$work/hosts.out" >&2; exit 1; }
+  c0=$(cpu_ticks "$driver"); u0=$(awk '{ print $14 }' "/proc/$driver/stat"); sleep 10; c1=$(cpu_ticks "$driver")
+  u1=$(awk '{ print $14 }' "/proc/$driver/stat")
+  echo heap >&3
+  wait_for '^heap' "$work/driver.out" 300 || { echo "scale: no heap figure" >&2; exit 1; }
+  heap=$(sed -n 's/^heap //p' "$work/driver.out")
+  rss=$(awk '/VmHWM/ { print $2 }' "/proc/$driver/status")
   fds=$(ls "/proc/$driver/fd" | wc -l)
-  lost=$(grep -c '^lost' "$work/driver.out" || true)
   drops=$(( $(listen_drops) - drops0 ))
+  # silent hosts: each lost within 3 intervals of its last heartbeat
+  wait_for '^silent' "$work/hosts.out" 300 || { echo "scale: the generator silenced no host" >&2; exit 1; }
+  sleep 7
+  lost1=$(grep -c '^lost' "$work/driver.out" || true)
+  detect=$(awk '/^silent/ { last[$2] = $4 } /^lost/ { at[$2] = $4 }
+                END { m = 0; for (h in last) { if (!(h in at)) { print "never"; exit } if (at[h] - last[h] > m) m = at[h] - last[h] } print m }' \
+           "$work/hosts.out" "$work/driver.out")
+  # the driver stopped for 2 s: nobody else lost
+  kill -STOP "$driver"; sleep 2; kill -CONT "$driver"
+  sleep 8
+  lost2=$(grep -c '^lost' "$work/driver.out" || true)
   kill "$hosts"; wait "$hosts" 2>/dev/null || true # the generator, started above
   exec 3>&-; wait "$driver" || true
-  ms=$(sed -n 's/^registered [0-9]* of [0-9]* in \([0-9]*\) ms/\1/p' "$work/driver.out")
+  ms=$(sed -n 's/^connected [0-9]* retried [0-9]* in \([0-9]*\) ms/\1/p' "$work/hosts.out")
   got=$(sed -n 's/^registered \([0-9]*\) of .*/\1/p' "$work/driver.out")
-  refused=$(sed -n 's/.* refused \([0-9]*\) .*/\1/p' "$work/hosts.out")
+  retried=$(sed -n 's/^connected [0-9]* retried \([0-9]*\) .*/\1/p' "$work/hosts.out")
   core=$(awk -v d=$((c1 - c0)) -v t="$ticks" 'BEGIN { printf "%.3f", d / t / 10 }')
-  printf '%-8s %11s %12s %8s %12s %10s %8s %8s %6s\n' "$n" "$got" "$ms" "$refused" "$drops" "$core" "$rss" "$fds" "$lost"
-  echo "$n $ms $core $rss $fds" >>"$work/sim"
+  user=$(awk -v d=$((u1 - u0)) -v t="$ticks" 'BEGIN { printf "%.3f", d / t / 10 }')
+  cpu=$(awk -v d=$((c1 - cstart)) -v t="$ticks" 'BEGIN { printf "%.2f", d / t }')
+  printf '%-7s %10s %11s %7s %6s %9s %8s %8s %8s %6s %10s %9s %6s\n' "$n" "$got" "$ms" "$retried" "$drops" "$core" \
+    $((heap / 1024 / n)) $((rss / 1024)) $((rss / n)) "$fds" "$lost1/$silent" "$detect" $((lost2 - lost1))
+  grep '^lost' "$work/driver.out" | head -n "$lost2" | grep -v "^lost h\($(seq -s '\|' $((n - silent)) $((n - 1)))\) " \
+    | head -3 || true # false losses, if any, with their reasons
+  echo "  $n hosts steady: driver cpu $core of a core, of it user $user (the rest in the kernel)"
+  echo "$n $ms $cpu $rss $fds $drops $heap" >>"$work/sim"
 done
 echo "load after:  $(uptime)"
-awk 'NR > 1 { printf "%s -> %s hosts: register x%.1f, heartbeat cpu x%.1f, rss x%.1f, fds x%.1f\n", p[1], $1, $2 / (p[2] > 0 ? p[2] : 1), $3 / (p[3] > 0 ? p[3] : 0.001), $4 / p[4], $5 / p[5] }
+echo "curves (each 10x step, target <= 12x): registration wall, driver CPU s (registration + steady), peak RSS, fds, listen drops"
+awk 'function r(a, b) { return b > 0 ? sprintf("x%.2f", a / b) : (a > 0 ? "x" a "/0" : "0->0") }
+     NR == 1 { n0 = $1; rss0 = $4; heap0 = $7 }
+     NR > 1 { printf "%s -> %s hosts: wall %s (%s -> %s ms), cpu %s (%s -> %s s), rss %s, fds %s, drops %s; per host beyond %s: rss %.1f KB, heap %.1f KB\n",
+              p[1], $1, r($2, p[2]), p[2], $2, r($3, p[3]), p[3], $3, r($4, p[4]), r($5, p[5]), r($6, p[6]), n0,
+              ($4 - rss0) / ($1 - n0), ($7 - heap0) / 1024 / ($1 - n0) }
      { split($0, p, " ") }' "$work/sim"

@@ -23,18 +23,12 @@ RUNS=${3:-3}
 MPI=${4:-OPEN_MPI_5}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 cd "$HERE"
-[ "$(id -u)" = 0 ] || { echo "bench: needs root (network namespaces)" >&2; exit 2; }
-[ -f integration-tests/target/test-classes/org/troika/it/ElasticE2eBench.class ] || {
-  echo "bench: build first: mvn -o -q install -DskipTests && mvn -o -q test-compile -pl integration-tests" >&2; exit 2; }
-WORK=$(mktemp -d /tmp/troika-elastic-inplace.XXXXXX)  # /tmp: visible inside the Open MPI 5 root
+. "$HERE/bench/lib/it-bench.sh"
+it_bench_prepare ElasticE2eBench troika-elastic-inplace
 # BENCH_KEEP=1 keeps each job's stamped output (WORK/job-N/output.txt: ms since its first line, O/E, the line)
 if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "bench: keeping $WORK"; else trap 'rm -rf "$WORK"' EXIT; fi
-cp_file="$WORK/classpath"
-mvn -B -q -o ${M2_REPO:+-Dmaven.repo.local=$M2_REPO} dependency:build-classpath -pl integration-tests \
-  -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test >/dev/null
 echo "uptime before: $(uptime)"
-# the integration tests' working folder: the packaged troika is found from there (testkit Dist)
-cd integration-tests
-java -Dtroika.dist="${TROIKA_HOME:-$HERE/dist/target/troika}" -cp "target/test-classes:$(cat "$cp_file")" \
-  org.troika.it.ElasticE2eBench "$CASES" "$SIZES" "$RUNS" "$WORK" "${BENCH_SUBNET:-219}" "$MPI"
+rc=0
+it_bench_java ElasticE2eBench "$CASES" "$SIZES" "$RUNS" "$WORK" "${BENCH_SUBNET:-219}" "$MPI" || rc=$?
 echo "uptime after: $(uptime)"
+exit $rc

@@ -7,7 +7,7 @@
 # and per MPI T(64) / T(8) against the linear 8. The hosts are testkit's NetnsCluster (subnet 10.250.0.0/24, decoy
 # 10.251; its MachineLock; deleted on every exit, the JVM's shutdown hook included). Heavy on 2 cores (64 namespaces,
 # 64 task-service JVMs): run it under the exclusive lock, e.g.
-#   flock -x -w 1800 /work/quiet.lock bash bench/tree-launch.sh 2
+#   bash bench/tree-launch.sh 2      (on a machine with nothing else running)
 # Needs root, Open MPI 4 (and the Open MPI 5 root for ompi5) and a build:
 #   mvn -o -q install -DskipTests && mvn -o -q test-compile -pl integration-tests
 set -euo pipefail
@@ -18,28 +18,17 @@ SHAPE=${4:-tree}
 SUBNET=${BENCH_SUBNET:-250}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 cd "$HERE"
-[ "$(id -u)" = 0 ] || { echo "bench: needs root (network namespaces)" >&2; exit 2; }
-[ -f integration-tests/target/test-classes/org/troika/it/TreeLaunchBench.class ] || {
-  echo "bench: build first: mvn -o -q install -DskipTests && mvn -o -q test-compile -pl integration-tests" >&2; exit 2; }
-WORK=$(mktemp -d /tmp/troika-tree-launch.XXXXXX)  # /tmp: visible inside the Open MPI 5 root
-JAVA_PID=
+. "$HERE/bench/lib/it-bench.sh"
+it_bench_prepare TreeLaunchBench troika-tree-launch
 cleanup() {
   # the bench JVM deletes its namespaces itself (NetnsCluster.close, also from its shutdown hook on TERM/INT)
-  if [ -n "$JAVA_PID" ] && kill -0 "$JAVA_PID" 2>/dev/null; then kill "$JAVA_PID" 2>/dev/null || true; wait "$JAVA_PID" || true; fi
+  if [ -n "$IT_BENCH_PID" ] && kill -0 "$IT_BENCH_PID" 2>/dev/null; then kill "$IT_BENCH_PID" 2>/dev/null || true; wait "$IT_BENCH_PID" || true; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-cp_file="$WORK/classpath"
-mvn -B -q -o ${M2_REPO:+-Dmaven.repo.local=$M2_REPO} dependency:build-classpath -pl integration-tests \
-  -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test >/dev/null
 echo "tree launch benchmark: $RUNS runs, $MPIS, sizes $SIZES, shape $SHAPE; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-cd integration-tests
-java -Dtroika.dist="${TROIKA_HOME:-$HERE/dist/target/troika}" -cp "target/test-classes:$(cat "$cp_file")" \
-  org.troika.it.TreeLaunchBench "$RUNS" "$WORK" "$SUBNET" "$MPIS" "$SIZES" "$SHAPE" &
-JAVA_PID=$!
-wait "$JAVA_PID"
-rc=$?
-JAVA_PID=
+rc=0
+it_bench_java TreeLaunchBench "$RUNS" "$WORK" "$SUBNET" "$MPIS" "$SIZES" "$SHAPE" || rc=$?
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit $rc

@@ -14,15 +14,17 @@ STEP_MS=${3:-60}   # ElasticTraining's pause per step (the tests' 60; smaller: t
 VERBOSE=${4:-}     # "verbose": troika --verbose, so the task services' reports of the dead rank are timed too
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 cd "$HERE"
-[ "$(id -u)" = 0 ] || { echo "bench: needs root (network namespaces)" >&2; exit 2; }
-[ -f integration-tests/target/test-classes/org/troika/it/UlfmKillBench.class ] || {
-  echo "bench: build first: mvn -o -q install -DskipTests && mvn -o -q test-compile -pl integration-tests" >&2; exit 2; }
-WORK=$(mktemp -d /tmp/troika-ulfm-detect.XXXXXX)  # /tmp: visible inside the Open MPI 5 root
-cp_file="$WORK/classpath"
-mvn -B -q -o ${M2_REPO:+-Dmaven.repo.local=$M2_REPO} dependency:build-classpath -pl integration-tests \
-  -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test >/dev/null
+. "$HERE/bench/lib/it-bench.sh"
+it_bench_prepare UlfmKillBench troika-ulfm-detect
+# Ctrl-C or TERM: the bench JVM ends, and testkit's NetnsCluster deletes its three namespaces from its shutdown hook
+cleanup() {
+  if [ -n "$IT_BENCH_PID" ] && kill -0 "$IT_BENCH_PID" 2>/dev/null; then kill "$IT_BENCH_PID" 2>/dev/null || true; wait "$IT_BENCH_PID" || true; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 echo "ULFM detection benchmark: $RUNS runs, $STEP_MS ms per step, load average $(cut -d' ' -f1-3 /proc/loadavg), work folder $WORK"
-# the integration tests' working folder: the packaged troika is found from there (testkit Dist)
-cd integration-tests
-java -Dtroika.dist="${TROIKA_HOME:-$HERE/dist/target/troika}" -cp "target/test-classes:$(cat "$cp_file")" org.troika.it.UlfmKillBench "$RUNS" "$WORK" "$SUBNET" "$STEP_MS" "$VERBOSE"
+rc=0
+it_bench_java UlfmKillBench "$RUNS" "$WORK" "$SUBNET" "$STEP_MS" "$VERBOSE" || rc=$?
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+exit $rc

@@ -41,10 +41,8 @@ public final class TreeLaunchBench {
         Integer concurrent = flat && args[5].startsWith("flat:") ? Integer.valueOf(args[5].substring(5)) : null;
         int largest = Arrays.stream(sizes).max().orElseThrow();
         boolean clean = true;
+        // killed (the script's trap, Ctrl-C): NetnsCluster's own shutdown hook deletes the 64 namespaces and their processes
         NetnsCluster c = NetnsCluster.create("tlb", subnet, largest);
-        // killed (the script's trap, Ctrl-C): the 64 namespaces and their processes go too
-        Thread hook = new Thread(c::close, "tree-launch-bench-cleanup");
-        Runtime.getRuntime().addShutdownHook(hook);
         try {
             List<String> all = c.hosts().stream().map(NetnsCluster.Host::address).toList();
             for (Launcher mpi : mpis) {
@@ -111,7 +109,6 @@ public final class TreeLaunchBench {
             }
         } finally {
             c.close();
-            Runtime.getRuntime().removeShutdownHook(hook);
         }
         System.out.println(clean ? "every launch exited 0 and left nothing on any host" : "SOME LAUNCH FAILED OR LEFT "
                 + "SOMETHING (see above)");

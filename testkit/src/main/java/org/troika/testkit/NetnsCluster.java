@@ -52,6 +52,9 @@ public final class NetnsCluster implements AutoCloseable {
     private final List<Host> hosts;
     private final Path dir;
     private final List<MachineLock> locks;
+    /** Ends the cluster when its JVM ends without {@link #close()} (a bench or test killed by TERM or Ctrl-C). */
+    private final Thread cleanupAtExit = new Thread(this::closeOnce, "netns-cluster-cleanup");
+    private boolean closed;
     private final Map<String, Process> anchors = new LinkedHashMap<>();
     private final Map<String, Long> anchorPids = new LinkedHashMap<>();
     /** Shared paths bound into the hosts' private /tmp or /dev/shm (not leftovers of a job). */
@@ -119,6 +122,7 @@ public final class NetnsCluster implements AutoCloseable {
         // the shared home must not live under /tmp: every host has its own /tmp
         NetnsCluster c = new NetnsCluster(tag, subnet, bridges, List.copyOf(hosts),
                 Files.createTempDirectory(Path.of("/var/tmp"), "troika-netns-" + tag + "-"), locks);
+        Runtime.getRuntime().addShutdownHook(c.cleanupAtExit);
         try {
             c.removeLeftovers();
             for (int b = 0; b < bridges; b++) {
@@ -438,6 +442,19 @@ public final class NetnsCluster implements AutoCloseable {
     /** Kills everything in the namespaces, deletes them, the bridge and the key directory. */
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(cleanupAtExit);
+        } catch (IllegalStateException e) {
+            // the JVM is ending: the hook runs closeOnce itself
+        }
+        closeOnce();
+    }
+
+    private synchronized void closeOnce() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         for (Host h : hosts) {
             try {
                 for (int round = 0; round < 50; round++) {

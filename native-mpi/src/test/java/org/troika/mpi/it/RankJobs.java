@@ -53,6 +53,11 @@ final class RankJobs {
     }
 
     static MpiJob.Result run(Launcher launcher, int np, String mainClass, List<String> args) {
+        return run(launcher, np, mainClass, args, Map.of());
+    }
+
+    /** {@link #run(Launcher, int, String, List)} with more environment for the launcher. */
+    static MpiJob.Result run(Launcher launcher, int np, String mainClass, List<String> args, Map<String, String> env) {
         // the ffm profile compiles the backend only where a JDK 22+ is installed: without one there is nothing to test
         Assumptions.assumeTrue(Files.isDirectory(FFM_CLASSES), "FFM backend not built (no JDK 22+ javac)");
         Requires.check(Files.isExecutable(JDK22_JAVA), JDK22_JAVA + " (a JDK 22+) is not installed");
@@ -60,6 +65,8 @@ final class RankJobs {
         String cp = FFM_CLASSES.toAbsolutePath() + File.pathSeparator + MpiJob.testClassPath();
         List<String> java = List.of(JDK22_JAVA.toString(), "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1");
-        return MpiJob.run(launcher, np, java, cp, mainClass, args, Map.of("TROIKA_MPI_BACKEND", "ffm"), 300);
+        Map<String, String> all = new java.util.HashMap<>(env);
+        all.put("TROIKA_MPI_BACKEND", "ffm");
+        return MpiJob.run(launcher, np, java, cp, mainClass, args, all, 300);
     }
 }

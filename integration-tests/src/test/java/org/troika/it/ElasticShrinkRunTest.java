@@ -183,7 +183,7 @@ class ElasticShrinkRunTest {
                 run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
                 Set<Long> after = rankPids(run);
                 assertTrue(after.containsAll(before), "the first ranks are the same processes: " + before + " -> "
-                        + after);
+                        + after + "\n--- troika's stderr so far\n" + run.err());
                 RunSupport.Result r = run.waitFor();
                 run.assertNoSurvivors();
                 assertEquals(0, r.exitCode(), r.toString());

@@ -20,13 +20,7 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 cd "$HERE"
 . "$HERE/bench/lib/it-bench.sh"
 it_bench_prepare TreeLaunchBench troika-tree-launch
-cleanup() {
-  # the bench JVM deletes its namespaces itself (NetnsCluster.close, also from its shutdown hook on TERM/INT)
-  if [ -n "$IT_BENCH_PID" ] && kill -0 "$IT_BENCH_PID" 2>/dev/null; then kill "$IT_BENCH_PID" 2>/dev/null || true; wait "$IT_BENCH_PID" || true; fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+it_bench_cleanup_on_exit
 echo "tree launch benchmark: $RUNS runs, $MPIS, sizes $SIZES, shape $SHAPE; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 rc=0
 it_bench_java TreeLaunchBench "$RUNS" "$WORK" "$SUBNET" "$MPIS" "$SIZES" "$SHAPE" || rc=$?

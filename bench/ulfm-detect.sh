@@ -16,13 +16,7 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 cd "$HERE"
 . "$HERE/bench/lib/it-bench.sh"
 it_bench_prepare UlfmKillBench troika-ulfm-detect
-# Ctrl-C or TERM: the bench JVM ends, and testkit's NetnsCluster deletes its three namespaces from its shutdown hook
-cleanup() {
-  if [ -n "$IT_BENCH_PID" ] && kill -0 "$IT_BENCH_PID" 2>/dev/null; then kill "$IT_BENCH_PID" 2>/dev/null || true; wait "$IT_BENCH_PID" || true; fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+it_bench_cleanup_on_exit
 echo "ULFM detection benchmark: $RUNS runs, $STEP_MS ms per step, load average $(cut -d' ' -f1-3 /proc/loadavg), work folder $WORK"
 rc=0
 it_bench_java UlfmKillBench "$RUNS" "$WORK" "$SUBNET" "$STEP_MS" "$VERBOSE" || rc=$?

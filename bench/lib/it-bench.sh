@@ -5,6 +5,8 @@
 #   it_bench_java CLASS ARGS...     runs CLASS from integration-tests/ (where testkit's Dist finds the packaged troika;
 #                                   TROIKA_HOME picks another one) in the background and waits; sets IT_BENCH_PID
 #                                   while it runs, so a trap can end it
+#   it_bench_cleanup_on_exit        on exit, INT or TERM: ends that JVM (testkit's NetnsCluster deletes its namespaces
+#                                   from the JVM's shutdown hook) and removes WORK
 # HERE must be the checkout's root, and the caller's working folder.
 it_bench_prepare() {
   local class=$1 prefix=$2
@@ -26,4 +28,16 @@ it_bench_java() {
   wait "$IT_BENCH_PID" || rc=$?
   IT_BENCH_PID=
   return $rc
+}
+
+it_bench_cleanup() {
+  if [ -n "$IT_BENCH_PID" ] && kill -0 "$IT_BENCH_PID" 2>/dev/null; then
+    kill "$IT_BENCH_PID" 2>/dev/null || true; wait "$IT_BENCH_PID" || true
+  fi
+  rm -rf "$WORK"
+}
+
+it_bench_cleanup_on_exit() {
+  trap it_bench_cleanup EXIT
+  trap 'exit 130' INT TERM
 }

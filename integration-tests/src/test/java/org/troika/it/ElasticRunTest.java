@@ -74,11 +74,18 @@ class ElasticRunTest {
                 String last = "2 ranks on " + h.get(0) + ":1," + h.get(2) + ":1";
                 // issue 25: on Open MPI 5 with ULFM the added host's rank is spawned into the running world, in place,
                 // and a host removed from a grown world relaunches (PRRTE would end the job); on Open MPI 4 each
-                // change relaunches
+                // change relaunches. When PRRTE 3.0.8 loses a daemon in the spawn's connect step (an Open MPI 5.0.x
+                // defect, docs/elastic.md) it ends the job with exit 0: troika relaunches the grown world from the
+                // last commit instead of calling the job done
+                boolean fellBack = r.err().contains("never left Elastic.run (the MPI runtime ended the job)");
                 assertTrue(r.err().contains(mpi == Launcher.OPEN_MPI_5
                         ? "generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1; 3 ranks on"
                         : "generation 2 (hosts_updated): 3 ranks on"), r.toString());
-                assertTrue(r.err().contains((mpi == Launcher.OPEN_MPI_5 ? "generation 2" : "generation 3")
+                if (fellBack) {
+                    assertEquals(Launcher.OPEN_MPI_5, mpi, r.toString());
+                    assertTrue(r.err().contains("generation 2 (failure): 3 ranks on"), r.toString());
+                }
+                assertTrue(r.err().contains((mpi == Launcher.OPEN_MPI_5 && !fellBack ? "generation 2" : "generation 3")
                         + " (hosts_updated): " + last), r.toString());
                 assertTrue(r.out().contains("done steps=" + steps + " model-checksum="), r.toString());
                 // warm generations (issue 14): one task service per host for the whole job, not one per generation

@@ -34,9 +34,6 @@ class ElasticShrinkRunTest {
     @TempDir
     Path tmp;
 
-    // KNOWN DEFECT (stop 27, see its closing note): failed 3 of 3 on this machine, quiet, in the final CI rehearsal and
-    // alone; tagged "known-defect", which integration-tests' surefire leaves out until it is fixed.
-    @org.junit.jupiter.api.Tag("known-defect")
     @Test
     void twoKilledRanksAreShrunkAwayAndTheSurvivorsFinishInTheirOwnProcesses() throws Exception {
         int steps = 150;
@@ -168,9 +165,6 @@ class ElasticShrinkRunTest {
      * merge with it and hand it the last commit; the first ranks keep their processes, commits stay contiguous, one
      * generation does it and all three ranks finish with the same model.
      */
-    // KNOWN DEFECT (stop 27, see its closing note): failed 3 of 3 on this machine, quiet, in the final CI rehearsal and
-    // alone; tagged "known-defect", which integration-tests' surefire leaves out until it is fixed.
-    @org.junit.jupiter.api.Tag("known-defect")
     @Test
     void aHostAddedToDiscoveryJoinsBySpawnAndTheOthersGoOnInTheirOwnProcesses() throws Exception {
         int steps = 120;
@@ -188,15 +182,24 @@ class ElasticShrinkRunTest {
                 e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
                 run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
                 Set<Long> after = rankPids(run);
-                assertTrue(after.containsAll(before), "the first ranks are the same processes: " + before + " -> "
-                        + after + "\n--- troika's stderr so far\n" + run.err());
                 RunSupport.Result r = run.waitFor();
                 run.assertNoSurvivors();
                 assertEquals(0, r.exitCode(), r.toString());
                 ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
                 assertTrue(r.err().contains("generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1; 3 ranks"
                         + " on"), r.toString());
-                assertTrue(r.err().contains("done after 1 generation(s) and 1 reset(s)"), r.toString());
+                if (r.err().contains("never left Elastic.run (the MPI runtime ended the job)")) {
+                    // PRRTE 3.0.8 lost the spawning rank's daemon in the spawn's connect step (docs/elastic.md: an
+                    // Open MPI 5.0.x defect, about half the growths on this machine) and ended the job with exit 0:
+                    // troika must not call that done; it relaunches the grown world from the last commit
+                    assertTrue(r.err().contains("PRTE has lost communication with a remote daemon"), r.toString());
+                    assertTrue(r.err().contains("generation 2 (failure): 3 ranks on"), r.toString());
+                    assertTrue(r.err().contains("done after 2 generation(s) and 2 reset(s)"), r.toString());
+                } else {
+                    assertTrue(after.containsAll(before), "the first ranks are the same processes: " + before + " -> "
+                            + after + "\n--- troika's stderr\n" + r.err());
+                    assertTrue(r.err().contains("done after 1 generation(s) and 1 reset(s)"), r.toString());
+                }
                 // every rank, the spawned one too (its own output tag), ends with the same model
                 Matcher m = Pattern.compile("done steps=" + steps + " model-checksum=(\\S+)").matcher(r.out());
                 Set<String> sums = new HashSet<>();

@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 import org.troika.common.TroikaEnv;
 import org.troika.common.exec.ProcessSupervisor;
 import org.troika.launcher.options.RunOptionTable;
@@ -405,8 +406,21 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     if (o.exitCode() != 0 && o.missingProgram()) {
                         err.println("troika elastic: " + MpiFailureParser.MISSING_PROGRAM_HINT);
                     }
+                    boolean toldToChange;
+                    synchronized (this) {
+                        toldToChange = changes > 0;
+                    }
+                    boolean tracked = shrink.changed() || toldToChange;
+                    List<Integer> unfinished = tracked && o.exitCode() == 0 && o.lost().isEmpty() && o.hang() == null
+                            ? shrink.notLeft() : List.of();
+                    if (!unfinished.isEmpty()) {
+                        err.println("troika elastic: generation " + gen.id() + ": mpirun exited 0 but rank(s) "
+                                + unfinished.stream().map(String::valueOf).collect(Collectors.joining(","))
+                                + " never left Elastic.run (the MPI runtime ended the job); relaunching from the"
+                                + " last commit");
+                    }
                     GenerationResult r = new GenerationResult(GenerationExits.of(gen.plan(),
-                            o.withWorld(shrink.changed() ? shrink.exits(o.exitCode()) : null)), n.registered());
+                            o.withWorld(tracked ? shrink.exits(o.exitCode()) : null)), n.registered());
                     result.complete(r);
                     return r;
                 }

@@ -28,6 +28,11 @@ import org.troika.wire.ElasticMessage;
 public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     /** Reported for a rank the survivors shrank away: its real exit status is not visible under ULFM. */
     public static final int DIED_EXIT = 137;
+    /**
+     * Reported for a rank of a changed world that did not leave {@code Elastic.run} although mpirun exited 0 (the MPI's
+     * runtime ended the job under it): a casualty, so the generation is relaunched.
+     */
+    public static final int UNFINISHED_EXIT = 255;
     /** Ranks spawned into a generation beyond its launch, at most (a bound on what reports can make this hold). */
     static final int MAX_JOINED = 65_536;
 
@@ -153,6 +158,28 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
         return epoch > 0 || !dead.isEmpty();
     }
 
+    /** Whether a rank reported leaving {@code Elastic.run} with 0: its training body finished. */
+    public synchronized boolean anyFinished() {
+        return left.containsValue(0);
+    }
+
+    /**
+     * The ranks that neither died, departed nor reported their leave while none finished: those {@link #exits} counts
+     * unfinished when mpirun exited 0 (empty once a rank finished).
+     */
+    public synchronized List<Integer> notLeft() {
+        if (anyFinished()) {
+            return List.of();
+        }
+        List<Integer> out = new ArrayList<>();
+        for (int r : hosts.keySet()) {
+            if (!dead.contains(r) && !departed.contains(r) && !left.containsKey(r)) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
     /** Whether the world changed and every rank is dead, departed or has left. */
     public synchronized boolean over() {
         return changed() && accountedFor();
@@ -173,11 +200,18 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     }
 
     /**
-     * The exits of a generation whose world changed: the dead ranks fail with {@link #DIED_EXIT} (their hosts are
-     * blacklisted), the others with the code they left with; a rank that reported no leave ended as mpirun did (a
-     * casualty when that is not 0), as {@link GenerationExits} has them.
+     * The exits of a generation whose world changed, or was told to change: the dead ranks fail with
+     * {@link #DIED_EXIT} (their hosts are blacklisted), the others with the code they left with; a rank that reported
+     * no leave ended as mpirun did (a casualty when that is not 0), as {@link GenerationExits} has them. When mpirun
+     * exited 0 but no rank reported finishing (a leave with 0), the training did not end: ranks that change their world
+     * in place run troika's worker, which reports every leave of {@code Elastic.run}, so the MPI's runtime ended the
+     * job under them (PRRTE 3.0.8 ends a job with exit 0 when it loses a daemon, as when one fails in a spawn's connect
+     * step). Those ranks are then casualties with {@link #UNFINISHED_EXIT}: nobody is blamed and the driver relaunches
+     * from the last commit instead of reporting the job done. (One finished rank means the training ended: a rank
+     * whose own report was lost then is not held against the job.)
      */
     public synchronized List<RankExit> exits(int mpirunCode) {
+        boolean unfinished = mpirunCode == 0 && !anyFinished();
         List<RankExit> exits = new ArrayList<>();
         for (int r : dead) {
             exits.add(new RankExit(r, hosts.get(r), DIED_EXIT, false));
@@ -189,6 +223,7 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
             }
             Integer code = left.get(r);
             exits.add(code != null ? new RankExit(r, h.getValue(), code, false)
+                    : unfinished ? new RankExit(r, h.getValue(), UNFINISHED_EXIT, true)
                     : new RankExit(r, h.getValue(), mpirunCode, mpirunCode != 0));
         }
         return exits;

@@ -123,6 +123,34 @@ class ShrinkTrackerTest {
         assertEquals(2, t.exits(0).stream().filter(e -> e.exitCode() == ShrinkTracker.DIED_EXIT).count());
     }
 
+    /**
+     * PRRTE 3.0.8 ends a job with exit 0 when it loses a daemon (one failed in a spawn's connect step while ranks
+     * grew): ranks of a changed world that never left Elastic.run did not finish, so they are casualties and the driver
+     * relaunches, instead of "done" for a training that stopped at its last commit.
+     */
+    @Test
+    void ranksThatNeverLeftWhileMpirunExitedZeroAreUnfinishedCasualtiesNotSuccesses() {
+        ShrinkTracker t = new ShrinkTracker(PLAN, new Told());
+        t.event(shrunk(1, 0, 1, 2)); // rank 3 died, the others went on, then the runtime ended the job
+        assertEquals(List.of(0, 1, 2), t.notLeft());
+        List<RankExit> exits = t.exits(0);
+        assertEquals(List.of(new RankExit(3, "b", ShrinkTracker.DIED_EXIT, false),
+                new RankExit(0, "a", ShrinkTracker.UNFINISHED_EXIT, true),
+                new RankExit(1, "a", ShrinkTracker.UNFINISHED_EXIT, true),
+                new RankExit(2, "b", ShrinkTracker.UNFINISHED_EXIT, true)), exits);
+        assertTrue(exits.stream().noneMatch(e -> e.kind() == RankExit.Kind.SUCCESS));
+        // one rank that finished means the training ended: a rank whose leave report was lost is not held against it
+        t.event(left(0, 0));
+        assertEquals(List.of(), t.notLeft());
+        assertEquals(new RankExit(2, "b", 0, false), t.exits(0).get(3));
+        // a world told to grow that never reported anything: every rank unfinished, nobody blamed
+        ShrinkTracker told = new ShrinkTracker(PLAN, new Told());
+        assertEquals(List.of(0, 1, 2, 3), told.notLeft());
+        assertTrue(told.exits(0).stream().allMatch(e -> e.kind() == RankExit.Kind.CASUALTY));
+        // mpirun's own failure code stays what a rank without a leave reports
+        assertEquals(new RankExit(0, "a", 143, true), told.exits(143).get(0));
+    }
+
     @Test
     void aRankThatLeftBeforeTheOthersShrankItAwayFailsWithItsOwnCodeNotAsDead() {
         Told told = new Told();

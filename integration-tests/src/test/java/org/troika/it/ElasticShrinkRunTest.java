@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -201,17 +202,76 @@ class ElasticShrinkRunTest {
                     assertTrue(r.err().contains("done after 1 generation(s) and 1 reset(s)"), r.toString());
                 }
                 // every rank, the spawned one too (its own output tag), ends with the same model
-                Matcher m = Pattern.compile("done steps=" + steps + " model-checksum=(\\S+)").matcher(r.out());
-                Set<String> sums = new HashSet<>();
-                int done = 0;
-                while (m.find()) {
-                    sums.add(m.group(1));
-                    done++;
-                }
-                assertEquals(3, done, r.toString());
-                assertEquals(1, sums.size(), r.toString());
+                assertEqualModels(r, steps, 3);
             }
         }
+    }
+
+    /**
+     * The fallback of a growth the MPI's runtime ends: the added host's new daemon is killed while the ranks spawn onto
+     * it. PRRTE 3.0.8 then ends the whole job ("lost communication with a remote daemon", as after its connect-step
+     * crash, docs/elastic.md); no rank finished Elastic.run, so troika must relaunch from the last commit (the grown
+     * world, nobody blacklisted) and finish the training, not report it done.
+     */
+    @Test
+    void aGrowthWhoseNewDaemonDiesIsRelaunchedFromTheLastCommitNotReportedDone() throws Exception {
+        int steps = 120;
+        try (NetnsCluster c = NetnsCluster.create("ulgk", 209, 3)) {
+            Requires.root();
+            Launcher.OPEN_MPI_5.require();
+            List<String> h = ElasticRunTest.addresses(c);
+            ElasticRunTest e = new ElasticRunTest();
+            e.tmp = tmp;
+            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1");
+            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, "--min-np", "2")) {
+                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+                run.awaitErr(x -> x.contains("changes in place: 1 rank joins"), "the change in place");
+                ProcessHandle daemon = awaitNewDaemon();
+                daemon.destroyForcibly();
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                // PRRTE ended the job (exit 1 here; exit 0 after its connect-step crash, which ShrinkTrackerTest
+                // covers: then troika says the ranks never left Elastic.run)
+                assertTrue(r.err().contains("PRTE has lost communication with a remote daemon"), r.toString());
+                assertTrue(r.err().contains("generation 2 (failure): 3 ranks on"), r.toString());
+                assertTrue(r.err().contains("done after 2 generation(s)"), r.toString());
+                List<ElasticRunTest.Commit> commits = ElasticRunTest.commits(r.out());
+                ElasticRunTest.assertContiguous(commits, steps, r);
+                assertEquals(3, commits.get(commits.size() - 1).size(), r.toString());
+                assertEqualModels(r, steps, 3);
+            }
+        }
+    }
+
+    /** PRRTE's daemon started for an added host (vpid 3: after mpirun's and the two first hosts'), once it runs. */
+    private static ProcessHandle awaitNewDaemon() throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(RunSupport.TIMEOUT_S);
+        while (System.nanoTime() < deadline) {
+            Optional<ProcessHandle> d = ProcessHandle.allProcesses().filter(p -> {
+                String cmd = p.info().commandLine().orElse("");
+                return p.info().command().orElse("").endsWith("/prted") && cmd.contains("ess_base_vpid 3 ");
+            }).findFirst();
+            if (d.isPresent()) {
+                return d.get();
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no daemon for the added host within " + RunSupport.TIMEOUT_S + " s");
+    }
+
+    /** {@code n} ranks (a spawned one too: its own output tag) finished all {@code steps} with the same model. */
+    private static void assertEqualModels(RunSupport.Result r, int steps, int n) {
+        Matcher m = Pattern.compile("done steps=" + steps + " model-checksum=(\\S+)").matcher(r.out());
+        Set<String> sums = new HashSet<>();
+        int done = 0;
+        while (m.find()) {
+            sums.add(m.group(1));
+            done++;
+        }
+        assertEquals(n, done, r.toString());
+        assertEquals(1, sums.size(), r.toString());
     }
 
     /** The ranks that finished are {@code launchRanks}, and they all hold the same model. */

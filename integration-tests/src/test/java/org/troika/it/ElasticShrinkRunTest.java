@@ -47,9 +47,26 @@ class ElasticShrinkRunTest {
                 // found before the first kill: a search of the process table under load can outlast the training
                 ProcessHandle rank1 = ElasticRunTest.findRank(run, 1, 1);
                 long first = ElasticRunTest.killRank(run, 3, 1);
+                String inPlace = "generation 1: rank 3 on host " + h.get(3) + " died; the survivors go on";
+                String missed = "died and the survivors did not recover within 20 s";
+                run.awaitErr(e -> e.contains(inPlace) || e.contains(missed), "the survivors' shrink or its timeout");
+                if (run.err().contains(missed)) {
+                    // Open MPI 5.0.7's ULFM at times misses the failure (issue 21: the survivors neither finish their
+                    // allreduce nor shrink; 1 of 6 runs of stop 28, 3 of 3 in stop 27): then troika's own recovery
+                    // must hold - the dead rank's host blacklisted, a relaunch from the last commit, one model
+                    assertRecoveredByRelaunch(run, steps, h.get(3), 3);
+                    return;
+                }
                 run.awaitOut(o -> o.contains("size=3"), "a commit of the 3 survivors");
                 rank1.destroyForcibly();
                 long second = rank1.pid();
+                String inPlace2 = "generation 1: rank 1 on host " + h.get(1) + " died; the survivors go on";
+                run.awaitErr(e -> e.contains(inPlace2) || e.contains(missed), "the survivors' second shrink or its"
+                        + " timeout");
+                if (run.err().contains(missed)) {
+                    assertRecoveredByRelaunch(run, steps, h.get(1), 2);
+                    return;
+                }
                 run.awaitOut(o -> o.contains("size=2"), "a commit of the 2 survivors");
                 Set<Long> survivors = new HashSet<>(before);
                 survivors.remove(first);
@@ -272,6 +289,26 @@ class ElasticShrinkRunTest {
         }
         assertEquals(n, done, r.toString());
         assertEquals(1, sums.size(), r.toString());
+    }
+
+    /**
+     * The survivors did not report a shrink in time (ULFM missed the failure): the job still ends well - the dead
+     * rank's {@code host} blacklisted, generation 2 relaunched from the last commit with {@code ranks} ranks, commits
+     * contiguous, one model on every rank of generation 2.
+     */
+    private static void assertRecoveredByRelaunch(RunSupport run, int steps, String host, int ranks)
+            throws InterruptedException {
+        RunSupport.Result r = run.waitFor();
+        run.assertNoSurvivors();
+        assertEquals(0, r.exitCode(), r.toString());
+        ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+        assertTrue(r.err().contains("blacklisted host " + host), r.toString());
+        assertTrue(r.err().contains("generation 2 (failure): " + ranks + " ranks on"), r.toString());
+        Set<Integer> launchRanks = new HashSet<>();
+        for (int i = 0; i < ranks; i++) {
+            launchRanks.add(i);
+        }
+        assertOneModel(r, launchRanks);
     }
 
     /** The ranks that finished are {@code launchRanks}, and they all hold the same model. */

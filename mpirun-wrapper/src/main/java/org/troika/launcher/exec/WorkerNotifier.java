@@ -4,11 +4,13 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.troika.wire.ElasticMessage;
 import org.troika.wire.Endpoint;
 import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
-import org.troika.wire.WireChannel;
+import org.troika.wire.WireConnection;
 import org.troika.wire.WireServer;
 
 /**
@@ -29,6 +31,10 @@ import org.troika.wire.WireServer;
  * first frame within the server's deadlines, one connection per rank and a few more. The socket binds to the address
  * that routes to the generation's first host (loopback for local hosts). A rank event of another generation, or any
  * frame but an event after one, is refused and ends the connection; nothing is acted upon for it.
+ *
+ * <p>Threads: the server runs in event mode (its selector thread reads every connection) and the events go to the
+ * listener on one thread of this service, in arrival order: two threads whatever the number of ranks (issue 23: every
+ * rank of a 10,000-host generation may report its leave at once; a thread per connection would be 10,000 threads).
  */
 public final class WorkerNotifier implements AutoCloseable {
     /** Label of the worker key derivation: worker key = HMAC-SHA256(job secret, label). */
@@ -48,7 +54,9 @@ public final class WorkerNotifier implements AutoCloseable {
     private final int generation;
     private final WireServer<ElasticMessage> server;
     private final RankEvents events;
-    private final List<WireChannel<ElasticMessage>> subscribers = new ArrayList<>();
+    private final List<WireConnection<ElasticMessage>> subscribers = new ArrayList<>();
+    /** Runs the listener, one event after another, then answers the rank (the selector thread must not block). */
+    private final ExecutorService listener;
     private volatile boolean closed;
     private boolean registered;
     private int pendingBits;
@@ -76,8 +84,25 @@ public final class WorkerNotifier implements AutoCloseable {
             throws IOException {
         this.generation = generation;
         this.events = events;
-        this.server = WireServer.start("troika-worker-notifier-" + generation, Protocol.ELASTIC, workerKey,
-                List.of(bind), limits(size), this::serve);
+        this.listener = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "troika-worker-notifier-" + generation + "-events");
+            t.setDaemon(true);
+            return t;
+        });
+        this.server = WireServer.startEvents("troika-worker-notifier-" + generation, Protocol.ELASTIC, workerKey,
+                List.of(bind), limits(size), new WireServer.Events<>() {
+                    @Override
+                    public void received(WireConnection<ElasticMessage> c, ElasticMessage m) throws IOException {
+                        WorkerNotifier.this.received(c, m);
+                    }
+
+                    @Override
+                    public void closed(WireConnection<ElasticMessage> c, IOException cause) {
+                        synchronized (WorkerNotifier.this) {
+                            subscribers.remove(c);
+                        }
+                    }
+                });
     }
 
     /**
@@ -136,55 +161,69 @@ public final class WorkerNotifier implements AutoCloseable {
 
     private void send(ElasticMessage m) {
         for (var it = subscribers.iterator(); it.hasNext(); ) {
-            WireChannel<ElasticMessage> ch = it.next();
+            WireConnection<ElasticMessage> c = it.next();
             try {
-                ch.send(m);
+                c.send(m);
             } catch (IOException e) {
                 it.remove();
-                closeQuietly(ch);
+                c.close();
             }
         }
     }
 
+    /** What a connection turned out to be at its first message. */
+    private enum Kind { RANK_EVENTS, SUBSCRIPTION }
+
     /**
-     * One authenticated connection: rank 0's subscription, which stays open (this thread parked in receive) while it
-     * listens, or a rank's events, each answered once the listener took it.
+     * A message of one authenticated connection (on the selector thread): rank 0's subscription, which stays open while
+     * it listens, or a rank's events, each answered once the listener took it.
      */
-    private void serve(WireChannel<ElasticMessage> ch, ElasticMessage first) throws IOException {
-        if (isEvent(first)) {
-            for (ElasticMessage m = first; !closed; m = ch.receive()) {
-                if (!isEvent(m)) {
-                    ch.send(new ElasticMessage.Refused("expected a rank event of generation " + generation));
-                    return;
-                }
-                events.event(m);
-                ch.send(new ElasticMessage.Noted());
+    private void received(WireConnection<ElasticMessage> c, ElasticMessage m) throws IOException {
+        Object kind = c.attachment();
+        if (kind == Kind.SUBSCRIPTION) {
+            return; // rank 0 sends nothing more; its connection ends when it goes away or the service closes
+        }
+        if (isEvent(m)) {
+            c.attach(Kind.RANK_EVENTS);
+            try {
+                listener.execute(() -> {
+                    if (closed) {
+                        return;
+                    }
+                    events.event(m);
+                    try {
+                        c.send(new ElasticMessage.Noted());
+                    } catch (IOException e) {
+                        // the rank went away; it retries if it still runs
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                c.close(); // closing
             }
             return;
         }
-        if (!first.equals(registration(generation))) {
-            ch.send(new ElasticMessage.Refused("expected the registration of rank 0 of generation " + generation));
+        if (kind == Kind.RANK_EVENTS) {
+            c.send(new ElasticMessage.Refused("expected a rank event of generation " + generation));
+            c.close();
+            return;
+        }
+        if (!m.equals(registration(generation))) {
+            c.send(new ElasticMessage.Refused("expected the registration of rank 0 of generation " + generation));
+            c.close();
             return;
         }
         synchronized (this) {
             if (closed) {
+                c.close();
                 return;
             }
+            c.attach(Kind.SUBSCRIPTION);
             registered = true;
-            ch.send(new ElasticMessage.Subscribed());
-            subscribers.add(ch);
+            c.send(new ElasticMessage.Subscribed());
+            subscribers.add(c);
             if (pendingBits != 0) {
                 send(new ElasticMessage.HostsChanged(pendingAt, pendingBits));
                 pendingBits = 0;
-            }
-        }
-        try {
-            while (!closed) {
-                ch.receive(); // rank 0 sends nothing more; this ends when it goes away or the service closes
-            }
-        } finally {
-            synchronized (this) {
-                subscribers.remove(ch);
             }
         }
     }
@@ -198,17 +237,10 @@ public final class WorkerNotifier implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        server.close(); // closes the subscribers' channels too
+        listener.shutdownNow();
+        server.close(); // closes the subscribers' connections too
         synchronized (this) {
             subscribers.clear();
-        }
-    }
-
-    private static void closeQuietly(WireChannel<ElasticMessage> ch) {
-        try {
-            ch.close();
-        } catch (IOException ignored) {
-            // closing
         }
     }
 }

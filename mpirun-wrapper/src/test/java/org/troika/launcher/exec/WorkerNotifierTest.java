@@ -152,4 +152,36 @@ class WorkerNotifierTest {
             assertEquals(size, left.size());
         }
     }
+    /**
+     * Issue 23: the notifier serves every rank's connection in event mode. 300 ranks that reported and keep their
+     * connections open cost it its selector thread and one listener thread; a thread per connection (as before) would
+     * be 300 threads here and 10,000 at that many ranks.
+     */
+    @Test
+    void manyRanksConnectedAtOnceCostTheServiceTwoThreadsNotOnePerRank() throws Exception {
+        int size = 300;
+        int generation = 7;
+        java.util.Set<Integer> left = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        List<WireChannel<ElasticMessage>> open = new java.util.ArrayList<>();
+        try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), generation, size,
+                e -> left.add(((ElasticMessage.RankLeft) e).rank()))) {
+            try {
+                for (int r = 0; r < size; r++) {
+                    WireChannel<ElasticMessage> ch = WireChannel.connectAny(List.of(n.endpoint()), Protocol.ELASTIC,
+                            worker, 30_000);
+                    open.add(ch);
+                    ch.send(new ElasticMessage.RankLeft(generation, r, 0));
+                    assertEquals(new ElasticMessage.Noted(), ch.receive());
+                }
+                assertEquals(size, left.size());
+                long threads = Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.getName().startsWith("troika-worker-notifier-" + generation)).count();
+                assertTrue(threads <= 3, "threads of the notifier with " + size + " ranks connected: " + threads);
+            } finally {
+                for (WireChannel<ElasticMessage> ch : open) {
+                    ch.close();
+                }
+            }
+        }
+    }
 }

@@ -25,10 +25,12 @@ import org.troika.wire.ElasticMessage;
  */
 record RankSpawner(List<byte[]> command, Map<String, String> exported) {
     /**
-     * Longest {@code PMIX_ENVAR} value: Open MPI 5.0.7's {@code MPI_MAX_INFO_VAL} is 256 ({@code MPI_Info_set} refuses
-     * a longer value with {@code MPI_ERR_INFO_VALUE}, measured).
+     * Longest {@code PMIX_ENVAR} value: Open MPI 5.0.7's {@code MPI_MAX_INFO_VAL} is 256 with the terminating NUL, so
+     * {@code MPI_Info_set} takes 255 bytes and refuses 256 with {@code MPI_ERR_INFO_VALUE} (measured: a C program in
+     * the Open MPI 5 root, 250-255 bytes set, 256-260 refused). At 256 every growth in a CI checkout, whose paths are
+     * longer, fell back to a relaunch.
      */
-    static final int ENVAR_LIMIT = 256;
+    static final int ENVAR_LIMIT = 255;
 
     /** What a spawned rank needs most of its parent's exports (its job, generation and fault tolerance). */
     private static final List<String> FIRST = List.of(TroikaEnv.JOB_ID, TroikaEnv.ELASTIC,

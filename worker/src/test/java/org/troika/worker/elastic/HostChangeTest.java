@@ -83,8 +83,8 @@ class HostChangeTest {
     }
 
     /**
-     * Open MPI 5.0.7 refuses an info value over 256 bytes (MPI_ERR_INFO_VALUE: the whole growth fell back to a
-     * relaunch): the job's variables first, then troika's, then the user's, as many as fit.
+     * Open MPI 5.0.7 refuses an info value of 256 bytes or more (MPI_ERR_INFO_VALUE: the whole growth fell back to a
+     * relaunch): the job's variables first, then troika's, then the user's, as many as fit in 255 bytes.
      */
     @Test
     void theSpawnedRanksEnvironmentFitsOneInfoValue() {
@@ -105,5 +105,19 @@ class HostChangeTest {
         env.put(TroikaEnv.JOB_ID, "j".repeat(300));
         assertTrue(RankSpawner.fromEnvironment(env).orElseThrow().request(MIXED, 3).isPresent(),
                 "a job id that does not fit is left out, not the spawn");
+        // the boundary: MPI_MAX_INFO_VAL (256) counts the terminating NUL, so a value of 256 bytes is refused
+        Map<String, String> edge = new java.util.LinkedHashMap<>();
+        edge.put(TroikaEnv.ELASTIC_SPAWN_COMMAND, SpawnCommand.encode(List.of("java")));
+        edge.put(TroikaEnv.ELASTIC_SPAWN_ENV, "U");
+        edge.put("U", "");
+        int base = RankSpawner.fromEnvironment(edge).orElseThrow().request(MIXED, 3).orElseThrow().info()
+                .get("PMIX_ENVAR").length() - "\nU=".length();
+        for (int total : List.of(255, 256)) {
+            edge.put("U", "v".repeat(total - base - "\nU=".length()));
+            String value = RankSpawner.fromEnvironment(edge).orElseThrow().request(MIXED, 3).orElseThrow().info()
+                    .get("PMIX_ENVAR");
+            assertEquals(total == 255, value.endsWith("\nU=" + edge.get("U")), total + " bytes: " + value);
+            assertTrue(value.length() <= 255, value);
+        }
     }
 }

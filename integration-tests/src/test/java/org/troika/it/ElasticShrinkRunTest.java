@@ -119,8 +119,7 @@ class ElasticShrinkRunTest {
         int steps = 60;
         try (NetnsCluster c = cluster("ulfx", 206)) {
             List<String> h = ElasticRunTest.addresses(c);
-            ElasticRunTest e = new ElasticRunTest();
-            e.tmp = tmp;
+            ElasticRunTest e = elastic();
             Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
             try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60,
                     List.of("--stall-rank", "1", "--stall-step", "13"), "--min-np", "2", "--hang-timeout", "0")) {
@@ -152,8 +151,7 @@ class ElasticShrinkRunTest {
         int steps = 150;
         try (NetnsCluster c = cluster("ullv", 204)) {
             List<String> h = ElasticRunTest.addresses(c);
-            ElasticRunTest e = new ElasticRunTest();
-            e.tmp = tmp;
+            ElasticRunTest e = elastic();
             Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
             try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, "--min-np", "2")) {
                 run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
@@ -187,14 +185,9 @@ class ElasticShrinkRunTest {
     void aHostAddedToDiscoveryJoinsBySpawnAndTheOthersGoOnInTheirOwnProcesses() throws Exception {
         int steps = 120;
         try (NetnsCluster c = NetnsCluster.create("ulgr", 208, 3)) {
-            Requires.root();
-            Launcher.OPEN_MPI_5.require();
             List<String> h = ElasticRunTest.addresses(c);
-            ElasticRunTest e = new ElasticRunTest();
-            e.tmp = tmp;
-            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1");
-            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, "--min-np", "2")) {
-                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            ElasticRunTest e = elastic();
+            try (RunSupport run = trainingOnTwoOfThree(e, c, steps)) {
                 Set<Long> before = rankPids(run);
                 assertEquals(2, before.size(), run.err());
                 e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
@@ -234,14 +227,9 @@ class ElasticShrinkRunTest {
     void aGrowthWhoseNewDaemonDiesIsRelaunchedFromTheLastCommitNotReportedDone() throws Exception {
         int steps = 120;
         try (NetnsCluster c = NetnsCluster.create("ulgk", 209, 3)) {
-            Requires.root();
-            Launcher.OPEN_MPI_5.require();
             List<String> h = ElasticRunTest.addresses(c);
-            ElasticRunTest e = new ElasticRunTest();
-            e.tmp = tmp;
-            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1");
-            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, "--min-np", "2")) {
-                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            ElasticRunTest e = elastic();
+            try (RunSupport run = trainingOnTwoOfThree(e, c, steps)) {
                 e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
                 run.awaitErr(x -> x.contains("changes in place: 1 rank joins"), "the change in place");
                 ProcessHandle daemon = awaitNewDaemon();
@@ -259,6 +247,32 @@ class ElasticShrinkRunTest {
                 assertEquals(3, commits.get(commits.size() - 1).size(), r.toString());
                 assertEqualModels(r, steps, 3);
             }
+        }
+    }
+
+    /** The elastic-run helpers of {@link ElasticRunTest}, writing under this test's folder. */
+    private ElasticRunTest elastic() {
+        ElasticRunTest e = new ElasticRunTest();
+        e.tmp = tmp;
+        return e;
+    }
+
+    /**
+     * ElasticTraining through troika on Open MPI 5 with the first two of {@code c}'s three hosts in discovery (root and
+     * the Open MPI 5 root required), once it has committed twice; the test adds the third host with {@code e}.
+     */
+    private static RunSupport trainingOnTwoOfThree(ElasticRunTest e, NetnsCluster c, int steps) throws Exception {
+        Requires.root();
+        Launcher.OPEN_MPI_5.require();
+        List<String> h = ElasticRunTest.addresses(c);
+        RunSupport run = e.start(Launcher.OPEN_MPI_5, c, e.hostsFile(h.get(0) + ":1", h.get(1) + ":1"), steps,
+                "--min-np", "2");
+        try {
+            run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            return run;
+        } catch (Throwable t) {
+            run.close();
+            throw t;
         }
     }
 
@@ -345,8 +359,7 @@ class ElasticShrinkRunTest {
 
     /** ElasticTraining through troika on Open MPI 5 over all four hosts (one slot each). */
     private RunSupport start(NetnsCluster c, int steps, String... elastic) throws IOException {
-        ElasticRunTest e = new ElasticRunTest();
-        e.tmp = tmp;
+        ElasticRunTest e = elastic();
         List<String> h = ElasticRunTest.addresses(c);
         Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
         return e.start(Launcher.OPEN_MPI_5, c, hosts, steps, elastic);

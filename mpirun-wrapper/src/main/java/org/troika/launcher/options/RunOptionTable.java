@@ -132,7 +132,7 @@ public final class RunOptionTable {
             .doc("timestamp every output line")
             .sets(true).into("output.prefixTimestamp");
     public static final RunOption<Duration> START_TIMEOUT = named("--start-timeout").arg("SECONDS")
-            .help("how long hosts and services may take to start (default 30)")
+            .help("how long hosts and services may take to start (default 30, plus 10 ms a host beyond 1000)")
             .parsedBy(ValueParsers::seconds).into("timeouts.start");
     // elastic
     public static final RunOption<Path> HOST_DISCOVERY_SCRIPT = named("--host-discovery-script").arg("FILE")

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -89,7 +90,7 @@ public final class RelaySession implements AutoCloseable {
     private final NetworkChoice networks;
     private StartProgressReporter progress;
 
-    private RelaySession(Request r, Path troikaRsh) {
+    private RelaySession(Request r, Path troikaRsh, int hosts) {
         this.request = r;
         this.relay = r.settings().remote().launchAgent() != RunSettings.LaunchAgent.SSH;
         this.troikaRsh = troikaRsh;
@@ -102,12 +103,13 @@ public final class RelaySession implements AutoCloseable {
         RunSettings s = r.settings();
         Secret secret = Secret.fromEnvOrGenerate(r.env());
         Path tmp = Path.of(r.env().getOrDefault("TMPDIR", System.getProperty("java.io.tmpdir")));
-        this.keys = relay ? new AgentKeyRotation(secret, tmp, s.timeouts().start()) : null;
+        Duration start = s.timeouts().startFor(hosts);
+        this.keys = relay ? new AgentKeyRotation(secret, tmp, start) : null;
         this.networks = s.remote().networkInterfaces().isEmpty() ? new NetworkChoice(s.verbose(), r.err()) : null;
         this.pool = TaskServicePool.open(TaskServicePool.Config.of("troika", secret,
                 ServiceStart.throughShell(r.shell(), troikaRsh, tmp, ServiceStart.tagged(r.err()),
                         s.verbose() ? r.err() : null), HostAddresses::routeTo,
-                s.timeouts().start(), r.err()).withAgentLabel(keys == null ? h -> null : keys::labelFor)
+                start, r.err()).withAgentLabel(keys == null ? h -> null : keys::labelFor)
                 .withTimeline(r.timeline()));
     }
 
@@ -135,7 +137,7 @@ public final class RelaySession implements AutoCloseable {
                     + " has no plm_rsh_agent); drop it or use Open MPI");
         }
         if (s.dryRun() || !servicesWanted(s, r.mpi(), warm ? List.of("any") : remote)) {
-            return new RelaySession(r, null);
+            return new RelaySession(r, null, 0);
         }
         r.shell().check(); // a bad --remote-shell template is a usage error before anything starts
         if (r.troikaHome() == null || !Files.isExecutable(r.troikaHome().resolve("bin/troika-rsh"))) {
@@ -150,7 +152,7 @@ public final class RelaySession implements AutoCloseable {
         for (String h : remote) {
             HostAddresses.resolve(h); // an unknown host name is a usage error before anything starts
         }
-        return new RelaySession(r, troikaRsh);
+        return new RelaySession(r, troikaRsh, remote.size());
     }
 
     /** Whether the session runs services at all (else every call changes nothing). */

@@ -322,27 +322,49 @@ public record RunSettings(Hosts hosts, Remote remote, Launcher launcher, Output 
     /**
      * How long things may take.
      *
-     * @param start how long services and ranks may take to start
+     * @param start how long services and ranks may take to start; {@code null} = the default, which grows with the
+     *     host count ({@link #startFor})
      * @param hang no progress of a rank for this long is a hang (torn down, a failure); {@code null} = default (off
      *     for static jobs, on for elastic ones), {@link Duration#ZERO} = off
      * @param hangWarning no progress for this long prints a warning; {@code null} = default (60 s when the timeout is
      *     above 120 s, else none), {@link Duration#ZERO} = none
      */
     public record Timeouts(Duration start, Duration hang, Duration hangWarning) implements Group {
-        /** Default start timeout (services and ranks). */
+        /** Default start timeout (services and ranks) up to {@link #DEFAULT_START_HOSTS} hosts. */
         public static final Duration DEFAULT_START = Duration.ofSeconds(30);
+        /** Hosts the default start timeout covers before it grows. */
+        public static final int DEFAULT_START_HOSTS = 1_000;
+        /**
+         * What the default start timeout grows by for each host beyond {@link #DEFAULT_START_HOSTS}: 120 s at 10,000
+         * hosts. Flux's flat rsh start of 800 nodes took 6 s (7.5 ms a node, REFERENCE.md); troika's driver registers
+         * 10,000 simulated task services in 1.85-2.78 s (docs/launch-agent.md), so 10 ms a host leaves room for a
+         * launch node that starts every service itself.
+         */
+        public static final Duration DEFAULT_START_PER_HOST = Duration.ofMillis(10);
         /** Nothing given. */
-        public static final Timeouts DEFAULT = new Timeouts(DEFAULT_START, null, null);
+        public static final Timeouts DEFAULT = new Timeouts(null, null, null);
 
         public Timeouts {
-            Objects.requireNonNull(start, "start");
-            Checks.positive(start, "--start-timeout");
+            if (start != null) {
+                Checks.positive(start, "--start-timeout");
+            }
             if (hang != null && hang.isNegative()) {
                 throw new UsageException("--hang-timeout must be 0 or more seconds");
             }
             if (hangWarning != null && hangWarning.isNegative()) {
                 throw new UsageException("--hang-warning must be 0 or more seconds");
             }
+        }
+
+        /**
+         * The start timeout of a launch over {@code hosts} hosts (pure): {@code --start-timeout} when given, else
+         * {@link #DEFAULT_START}, plus {@link #DEFAULT_START_PER_HOST} for each host beyond {@link #DEFAULT_START_HOSTS}.
+         */
+        public Duration startFor(int hosts) {
+            if (start != null) {
+                return start;
+            }
+            return DEFAULT_START.plus(DEFAULT_START_PER_HOST.multipliedBy(Math.max(0, hosts - DEFAULT_START_HOSTS)));
         }
     }
 

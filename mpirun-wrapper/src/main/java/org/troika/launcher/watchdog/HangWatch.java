@@ -114,7 +114,8 @@ public final class HangWatch implements AutoCloseable {
             return off();
         }
         Secret key = ProgressService.progressKey(Secret.fromEnvOrGenerate(env));
-        HangWatchdog dog = new HangWatchdog(plan, timeout, warning(s, timeout), s.timeouts().start(),
+        HangWatchdog dog = new HangWatchdog(plan, timeout, warning(s, timeout),
+                s.timeouts().startFor(plan.hosts().size()),
                 System.currentTimeMillis());
         AtomicLong rank0Commits = new AtomicLong();
         ProgressService service = new ProgressService(key, HostAddresses.routeTo(plan.hostNames()),

@@ -113,7 +113,13 @@ class RunCommandLineTest {
         RunSettings s = parse("hostname");
         assertNull(s.hosts().np());
         assertTrue(s.hosts().list().isEmpty());
-        assertEquals(RunSettings.Timeouts.DEFAULT_START, s.timeouts().start());
+        // the start timeout grows with the host count unless given (issue 23): 30 s up to 1,000 hosts, 120 s at 10,000
+        assertNull(s.timeouts().start());
+        assertEquals(Duration.ofSeconds(30), s.timeouts().startFor(8));
+        assertEquals(Duration.ofSeconds(30), s.timeouts().startFor(1_000));
+        assertEquals(Duration.ofSeconds(120), s.timeouts().startFor(10_000));
+        assertEquals(Duration.ofSeconds(45), parse("--start-timeout 45 hostname").timeouts().startFor(10_000),
+                "a given --start-timeout is kept at any size");
         assertEquals(RunSettings.Backend.AUTO, s.launcher().backend());
         assertFalse(s.elastic().enabled());
     }

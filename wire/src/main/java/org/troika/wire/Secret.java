@@ -94,8 +94,16 @@ public final class Secret {
      */
     public java.nio.file.Path writeToPrivateFile(java.nio.file.Path parent) throws java.io.IOException {
         java.nio.file.Path f = org.troika.common.PrivateFiles.createOwnedTempDirectory(parent).resolve("secret");
-        org.troika.common.PrivateFiles.write(f, encode().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        writeTo(f);
         return f;
+    }
+
+    /**
+     * Writes the base64 secret to {@code file} (mode 0600, {@link org.troika.common.PrivateFiles#write}), as
+     * {@link #writeToPrivateFile} does: e.g. into a key file of that form again, in its private directory.
+     */
+    public void writeTo(java.nio.file.Path file) throws java.io.IOException {
+        org.troika.common.PrivateFiles.write(file, encode().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     }
 
     /**
@@ -107,13 +115,22 @@ public final class Secret {
         if (secretFile == null) {
             return;
         }
+        emptyAndUnlink(secretFile);
+        org.troika.common.PrivateFiles.deleteTreeQuietly(secretFile.getParent());
+    }
+
+    /**
+     * Empties, then unlinks a key file, leaving its directory ({@link #deleteFile} removes both); a file already gone
+     * is ignored. Emptying first: see {@link #deleteFile}.
+     */
+    public static void emptyAndUnlink(java.nio.file.Path secretFile) {
         try {
             java.nio.file.Files.write(secretFile, new byte[0], java.nio.file.LinkOption.NOFOLLOW_LINKS,
                     java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
+            java.nio.file.Files.deleteIfExists(secretFile);
         } catch (java.io.IOException | UnsupportedOperationException e) {
             // gone already
         }
-        org.troika.common.PrivateFiles.deleteTreeQuietly(secretFile.getParent());
     }
 
     /** The base64 form, for putting into a child's environment only. */

@@ -89,7 +89,7 @@ public final class AgentKeyRotation implements AutoCloseable {
             return false;
         }
         Secret key = relabel(driver, added);
-        org.troika.common.PrivateFiles.write(file, key.encode().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        key.writeTo(file);
         driver.openAgentKey(key, added, () -> spend(file));
         return true;
     }
@@ -112,13 +112,7 @@ public final class AgentKeyRotation implements AutoCloseable {
      * {@link #close} (a host added to this launch gets its key written there again).
      */
     private static void spend(Path file) {
-        try {
-            java.nio.file.Files.write(file, new byte[0], java.nio.file.LinkOption.NOFOLLOW_LINKS,
-                    java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
-            java.nio.file.Files.deleteIfExists(file);
-        } catch (IOException e) {
-            // gone already
-        }
+        Secret.emptyAndUnlink(file);
     }
 
     /** Deletes the current key file (if not spent yet). */

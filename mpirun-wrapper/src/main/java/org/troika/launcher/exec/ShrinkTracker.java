@@ -131,8 +131,7 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
      * survivors should report the world without it soon: returns whether this is such a rank, not yet named dead.
      */
     public synchronized boolean processEnded(int rank) {
-        return hosts.containsKey(rank) && !left.containsKey(rank) && !departed.contains(rank) && !dead.contains(rank)
-                && ended.add(rank);
+        return hosts.containsKey(rank) && unaccounted(rank) && ended.add(rank);
     }
 
     /**
@@ -173,7 +172,7 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
         }
         List<Integer> out = new ArrayList<>();
         for (int r : hosts.keySet()) {
-            if (!dead.contains(r) && !departed.contains(r) && !left.containsKey(r)) {
+            if (unaccounted(r)) {
                 out.add(r);
             }
         }
@@ -192,11 +191,16 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
      */
     public synchronized boolean accountedFor() {
         for (int r : hosts.keySet()) {
-            if (!dead.contains(r) && !departed.contains(r) && !left.containsKey(r)) {
+            if (unaccounted(r)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** Whether {@code rank} is neither dead, departed nor reported its leave (the caller holds the lock). */
+    private boolean unaccounted(int rank) {
+        return !dead.contains(rank) && !departed.contains(rank) && !left.containsKey(rank);
     }
 
     /**

@@ -387,24 +387,26 @@ public final class WireServer<M> implements AutoCloseable {
     }
 
     private void run() {
+        List<Pending> verified = new ArrayList<>();
+        java.util.function.Consumer<SelectionKey> onReady = k -> handle(k, verified);
         try {
             while (!closed) {
                 registerAdded();
                 for (Runnable t; (t = tasks.poll()) != null; ) {
                     t.run();
                 }
-                if (selector.selectedKeys().isEmpty()) {
-                    selector.select(millisToNextEvent());
-                } else {
-                    selector.selectNow();
-                }
+                // keys go straight to the handler, not through the selected-key set: that set's table grows to the
+                // largest burst (10,000 hosts registering) and iterating it walks the whole table for every key
+                verified.clear();
+                selector.select(onReady, millisToNextEvent());
                 if (closed) {
                     break;
                 }
-                List<Pending> verified = handleSelected();
                 if (!verified.isEmpty()) {
                     if (events == null) {
-                        selector.selectNow(); // deregisters their cancelled keys, so they can be made blocking
+                        // deregisters their cancelled keys, so they can be made blocking; a key ready meanwhile is
+                        // reported again by the next select (level-triggered)
+                        selector.selectNow(k -> { });
                     }
                     verified.forEach(this::handOver);
                 }
@@ -466,42 +468,56 @@ public final class WireServer<M> implements AutoCloseable {
         return next == Long.MAX_VALUE ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(next) + 1);
     }
 
-    private List<Pending> handleSelected() {
-        List<Pending> verified = new ArrayList<>();
-        var it = selector.selectedKeys().iterator();
-        while (it.hasNext()) {
-            SelectionKey k = it.next();
-            it.remove();
-            if (!k.isValid()) {
-                continue;
-            }
-            if (k.channel() instanceof ServerSocketChannel ssc) {
-                acceptAll(ssc);
-                continue;
-            }
-            if (k.attachment() instanceof WireConnection<?> wc) {
-                @SuppressWarnings("unchecked")
-                WireConnection<M> c = (WireConnection<M>) wc;
-                serveEvents(k, c);
-                continue;
-            }
-            Pending p = (Pending) k.attachment();
-            try {
-                if (step(k, p)) {
-                    if (events == null) {
-                        k.cancel(); // the channel goes blocking to a pool thread
-                    }
-                    forget(p);
-                    verified.add(p);
+    /** Keys handled in this select since the listeners were last drained. */
+    private int sinceAccept;
+    /** How many other keys one select may handle before the listeners' accept queues are drained again. */
+    private static final int ACCEPT_EVERY = 32;
+
+    /** A key the selector found ready; a connection whose client hello verified goes to {@code verified}. */
+    private void handle(SelectionKey k, List<Pending> verified) {
+        if (!k.isValid()) {
+            return;
+        }
+        if (k.channel() instanceof ServerSocketChannel ssc) {
+            acceptAll(ssc);
+            return;
+        }
+        if (++sinceAccept >= ACCEPT_EVERY) {
+            // thousands of hosts connecting at once: the kernel's accept queue (at most net.core.somaxconn) must not
+            // fill while this thread answers the hellos and frames of those already accepted, or connects are dropped
+            // and retried a second later
+            sinceAccept = 0;
+            for (ServerSocketChannel l : listeners) {
+                SelectionKey lk = l.keyFor(selector);
+                if (lk != null && lk.isValid() && (lk.interestOps() & SelectionKey.OP_ACCEPT) != 0) {
+                    acceptAll(l);
                 }
-            } catch (WireException e) {
-                rejected.incrementAndGet();
-                drainAndDrop(p);
-            } catch (IOException | RuntimeException e) {
-                drop(p);
             }
         }
-        return verified;
+        if (k.attachment() instanceof WireConnection<?> wc) {
+            @SuppressWarnings("unchecked")
+            WireConnection<M> c = (WireConnection<M>) wc;
+            serveEvents(k, c);
+            return;
+        }
+        Pending p = (Pending) k.attachment();
+        if (p.done) {
+            return; // verified earlier in this turn (a key may be reported twice)
+        }
+        try {
+            if (step(k, p)) {
+                if (events == null) {
+                    k.cancel(); // the channel goes blocking to a pool thread
+                }
+                forget(p);
+                verified.add(p);
+            }
+        } catch (WireException e) {
+            rejected.incrementAndGet();
+            drainAndDrop(p);
+        } catch (IOException | RuntimeException e) {
+            drop(p);
+        }
     }
 
     private void acceptAll(ServerSocketChannel ssc) {

@@ -1,7 +1,6 @@
 package org.troika.wire;
 
 import java.nio.ByteBuffer;
-import java.security.MessageDigest;
 
 /**
  * The frames of one authenticated connection (the format of {@link WireChannel}): seals outgoing messages and opens
@@ -28,6 +27,8 @@ final class Frames<M> {
     private final int maxBody;
     private final HmacSha256 sendPrefix;
     private final HmacSha256 receivePrefix;
+    /** Each thread's MAC computation: a service's selector thread serves thousands of connections with one. */
+    private static final ThreadLocal<HmacSha256.Scratch> SCRATCH = ThreadLocal.withInitial(HmacSha256.Scratch::new);
     private long sendSeq;
     private long receiveSeq;
 
@@ -66,8 +67,7 @@ final class Frames<M> {
         byte[] frame = new byte[HEADER + body.length + MAC_LEN];
         ByteBuffer.wrap(frame).put(M0).put(M1).put((byte) WireChannel.VERSION).put((byte) protocol.typeOf(m))
                 .putLong(sendSeq).putInt(body.length).put(body);
-        byte[] mac = sendPrefix.copy().update(frame, 0, HEADER + body.length).doFinal();
-        System.arraycopy(mac, 0, frame, HEADER + body.length, MAC_LEN);
+        SCRATCH.get().mac(sendPrefix, frame, 0, HEADER + body.length, frame, HEADER + body.length);
         sendSeq++;
         return frame;
     }
@@ -97,10 +97,10 @@ final class Frames<M> {
      * sequence.
      */
     M open(byte[] b, int off, int bodyLength) throws WireException {
-        byte[] mac = receivePrefix.copy().update(b, off, HEADER + bodyLength).doFinal();
-        byte[] got = new byte[MAC_LEN];
-        System.arraycopy(b, off + HEADER + bodyLength, got, 0, MAC_LEN);
-        if (!MessageDigest.isEqual(got, mac)) {
+        HmacSha256.Scratch scratch = SCRATCH.get();
+        byte[] expected = scratch.result();
+        scratch.mac(receivePrefix, b, off, HEADER + bodyLength, expected, 0);
+        if (!equalInConstantTime(expected, b, off + HEADER + bodyLength)) {
             throw new WireException("frame MAC does not verify (wrong secret or tampered frame)");
         }
         ByteBuffer h = ByteBuffer.wrap(b, off, HEADER);
@@ -113,6 +113,15 @@ final class Frames<M> {
         byte[] body = new byte[bodyLength];
         System.arraycopy(b, off + HEADER, body, 0, bodyLength);
         return protocol.decode(type, body);
+    }
+
+    /** Whether {@code b[off..off+mac.length)} equals {@code mac}, in time that does not depend on where they differ. */
+    static boolean equalInConstantTime(byte[] mac, byte[] b, int off) {
+        int diff = 0;
+        for (int i = 0; i < mac.length; i++) {
+            diff |= mac[i] ^ b[off + i];
+        }
+        return diff == 0;
     }
 
     /** A bare header (tests build frames by hand with it). */

@@ -94,7 +94,7 @@ final class Handshake {
 
     /** An HMAC over the label, protocol, both nonces and {@code direction} (0 proof, 1 client frame, 2 server frame). */
     static HmacSha256 mac(Secret key, Protocol<?> p, byte[] serverNonce, byte[] clientNonce, byte direction) {
-        return new HmacSha256(key.bytes()).update(LABEL).update((byte) p.id()).update(serverNonce).update(clientNonce)
+        return key.mac().update(LABEL).update((byte) p.id()).update(serverNonce).update(clientNonce)
                 .update(direction);
     }
 

@@ -4,7 +4,8 @@ package org.troika.wire;
  * HMAC-SHA256 (RFC 2104 over FIPS 180-4 SHA-256) in plain Java, without the JCA provider framework: a short-lived
  * launch agent JVM would otherwise spend ~60 ms initialising {@code javax.crypto.Mac}. Checked against the JDK's
  * {@code HmacSHA256} in {@code HmacSha256Test}. Not thread-safe; one instance per computation. A connection keys one
- * instance with its fixed prefix once and {@link #copy}s it per frame, so a frame pays neither key pad again.
+ * instance with its fixed prefix once and computes each frame's MAC from it with a {@link Scratch}, so a frame pays
+ * neither key pad again, nor an allocation.
  */
 final class HmacSha256 {
     private static final int[] K = {
@@ -62,6 +63,32 @@ final class HmacSha256 {
         return this;
     }
 
+    /**
+     * A reusable MAC computation for one thread: each {@link #mac} starts from a keyed prefix's state, so a connection
+     * that opens thousands of frames allocates nothing per frame.
+     */
+    static final class Scratch {
+        private final Sha256 inner = new Sha256();
+        private final Sha256 outer = new Sha256();
+        private final byte[] innerHash = new byte[32];
+        private final byte[] result = new byte[32];
+
+        /** A 32-byte array of this scratch's own, for a MAC to be compared and then forgotten. */
+        byte[] result() {
+            return result;
+        }
+
+        /** Writes HMAC(prefix's key, prefix's data | {@code data[off..off+len)}) to {@code out[outOff..outOff+32)}. */
+        void mac(HmacSha256 prefix, byte[] data, int off, int len, byte[] out, int outOff) {
+            inner.set(prefix.inner);
+            inner.update(data, off, len);
+            inner.finishInto(innerHash, 0);
+            outer.set(prefix.outerStart);
+            outer.update(innerHash, 0, innerHash.length);
+            outer.finishInto(out, outOff);
+        }
+    }
+
     byte[] doFinal() {
         Sha256 outer = outerStart.copy();
         byte[] h = inner.finish();
@@ -80,11 +107,16 @@ final class HmacSha256 {
 
         Sha256 copy() {
             Sha256 c = new Sha256();
-            System.arraycopy(h, 0, c.h, 0, h.length);
-            System.arraycopy(buf, 0, c.buf, 0, bufLen);
-            c.bufLen = bufLen;
-            c.total = total;
+            c.set(this);
             return c;
+        }
+
+        /** This computation becomes {@code from}'s state (what it has seen so far). */
+        void set(Sha256 from) {
+            System.arraycopy(from.h, 0, h, 0, h.length);
+            System.arraycopy(from.buf, 0, buf, 0, from.bufLen);
+            bufLen = from.bufLen;
+            total = from.total;
         }
 
         static byte[] digest(byte[] data) {
@@ -109,6 +141,13 @@ final class HmacSha256 {
         }
 
         byte[] finish() {
+            byte[] out = new byte[32];
+            finishInto(out, 0);
+            return out;
+        }
+
+        /** Pads, and writes the digest to {@code out[off..off+32)}; the state is spent (set or copy it anew). */
+        void finishInto(byte[] out, int off) {
             long bits = total * 8;
             buf[bufLen++] = (byte) 0x80;
             if (bufLen > BLOCK - 8) {
@@ -125,14 +164,12 @@ final class HmacSha256 {
                 buf[bufLen++] = (byte) (bits >>> (8 * i));
             }
             compress();
-            byte[] out = new byte[32];
             for (int i = 0; i < 8; i++) {
-                out[4 * i] = (byte) (h[i] >>> 24);
-                out[4 * i + 1] = (byte) (h[i] >>> 16);
-                out[4 * i + 2] = (byte) (h[i] >>> 8);
-                out[4 * i + 3] = (byte) h[i];
+                out[off + 4 * i] = (byte) (h[i] >>> 24);
+                out[off + 4 * i + 1] = (byte) (h[i] >>> 16);
+                out[off + 4 * i + 2] = (byte) (h[i] >>> 8);
+                out[off + 4 * i + 3] = (byte) h[i];
             }
-            return out;
         }
 
         private void compress() {

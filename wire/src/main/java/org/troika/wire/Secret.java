@@ -156,6 +156,19 @@ public final class Secret {
         return key.clone();
     }
 
+    /** HMAC-SHA256 keyed with this secret (both key pads done once), for {@link HmacSha256#copy}: never updated. */
+    private volatile HmacSha256 keyed;
+
+    /** A new HMAC-SHA256 computation keyed with this secret; the key pads are hashed once per secret, not per call. */
+    HmacSha256 mac() {
+        HmacSha256 k = keyed;
+        if (k == null) {
+            k = new HmacSha256(key);
+            keyed = k;
+        }
+        return k.copy();
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof Secret s && java.security.MessageDigest.isEqual(key, s.key);

@@ -38,4 +38,45 @@ class HmacSha256Test {
             assertArrayEquals(MessageDigest.getInstance("SHA-256").digest(a), HmacSha256.Sha256.digest(a));
         }
     }
+
+    @Test
+    void aReusedScratchGivesTheJdksMacForEveryMessageAfterTheSamePrefix() throws Exception {
+        Random r = new Random(5);
+        for (int k = 0; k < 20; k++) {
+            byte[] key = new byte[1 + r.nextInt(100)];
+            byte[] prefix = new byte[r.nextInt(130)];
+            r.nextBytes(key);
+            r.nextBytes(prefix);
+            HmacSha256 keyed = new HmacSha256(key).update(prefix);
+            HmacSha256.Scratch scratch = new HmacSha256.Scratch();
+            for (int i = 0; i < 100; i++) {
+                // lengths across block boundaries, the message at an offset, the MAC written after it in the same array
+                byte[] buf = new byte[300];
+                r.nextBytes(buf);
+                int off = r.nextInt(50);
+                int len = r.nextInt(200);
+                Mac jdk = Mac.getInstance("HmacSHA256");
+                jdk.init(new SecretKeySpec(key, "HmacSHA256"));
+                jdk.update(prefix);
+                jdk.update(buf, off, len);
+                byte[] want = jdk.doFinal();
+                scratch.mac(keyed, buf, off, len, buf, off + len);
+                assertArrayEquals(want, java.util.Arrays.copyOfRange(buf, off + len, off + len + 32), "len " + len);
+            }
+        }
+    }
+
+    @Test
+    void constantTimeComparisonFindsADifferenceAtAnyByte() {
+        byte[] mac = new byte[32];
+        new Random(9).nextBytes(mac);
+        byte[] frame = new byte[40];
+        System.arraycopy(mac, 0, frame, 8, 32);
+        assertEquals(true, Frames.equalInConstantTime(mac, frame, 8));
+        for (int i = 0; i < 32; i++) {
+            frame[8 + i] ^= 1;
+            assertEquals(false, Frames.equalInConstantTime(mac, frame, 8), "byte " + i);
+            frame[8 + i] ^= 1;
+        }
+    }
 }

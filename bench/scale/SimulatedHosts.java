@@ -29,7 +29,8 @@ import org.troika.wire.Secret;
  * each a process of its own so the driver's costs are its own; the job secret ({@code secret} prints a new one) comes on
  * stdin's first line:
  * <ul>
- *   <li>{@code driver N}: troika's real driver service (the launcher's liveness: heartbeat 2 s, timeout 5 s) expecting
+ *   <li>{@code driver N}: troika's real driver service (the launcher's liveness: hosts' heartbeat 2 s, timeout 5 s, its own
+ *   heartbeat 10 s) expecting
  *   hosts {@code h0..h(N-1)} on 127.0.0.1; prints {@code ADDR=host:port}, {@code registered K of N in MS ms} (from the
  *   first registration to the last; K below N when hosts are still missing after max(60, N/50) s), {@code lost HOST at
  *   EPOCH_MS: why} for each loss, and for each further stdin line {@code heap} its heap in use after a full collection
@@ -70,7 +71,7 @@ public final class SimulatedHosts {
         AtomicLong last = new AtomicLong();
         java.util.concurrent.CountDownLatch all = new java.util.concurrent.CountDownLatch(n);
         try (DriverService d = new DriverService(secret, InetAddress.getByName("127.0.0.1"), names, Liveness.HEARTBEAT,
-                Liveness.TIMEOUT, (h, why) -> {
+                Liveness.TIMEOUT, Liveness.DRIVER_HEARTBEAT, (h, why) -> {
                     System.out.println("lost " + h + " at " + System.currentTimeMillis() + ": " + why);
                     System.out.flush();
                 })) {

@@ -68,8 +68,9 @@ public final class TaskServicePool implements AutoCloseable {
      * @param start how services are started
      * @param route where the driver listens for each host ({@link HostAddresses#routeTo(String)} for the relay)
      * @param startTimeout how long a service may take to register, counted from its own start
-     * @param heartbeat heartbeat interval of the driver and services
+     * @param heartbeat heartbeat interval of the services
      * @param liveness silence after which a registered host is lost
+     * @param driverBeat heartbeat interval of the driver (shorter than its services' patience with it)
      * @param separateSharedHostnames whether hosts sharing a kernel hostname get their host word as hostname in a
      *     private UTS namespace (needs root where they run)
      * @param agentLabel the launch agent key label a service started now gets for a host ({@code null} result: none)
@@ -77,33 +78,37 @@ public final class TaskServicePool implements AutoCloseable {
      * @param err where starts that failed and losses are printed
      */
     public record Config(String prefix, Secret secret, ServiceStart start, Route route, Duration startTimeout,
-            Duration heartbeat, Duration liveness, boolean separateSharedHostnames, UnaryOperator<String> agentLabel,
-            Timeline timeline, PrintStream err) {
-        /** The relay's defaults: {@link Liveness} intervals, shared hostnames separated, no agent label, no timeline. */
+            Duration heartbeat, Duration liveness, Duration driverBeat, boolean separateSharedHostnames,
+            UnaryOperator<String> agentLabel, Timeline timeline, PrintStream err) {
+        /**
+         * The relay's defaults: {@link Liveness} intervals (services started with {@code troika-rsh task-service} wait
+         * {@link Liveness#DRIVER_TIMEOUT} for the driver), shared hostnames separated, no agent label, no timeline.
+         */
         public static Config of(String prefix, Secret secret, ServiceStart start, Route route, Duration startTimeout,
                 PrintStream err) {
-            return new Config(prefix, secret, start, route, startTimeout, Liveness.HEARTBEAT, Liveness.TIMEOUT, true,
-                    host -> null, Timeline.off(), err);
+            return new Config(prefix, secret, start, route, startTimeout, Liveness.HEARTBEAT, Liveness.TIMEOUT,
+                    Liveness.DRIVER_HEARTBEAT, true, host -> null, Timeline.off(), err);
         }
 
+        /** Services that wait only {@code liveness} for the driver: the driver beats as often as they do. */
         public Config withLiveness(Duration heartbeat, Duration liveness) {
-            return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, separateSharedHostnames,
-                    agentLabel, timeline, err);
+            return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, heartbeat,
+                    separateSharedHostnames, agentLabel, timeline, err);
         }
 
         public Config withSeparateSharedHostnames(boolean separate) {
-            return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, separate, agentLabel,
-                    timeline, err);
+            return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, driverBeat, separate,
+                    agentLabel, timeline, err);
         }
 
         public Config withAgentLabel(UnaryOperator<String> labelForHost) {
-            return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, separateSharedHostnames,
-                    labelForHost, timeline, err);
+            return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, driverBeat,
+                    separateSharedHostnames, labelForHost, timeline, err);
         }
 
         public Config withTimeline(Timeline t) {
-            return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, separateSharedHostnames,
-                    agentLabel, t, err);
+            return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, driverBeat,
+                    separateSharedHostnames, agentLabel, t, err);
         }
     }
 
@@ -267,7 +272,7 @@ public final class TaskServicePool implements AutoCloseable {
     private DriverService driverFor(String firstHost) throws IOException {
         if (driver == null) {
             DriverService d = new DriverService(config.secret(), config.route().to(firstHost), List.of(),
-                    config.heartbeat(), config.liveness(), this::lost);
+                    config.heartbeat(), config.liveness(), config.driverBeat(), this::lost);
             d.onRegistered(this::registered);
             d.onRankEnded((host, ended) -> onRankEnded.accept(host, ended));
             driver = d;

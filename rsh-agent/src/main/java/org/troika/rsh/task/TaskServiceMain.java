@@ -22,7 +22,9 @@ import org.troika.wire.Secret;
  * never the job secret. The driver address defaults to
  * {@link TroikaEnv#DRIVER_ADDR}; the secret comes from the environment, or with {@code --secret-stdin} from the first
  * line of stdin (how {@code troika run} passes it through ssh/srun/blaunch without a command line). Prints nothing on
- * success; exit 0 when told to stop, 1 when the driver was lost, 2 for bad input.
+ * success; exit 0 when told to stop, 1 when the driver was lost, 2 for bad input. {@code --liveness-ms} is how long the
+ * service waits for a silent driver before it asks whether the driver's machine still acknowledges (default {@link
+ * Liveness#DRIVER_TIMEOUT}: the driver sends its heartbeats every {@link Liveness#DRIVER_HEARTBEAT}).
  */
 public final class TaskServiceMain {
     private TaskServiceMain() {}
@@ -33,7 +35,7 @@ public final class TaskServiceMain {
         boolean secretStdin = false;
         String agentLabel = null;
         long heartbeat = Liveness.HEARTBEAT.toMillis();
-        long liveness = Liveness.TIMEOUT.toMillis();
+        long liveness = Liveness.DRIVER_TIMEOUT.toMillis();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             switch (a) {

@@ -66,6 +66,10 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     private final Map<Integer, Integer> left = new TreeMap<>();
     /** Ranks whose processes ended without a leave, not (yet) named dead by a report of the survivors. */
     private final Set<Integer> ended = new TreeSet<>();
+    /** How many ranks of {@link #hosts} are neither dead, departed nor have left: kept, so no event walks every rank. */
+    private int unaccountedCount;
+    /** How many ranks left with 0. */
+    private int finished;
     private int epoch;
     private boolean toldOver;
 
@@ -75,6 +79,7 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
         for (int r = 0; r < plan.size(); r++) {
             hosts.put(r, plan.slots().get(r).host());
         }
+        unaccountedCount = hosts.size();
     }
 
     @Override
@@ -85,8 +90,14 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
         synchronized (this) {
             if (event instanceof ElasticMessage.WorldChanged w) {
                 changed(w, died, gone);
-            } else if (event instanceof ElasticMessage.RankLeft l && hosts.containsKey(l.rank())) {
-                left.putIfAbsent(l.rank(), l.code());
+            } else if (event instanceof ElasticMessage.RankLeft l && hosts.containsKey(l.rank())
+                    && !left.containsKey(l.rank())) {
+                boolean was = unaccounted(l.rank());
+                left.put(l.rank(), l.code());
+                settled(was);
+                if (l.code() == 0) {
+                    finished++;
+                }
             }
             nowOver = !toldOver && over();
             toldOver |= nowOver;
@@ -110,16 +121,20 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
         for (ElasticMessage.WorldChanged.Joined j : w.joined()) {
             if (j.rank() >= launched && !hosts.containsKey(j.rank()) && hosts.size() < launched + MAX_JOINED) {
                 hosts.put(j.rank(), j.host());
+                unaccountedCount++;
             }
         }
         for (int r : w.departed()) {
+            boolean was = hosts.containsKey(r) && unaccounted(r);
             if (hosts.containsKey(r) && departed.add(r)) {
+                settled(was);
                 gone.put(r, hosts.get(r));
             }
         }
         Set<Integer> members = Set.copyOf(w.members());
         for (int r : hosts.keySet()) {
             if (!members.contains(r) && !departed.contains(r) && !left.containsKey(r) && dead.add(r)) {
+                unaccountedCount--; // it was neither dead, departed nor left
                 died.put(r, hosts.get(r));
             }
         }
@@ -149,6 +164,7 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     public synchronized void declareDead(int rank) {
         if (unconfirmed(rank)) {
             dead.add(rank);
+            unaccountedCount--; // unconfirmed: neither dead, departed nor left before
         }
     }
 
@@ -159,7 +175,7 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
 
     /** Whether a rank reported leaving {@code Elastic.run} with 0: its training body finished. */
     public synchronized boolean anyFinished() {
-        return left.containsValue(0);
+        return finished > 0;
     }
 
     /**
@@ -190,12 +206,14 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
      * waited for.
      */
     public synchronized boolean accountedFor() {
-        for (int r : hosts.keySet()) {
-            if (unaccounted(r)) {
-                return false;
-            }
+        return unaccountedCount == 0;
+    }
+
+    /** A rank that was unaccounted ({@code was}) is now dead, departed or has left. */
+    private void settled(boolean was) {
+        if (was) {
+            unaccountedCount--;
         }
-        return true;
     }
 
     /** Whether {@code rank} is neither dead, departed nor reported its leave (the caller holds the lock). */

@@ -214,4 +214,41 @@ class ShrinkTrackerTest {
         assertEquals(new RankExit(2, "b", ShrinkTracker.DIED_EXIT, false), exits.get(0));
         assertTrue(exits.subList(1, 4).stream().allMatch(RankExit::collateral), exits::toString);
     }
+
+    /**
+     * A changed world of 10,000 ranks (issue 23's size), every one leaving: the generation is over exactly at the last
+     * leave, whatever the order of deaths, departures, joins and leaves. The tracker keeps a count of ranks not yet
+     * accounted for, so an event costs the same at any size (before, each leave walked every rank: 10^8 steps here).
+     */
+    @Test
+    void aChangedWorldOfTenThousandRanksIsOverAtItsLastLeaveAndNotBefore() {
+        int n = 10_000;
+        HostPlan plan = HostPlan.assign("test", List.of(new HostSlots("a", n / 2), new HostSlots("b", n / 2)), n);
+        Told told = new Told();
+        ShrinkTracker t = new ShrinkTracker(plan, told);
+        List<Integer> members = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            if (r != 7) {
+                members.add(r);
+            }
+        }
+        members.add(n); // a rank joins on host c while rank 7 is found dead and rank 9 departs
+        members.remove(Integer.valueOf(9));
+        t.event(new ElasticMessage.WorldChanged(1, 1, members, List.of(9), List.of(new Joined(n, "c"))));
+        assertEquals(List.of("7@a"), told.died);
+        t.event(left(9, 75)); // a departed rank's leave changes nothing
+        t.event(left(7, 3)); // nor does a dead one's
+        for (int r = n; r >= 0; r--) {
+            if (r == 7 || r == 9) {
+                continue;
+            }
+            assertFalse(t.over(), "over before rank " + r + " left");
+            t.event(left(r, r == 5 ? 0 : 1));
+            t.event(left(r, 0)); // a second leave of the same rank counts once
+        }
+        assertTrue(t.over());
+        assertTrue(t.anyFinished(), "rank 5 left with 0");
+        assertEquals(1, told.over);
+        assertEquals(List.of(), t.notLeft());
+    }
 }

@@ -68,8 +68,6 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     private final Set<Integer> ended = new TreeSet<>();
     /** How many ranks of {@link #hosts} are neither dead, departed nor have left: kept, so no event walks every rank. */
     private int unaccountedCount;
-    /** How many ranks left with 0. */
-    private int finished;
     private int epoch;
     private boolean toldOver;
 
@@ -95,9 +93,6 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
                 boolean was = unaccounted(l.rank());
                 left.put(l.rank(), l.code());
                 settled(was);
-                if (l.code() == 0) {
-                    finished++;
-                }
             }
             nowOver = !toldOver && over();
             toldOver |= nowOver;
@@ -173,17 +168,20 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
         return epoch > 0 || !dead.isEmpty();
     }
 
-    /** Whether a rank reported leaving {@code Elastic.run} with 0: its training body finished. */
-    public synchronized boolean anyFinished() {
-        return finished > 0;
+    /**
+     * Whether a rank reported leaving {@code Elastic.run}, with any code: its training body finished (0), or the ranks
+     * ended the generation themselves (for a relaunch, or a failure of their own).
+     */
+    public synchronized boolean anyLeft() {
+        return !left.isEmpty();
     }
 
     /**
-     * The ranks that neither died, departed nor reported their leave while none finished: those {@link #exits} counts
-     * unfinished when mpirun exited 0 (empty once a rank finished).
+     * The ranks that neither died, departed nor reported their leave while none left: those {@link #exits} counts
+     * unfinished when mpirun exited 0 (empty once a rank left).
      */
     public synchronized List<Integer> notLeft() {
-        if (anyFinished()) {
+        if (anyLeft()) {
             return List.of();
         }
         List<Integer> out = new ArrayList<>();
@@ -225,15 +223,17 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
      * The exits of a generation whose world changed, or was told to change: the dead ranks fail with
      * {@link #DIED_EXIT} (their hosts are blacklisted), the others with the code they left with; a rank that reported
      * no leave ended as mpirun did (a casualty when that is not 0), as {@link GenerationExits} has them. When mpirun
-     * exited 0 but no rank reported finishing (a leave with 0), the training did not end: ranks that change their world
+     * exited 0 but no rank reported leaving at all, the training did not end: ranks that change their world
      * in place run troika's worker, which reports every leave of {@code Elastic.run}, so the MPI's runtime ended the
      * job under them (PRRTE 3.0.8 ends a job with exit 0 when it loses a daemon, as when one fails in a spawn's connect
      * step). Those ranks are then casualties with {@link #UNFINISHED_EXIT}: nobody is blamed and the driver relaunches
-     * from the last commit instead of reporting the job done. (One finished rank means the training ended: a rank
-     * whose own report was lost then is not held against the job.)
+     * from the last commit instead of reporting the job done. One rank that left means the ranks ended the generation
+     * themselves: a rank whose own report did not arrive then ends as mpirun did, as any rank without a report did
+     * before (a spawned rank reports nothing: it has no connection to the launcher; PRRTE 3.0.8 at times loses a
+     * spawned daemon while a grown world leaves for a relaunch, and exits 0).
      */
     public synchronized List<RankExit> exits(int mpirunCode) {
-        boolean unfinished = mpirunCode == 0 && !anyFinished();
+        boolean unfinished = mpirunCode == 0 && !anyLeft();
         List<RankExit> exits = new ArrayList<>();
         for (int r : dead) {
             exits.add(new RankExit(r, hosts.get(r), DIED_EXIT, false));

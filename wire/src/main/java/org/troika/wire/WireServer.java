@@ -31,7 +31,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link Handler} on one of these.
  *
  * <pre>
- *   selector thread (one per server, non-blocking):  accept ─► server hello ─► read the 52-byte client hello
+ *   listener thread (one per listening socket):  accept (blocking), queue for the selector thread
+ *   selector thread (one per server, non-blocking):  server hello ─► read the 52-byte client hello
  *        │  refused with a busy hello beyond maxPending / maxPendingPerPeer / maxConnections
  *        │  closed at helloDeadline, or at once when the proof does not verify (nothing else is ever read)
  *        ▼ proof verified
@@ -182,8 +183,14 @@ public final class WireServer<M> implements AutoCloseable {
     /** Listening sockets and their endpoints, in bind order; added to by {@link #listen} (guarded by listeners). */
     private final List<ServerSocketChannel> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<Endpoint> endpoints = new java.util.concurrent.CopyOnWriteArrayList<>();
-    /** Listeners bound by {@link #listen} and not yet registered with the selector (its thread registers them). */
-    private final java.util.Queue<ServerSocketChannel> added = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /**
+     * Connections the listener threads accepted and the selector thread has not taken on yet. A listener thread does
+     * nothing but accept, so the kernel's accept queue (at most {@code net.core.somaxconn}) is emptied as fast as
+     * peers connect even while the selector thread is busy with the hellos and frames of thousands of others.
+     */
+    private final java.util.Queue<SocketChannel> arrivals = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Whether the selector was woken for what is in {@link #arrivals} and has not taken it yet. */
+    private final java.util.concurrent.atomic.AtomicBoolean acceptWake = new java.util.concurrent.atomic.AtomicBoolean();
     private boolean listenersClosed;
     private final ThreadPoolExecutor pool;
     private final Thread acceptor;
@@ -195,8 +202,6 @@ public final class WireServer<M> implements AutoCloseable {
     /** Event connections in verification order, which is first-frame-deadline order (left in until looked at). */
     private final ArrayDeque<WireConnection<M>> firstFrameDeadlines = new ArrayDeque<>();
     private final ByteBuffer drain = ByteBuffer.allocate(4096);
-    private long acceptPausedUntil;
-    private boolean acceptPaused;
     // any thread
     private final Set<WireChannel<M>> live = ConcurrentHashMap.newKeySet();
     private final Set<WireConnection<M>> liveEvents = ConcurrentHashMap.newKeySet();
@@ -247,7 +252,7 @@ public final class WireServer<M> implements AutoCloseable {
         this.selector = Selector.open();
         try {
             for (InetAddress a : bind) {
-                bindListener(a).register(selector, SelectionKey.OP_ACCEPT);
+                bindListener(a);
             }
         } catch (IOException | RuntimeException e) {
             closeListeners();
@@ -276,7 +281,7 @@ public final class WireServer<M> implements AutoCloseable {
             throw new IllegalArgumentException(name + ": no address to listen on");
         }
         WireServer<M> s = new WireServer<>(name, protocol, key, List.copyOf(bind), limits, handler, null);
-        s.acceptor.start();
+        s.startThreads();
         return s;
     }
 
@@ -290,7 +295,7 @@ public final class WireServer<M> implements AutoCloseable {
             throw new IllegalArgumentException(name + ": no address to listen on");
         }
         WireServer<M> s = new WireServer<>(name, protocol, key, List.copyOf(bind), limits, null, events);
-        s.acceptor.start();
+        s.startThreads();
         return s;
     }
 
@@ -324,13 +329,20 @@ public final class WireServer<M> implements AutoCloseable {
         this.alsoKey = second;
     }
 
-    /** Opens a non-blocking listener on {@code address} (ephemeral port) and records it with its endpoint. */
+    /** The selector thread, then a listener thread for each listener bound so far. */
+    private void startThreads() {
+        acceptor.start();
+        for (ServerSocketChannel l : listeners) {
+            startListening(l);
+        }
+    }
+
+    /** Opens a (blocking) listener on {@code address} (ephemeral port) and records it with its endpoint. */
     private ServerSocketChannel bindListener(InetAddress address) throws IOException {
         ServerSocketChannel ssc = ServerSocketChannel.open();
         try {
             ssc.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             ssc.bind(new InetSocketAddress(address, 0), BACKLOG);
-            ssc.configureBlocking(false);
         } catch (IOException | RuntimeException e) {
             closeQuietly(ssc);
             throw e;
@@ -359,17 +371,44 @@ public final class WireServer<M> implements AutoCloseable {
             if (listenersClosed || closed) {
                 throw new IOException(name + " no longer accepts connections");
             }
-            added.add(bindListener(address));
+            startListening(bindListener(address));
             bound = endpoints.get(endpoints.size() - 1);
         }
-        selector.wakeup();
         return bound;
     }
 
-    /** Registers the listeners {@link #listen} added (selector thread only). */
-    private void registerAdded() throws IOException {
-        for (ServerSocketChannel ssc; (ssc = added.poll()) != null; ) {
-            ssc.register(selector, acceptPaused ? 0 : SelectionKey.OP_ACCEPT);
+    /** Starts the thread that accepts on {@code l} until it is closed. */
+    private void startListening(ServerSocketChannel l) {
+        Thread t = new Thread(() -> listen(l), name + "-listen-" + l.socket().getLocalPort());
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /**
+     * A listener thread: accepts (blocking) and queues each connection for the selector thread, waking it once for
+     * however many arrive before it looks. Ends when the listener is closed ({@link #stopAccepting}, {@link #close}).
+     * When accept fails (out of file descriptors) it waits 100 ms instead of spinning; the peers wait in the kernel's
+     * queue meanwhile.
+     */
+    private void listen(ServerSocketChannel l) {
+        while (!closed && l.isOpen()) {
+            SocketChannel sc;
+            try {
+                sc = l.accept();
+            } catch (java.nio.channels.ClosedChannelException e) {
+                return; // closed, also while blocked in accept (AsynchronousCloseException)
+            } catch (IOException e) {
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+                continue;
+            }
+            arrivals.add(sc);
+            if (acceptWake.compareAndSet(false, true)) {
+                selector.wakeup();
+            }
         }
     }
 
@@ -391,7 +430,7 @@ public final class WireServer<M> implements AutoCloseable {
         java.util.function.Consumer<SelectionKey> onReady = k -> handle(k, verified);
         try {
             while (!closed) {
-                registerAdded();
+                takeAccepted();
                 for (Runnable t; (t = tasks.poll()) != null; ) {
                     t.run();
                 }
@@ -434,7 +473,10 @@ public final class WireServer<M> implements AutoCloseable {
 
     /** Closes the listeners and every connection that has not proven the key (selector thread). */
     private void stopListening() {
-        closeListeners();
+        closeListeners(); // a listener thread blocked in accept gets an AsynchronousCloseException and ends
+        for (SocketChannel sc; (sc = arrivals.poll()) != null; ) {
+            closeQuietly(sc);
+        }
         for (Pending p : new ArrayList<>(pending.values())) {
             drop(p);
         }
@@ -462,9 +504,6 @@ public final class WireServer<M> implements AutoCloseable {
         if (!lingering.isEmpty()) {
             next = Math.min(next, TimeUnit.MILLISECONDS.toNanos(100));
         }
-        if (acceptPaused) {
-            next = Math.min(next, acceptPausedUntil - now);
-        }
         return next == Long.MAX_VALUE ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(next) + 1);
     }
 
@@ -478,21 +517,11 @@ public final class WireServer<M> implements AutoCloseable {
         if (!k.isValid()) {
             return;
         }
-        if (k.channel() instanceof ServerSocketChannel ssc) {
-            acceptAll(ssc);
-            return;
-        }
         if (++sinceAccept >= ACCEPT_EVERY) {
-            // thousands of hosts connecting at once: the kernel's accept queue (at most net.core.somaxconn) must not
-            // fill while this thread answers the hellos and frames of those already accepted, or connects are dropped
-            // and retried a second later
+            // thousands of hosts connecting at once: those accepted meanwhile get their server hello (and their hello
+            // deadline starts) while this thread answers the hellos and frames of those before them
             sinceAccept = 0;
-            for (ServerSocketChannel l : listeners) {
-                SelectionKey lk = l.keyFor(selector);
-                if (lk != null && lk.isValid() && (lk.interestOps() & SelectionKey.OP_ACCEPT) != 0) {
-                    acceptAll(l);
-                }
-            }
+            takeAccepted();
         }
         if (k.attachment() instanceof WireConnection<?> wc) {
             @SuppressWarnings("unchecked")
@@ -520,57 +549,43 @@ public final class WireServer<M> implements AutoCloseable {
         }
     }
 
-    private void acceptAll(ServerSocketChannel ssc) {
-        while (true) {
-            SocketChannel sc;
-            try {
-                sc = ssc.accept();
-            } catch (IOException e) {
-                // e.g. out of file descriptors: stop accepting for a moment instead of spinning
-                if (!closed) {
-                    pauseAccepting();
-                }
-                return;
-            }
-            if (sc == null) {
-                return;
-            }
-            accepted.incrementAndGet();
-            try {
-                sc.configureBlocking(false);
-                InetAddress peer = ((InetSocketAddress) sc.getRemoteAddress()).getAddress();
-                if (pending.size() >= maxPending()
-                        || pendingPerPeer.getOrDefault(peer, 0) >= limits.maxPendingPerPeer()
-                        || pending.size() + handed.get() >= maxConnections()) {
-                    busy.incrementAndGet();
-                    sc.write(ByteBuffer.wrap(Handshake.busyHello()));
-                    sc.close();
-                    continue;
-                }
-                byte[] nonce = Nonces.random(Handshake.NONCE_LEN);
-                Pending p = new Pending(sc, peer, nonce, ByteBuffer.wrap(Handshake.serverHello(protocol, nonce)),
-                        System.nanoTime() + limits.helloDeadline().toNanos());
-                sc.write(p.out);
-                sc.register(selector, p.out.hasRemaining() ? SelectionKey.OP_READ | SelectionKey.OP_WRITE
-                        : SelectionKey.OP_READ, p);
-                pending.put(sc, p);
-                helloDeadlines.add(p);
-                pendingPerPeer.merge(peer, 1, Integer::sum);
-                pendingCount = pending.size();
-            } catch (IOException | RuntimeException e) {
+    /** Takes on the connections the listener threads accepted (selector thread): each gets its server hello. */
+    private void takeAccepted() {
+        acceptWake.set(false);
+        for (SocketChannel sc; (sc = arrivals.poll()) != null; ) {
+            if (listenersClosed || acceptingStopped || closed) {
                 closeQuietly(sc);
+                continue;
             }
+            take(sc);
         }
     }
 
-    private void pauseAccepting() {
-        acceptPaused = true;
-        acceptPausedUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
-        for (ServerSocketChannel l : listeners) {
-            SelectionKey k = l.keyFor(selector);
-            if (k != null && k.isValid()) {
-                k.interestOps(0);
+    private void take(SocketChannel sc) {
+        accepted.incrementAndGet();
+        try {
+            sc.configureBlocking(false);
+            InetAddress peer = ((InetSocketAddress) sc.getRemoteAddress()).getAddress();
+            if (pending.size() >= maxPending()
+                    || pendingPerPeer.getOrDefault(peer, 0) >= limits.maxPendingPerPeer()
+                    || pending.size() + handed.get() >= maxConnections()) {
+                busy.incrementAndGet();
+                sc.write(ByteBuffer.wrap(Handshake.busyHello()));
+                sc.close();
+                return;
             }
+            byte[] nonce = Nonces.random(Handshake.NONCE_LEN);
+            Pending p = new Pending(sc, peer, nonce, ByteBuffer.wrap(Handshake.serverHello(protocol, nonce)),
+                    System.nanoTime() + limits.helloDeadline().toNanos());
+            sc.write(p.out);
+            sc.register(selector, p.out.hasRemaining() ? SelectionKey.OP_READ | SelectionKey.OP_WRITE
+                    : SelectionKey.OP_READ, p);
+            pending.put(sc, p);
+            helloDeadlines.add(p);
+            pendingPerPeer.merge(peer, 1, Integer::sum);
+            pendingCount = pending.size();
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(sc);
         }
     }
 
@@ -739,15 +754,6 @@ public final class WireServer<M> implements AutoCloseable {
 
     private void expire() {
         long now = System.nanoTime();
-        if (acceptPaused && now - acceptPausedUntil >= 0) {
-            acceptPaused = false;
-            for (ServerSocketChannel l : listeners) {
-                SelectionKey k = l.keyFor(selector);
-                if (k != null && k.isValid()) {
-                    k.interestOps(SelectionKey.OP_ACCEPT);
-                }
-            }
-        }
         for (Pending p; (p = helloDeadlines.peek()) != null && (p.done || now - p.deadline >= 0); ) {
             helloDeadlines.poll();
             if (!p.done) {

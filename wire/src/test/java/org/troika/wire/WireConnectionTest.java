@@ -264,7 +264,7 @@ class WireConnectionTest {
             }
             assertEquals(n, s.stats().connections(), s.stats().toString());
             assertEquals(0, s.stats().busy(), s.stats().toString());
-            assertEquals(1, threadsNamed("wc-many"), "threads of the server: only its selector");
+            assertEquals(2, threadsNamed("wc-many"), "threads of the server: only its selector and its listener");
             // reserve() can be lowered again: from then on the base bounds hold
             s.reserve(0);
             assertThrows(ServiceBusyException.class,

@@ -189,6 +189,8 @@ public final class WireServer<M> implements AutoCloseable {
      * peers connect even while the selector thread is busy with the hellos and frames of thousands of others.
      */
     private final java.util.Queue<SocketChannel> arrivals = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** How many connections are in {@link #arrivals}. */
+    private final AtomicInteger arrivalCount = new AtomicInteger();
     /** Whether the selector was woken for what is in {@link #arrivals} and has not taken it yet. */
     private final java.util.concurrent.atomic.AtomicBoolean acceptWake = new java.util.concurrent.atomic.AtomicBoolean();
     private boolean listenersClosed;
@@ -377,10 +379,14 @@ public final class WireServer<M> implements AutoCloseable {
         return bound;
     }
 
+    /** The listener threads started ({@link #stopListening} waits for them: only then are the ports released). */
+    private final List<Thread> listenerThreads = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     /** Starts the thread that accepts on {@code l} until it is closed. */
     private void startListening(ServerSocketChannel l) {
         Thread t = new Thread(() -> listen(l), name + "-listen-" + l.socket().getLocalPort());
         t.setDaemon(true);
+        listenerThreads.add(t);
         t.start();
     }
 
@@ -405,6 +411,25 @@ public final class WireServer<M> implements AutoCloseable {
                 }
                 continue;
             }
+            if (closed || acceptingStopped) {
+                closeQuietly(sc); // accepted as the listener closed: the selector thread no longer takes arrivals
+                return;
+            }
+            int waiting = arrivalCount.get() + pendingCount;
+            if (waiting >= maxPending() || waiting + handed.get() >= maxConnections()) {
+                // over the bounds already: refused here as the selector thread would, so a flood holds no more
+                // descriptors than the bounds allow however far behind the selector thread is
+                accepted.incrementAndGet();
+                busy.incrementAndGet();
+                try {
+                    sc.write(ByteBuffer.wrap(Handshake.busyHello()));
+                } catch (IOException | RuntimeException e) {
+                    // the peer is gone: nothing to tell it
+                }
+                closeQuietly(sc);
+                continue;
+            }
+            arrivalCount.incrementAndGet();
             arrivals.add(sc);
             if (acceptWake.compareAndSet(false, true)) {
                 selector.wakeup();
@@ -474,7 +499,17 @@ public final class WireServer<M> implements AutoCloseable {
     /** Closes the listeners and every connection that has not proven the key (selector thread). */
     private void stopListening() {
         closeListeners(); // a listener thread blocked in accept gets an AsynchronousCloseException and ends
+        // the kernel releases a port only once the accept blocked on it has returned: wait for the listener threads
+        for (Thread t : listenerThreads) {
+            try {
+                t.join(2_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         for (SocketChannel sc; (sc = arrivals.poll()) != null; ) {
+            arrivalCount.decrementAndGet();
             closeQuietly(sc);
         }
         for (Pending p : new ArrayList<>(pending.values())) {
@@ -553,6 +588,7 @@ public final class WireServer<M> implements AutoCloseable {
     private void takeAccepted() {
         acceptWake.set(false);
         for (SocketChannel sc; (sc = arrivals.poll()) != null; ) {
+            arrivalCount.decrementAndGet();
             if (listenersClosed || acceptingStopped || closed) {
                 closeQuietly(sc);
                 continue;

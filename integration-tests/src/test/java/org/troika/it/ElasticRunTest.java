@@ -77,14 +77,17 @@ class ElasticRunTest {
                 // change relaunches. When PRRTE 3.0.8 loses a daemon in the spawn's connect step (an Open MPI 5.0.x
                 // defect, docs/elastic.md) it ends the job with exit 0: troika relaunches the grown world from the
                 // last commit instead of calling the job done
-                boolean fellBack = r.err().contains("never left Elastic.run (the MPI runtime ended the job)");
+                // the grown world relaunched after PRRTE ended it: for a failure when no rank left Elastic.run, or
+                // for the host change when the ranks left together (their reports name 75) before PRRTE ended the job
+                boolean fellBack = mpi == Launcher.OPEN_MPI_5
+                        && (r.err().contains("generation 2 (failure): 3 ranks on")
+                        || r.err().contains("generation 2 (hosts_updated): 3 ranks on"));
                 assertTrue(r.err().contains(mpi == Launcher.OPEN_MPI_5
                         ? "generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1; 3 ranks on"
                         : "generation 2 (hosts_updated): 3 ranks on"), r.toString());
                 if (fellBack) {
                     // the relaunched world did not grow in place, so the removed host's rank leaves it in place
-                    assertEquals(Launcher.OPEN_MPI_5, mpi, r.toString());
-                    assertTrue(r.err().contains("generation 2 (failure): 3 ranks on"), r.toString());
+                    assertTrue(r.err().contains("PRTE has lost communication with a remote daemon"), r.toString());
                     assertTrue(r.err().contains("generation 2 changes in place: 1 rank leaves (" + h.get(1) + "); "
                             + last), r.toString());
                 } else {

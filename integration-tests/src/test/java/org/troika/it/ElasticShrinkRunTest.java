@@ -199,12 +199,13 @@ class ElasticShrinkRunTest {
                 ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
                 assertTrue(r.err().contains("generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1; 3 ranks"
                         + " on"), r.toString());
-                if (r.err().contains("never left Elastic.run (the MPI runtime ended the job)")) {
+                if (r.err().contains("generation 2 (failure): 3 ranks on")
+                        || r.err().contains("generation 2 (hosts_updated): 3 ranks on")) {
                     // PRRTE 3.0.8 lost the spawning rank's daemon in the spawn's connect step (docs/elastic.md: an
                     // Open MPI 5.0.x defect, about half the growths on this machine) and ended the job with exit 0:
-                    // troika must not call that done; it relaunches the grown world from the last commit
+                    // troika must not call that done; it relaunches the grown world from the last commit (for a
+                    // failure when no rank left Elastic.run, for the change when the ranks left together first)
                     assertTrue(r.err().contains("PRTE has lost communication with a remote daemon"), r.toString());
-                    assertTrue(r.err().contains("generation 2 (failure): 3 ranks on"), r.toString());
                     assertTrue(r.err().contains("done after 2 generation(s) and 2 reset(s)"), r.toString());
                 } else {
                     assertTrue(after.containsAll(before), "the first ranks are the same processes: " + before + " -> "

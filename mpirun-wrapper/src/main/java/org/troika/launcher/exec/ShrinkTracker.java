@@ -68,6 +68,11 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     private final Set<Integer> ended = new TreeSet<>();
     /** How many ranks of {@link #hosts} are neither dead, departed nor have left: kept, so no event walks every rank. */
     private int unaccountedCount;
+    /** How many ranks left with 0 (their training body finished). */
+    private int finished;
+    /** The code every rank that left so far left with, or {@code null} before the first leave or once two differ. */
+    private Integer sharedCode;
+    private boolean codesDiffer;
     private int epoch;
     private boolean toldOver;
 
@@ -93,6 +98,15 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
                 boolean was = unaccounted(l.rank());
                 left.put(l.rank(), l.code());
                 settled(was);
+                if (l.code() == 0) {
+                    finished++;
+                }
+                if (left.size() == 1) {
+                    sharedCode = l.code();
+                } else if (sharedCode == null || sharedCode != l.code()) {
+                    codesDiffer = true;
+                    sharedCode = null;
+                }
             }
             nowOver = !toldOver && over();
             toldOver |= nowOver;
@@ -168,20 +182,26 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
         return epoch > 0 || !dead.isEmpty();
     }
 
-    /**
-     * Whether a rank reported leaving {@code Elastic.run}, with any code: its training body finished (0), or the ranks
-     * ended the generation themselves (for a relaunch, or a failure of their own).
-     */
-    public synchronized boolean anyLeft() {
-        return !left.isEmpty();
+    /** Whether a rank reported leaving {@code Elastic.run} with 0: its training body finished. */
+    public synchronized boolean anyFinished() {
+        return finished > 0;
     }
 
     /**
-     * The ranks that neither died, departed nor reported their leave while none left: those {@link #exits} counts
-     * unfinished when mpirun exited 0 (empty once a rank left).
+     * The code a rank without a leave report takes when mpirun exited 0 and no rank finished: the code every rank that
+     * left reported, when they agree (a world that leaves for a relaunch leaves together: a spawned rank, which cannot
+     * report, left with the others), else {@code null}: the rank did not finish.
+     */
+    private Integer unreportedCode() {
+        return codesDiffer ? null : sharedCode;
+    }
+
+    /**
+     * The ranks that neither died, departed nor reported their leave and that {@link #exits} counts unfinished when
+     * mpirun exited 0: none when a rank finished, or when every rank that left left with the same code.
      */
     public synchronized List<Integer> notLeft() {
-        if (anyLeft()) {
+        if (anyFinished() || unreportedCode() != null) {
             return List.of();
         }
         List<Integer> out = new ArrayList<>();
@@ -227,13 +247,16 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
      * in place run troika's worker, which reports every leave of {@code Elastic.run}, so the MPI's runtime ended the
      * job under them (PRRTE 3.0.8 ends a job with exit 0 when it loses a daemon, as when one fails in a spawn's connect
      * step). Those ranks are then casualties with {@link #UNFINISHED_EXIT}: nobody is blamed and the driver relaunches
-     * from the last commit instead of reporting the job done. One rank that left means the ranks ended the generation
-     * themselves: a rank whose own report did not arrive then ends as mpirun did, as any rank without a report did
-     * before (a spawned rank reports nothing: it has no connection to the launcher; PRRTE 3.0.8 at times loses a
-     * spawned daemon while a grown world leaves for a relaunch, and exits 0).
+     * from the last commit instead of reporting the job done. One rank that finished means the training ended: a
+     * rank whose own report did not arrive then ends as mpirun did. When ranks left but none finished and all that
+     * left agree on their code, a rank without a report left with them (collateral, with that code): a spawned rank
+     * reports nothing (it has no connection to the launcher), and PRRTE 3.0.8 at times loses a spawned rank's daemon
+     * while a grown world leaves for a relaunch (75) and exits 0; taken as 0, that rank made the job "done" with the
+     * training unfinished.
      */
     public synchronized List<RankExit> exits(int mpirunCode) {
-        boolean unfinished = mpirunCode == 0 && !anyLeft();
+        Integer together = mpirunCode == 0 && !anyFinished() ? unreportedCode() : null;
+        boolean unfinished = mpirunCode == 0 && !anyFinished() && together == null;
         List<RankExit> exits = new ArrayList<>();
         for (int r : dead) {
             exits.add(new RankExit(r, hosts.get(r), DIED_EXIT, false));
@@ -245,6 +268,7 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
             }
             Integer code = left.get(r);
             exits.add(code != null ? new RankExit(r, h.getValue(), code, false)
+                    : together != null ? new RankExit(r, h.getValue(), together, true)
                     : unfinished ? new RankExit(r, h.getValue(), UNFINISHED_EXIT, true)
                     : new RankExit(r, h.getValue(), mpirunCode, mpirunCode != 0));
         }

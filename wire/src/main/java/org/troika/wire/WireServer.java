@@ -420,13 +420,7 @@ public final class WireServer<M> implements AutoCloseable {
                 // over the bounds already: refused here as the selector thread would, so a flood holds no more
                 // descriptors than the bounds allow however far behind the selector thread is
                 accepted.incrementAndGet();
-                busy.incrementAndGet();
-                try {
-                    sc.write(ByteBuffer.wrap(Handshake.busyHello()));
-                } catch (IOException | RuntimeException e) {
-                    // the peer is gone: nothing to tell it
-                }
-                closeQuietly(sc);
+                refuseBusy(sc);
                 continue;
             }
             arrivalCount.incrementAndGet();
@@ -542,9 +536,9 @@ public final class WireServer<M> implements AutoCloseable {
         return next == Long.MAX_VALUE ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(next) + 1);
     }
 
-    /** Keys handled in this select since the listeners were last drained. */
+    /** Keys handled in this select since the listener threads' arrivals were last taken on. */
     private int sinceAccept;
-    /** How many other keys one select may handle before the listeners' accept queues are drained again. */
+    /** How many keys one select may handle before the listener threads' arrivals are taken on again. */
     private static final int ACCEPT_EVERY = 32;
 
     /** A key the selector found ready; a connection whose client hello verified goes to {@code verified}. */
@@ -597,6 +591,17 @@ public final class WireServer<M> implements AutoCloseable {
         }
     }
 
+    /** Tells a connection over the bounds that the service is busy (its client retries) and closes it. */
+    private void refuseBusy(SocketChannel sc) {
+        busy.incrementAndGet();
+        try {
+            sc.write(ByteBuffer.wrap(Handshake.busyHello()));
+        } catch (IOException | RuntimeException e) {
+            // the peer is gone: nothing to tell it
+        }
+        closeQuietly(sc);
+    }
+
     private void take(SocketChannel sc) {
         accepted.incrementAndGet();
         try {
@@ -605,9 +610,7 @@ public final class WireServer<M> implements AutoCloseable {
             if (pending.size() >= maxPending()
                     || pendingPerPeer.getOrDefault(peer, 0) >= limits.maxPendingPerPeer()
                     || pending.size() + handed.get() >= maxConnections()) {
-                busy.incrementAndGet();
-                sc.write(ByteBuffer.wrap(Handshake.busyHello()));
-                sc.close();
+                refuseBusy(sc);
                 return;
             }
             byte[] nonce = Nonces.random(Handshake.NONCE_LEN);

@@ -72,7 +72,6 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     private int finished;
     /** The code every rank that left so far left with, or {@code null} before the first leave or once two differ. */
     private Integer sharedCode;
-    private boolean codesDiffer;
     private int epoch;
     private boolean toldOver;
 
@@ -103,9 +102,8 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
                 }
                 if (left.size() == 1) {
                     sharedCode = l.code();
-                } else if (sharedCode == null || sharedCode != l.code()) {
-                    codesDiffer = true;
-                    sharedCode = null;
+                } else if (sharedCode != null && sharedCode != l.code()) {
+                    sharedCode = null; // and stays null: once two differ, no later leave makes them agree
                 }
             }
             nowOver = !toldOver && over();
@@ -193,7 +191,7 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
      * report, left with the others), else {@code null}: the rank did not finish.
      */
     private Integer unreportedCode() {
-        return codesDiffer ? null : sharedCode;
+        return sharedCode;
     }
 
     /**

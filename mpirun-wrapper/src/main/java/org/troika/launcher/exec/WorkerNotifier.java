@@ -106,12 +106,15 @@ public final class WorkerNotifier implements AutoCloseable {
     }
 
     /**
-     * Rank 0's subscription and one connection per reporting rank (they all leave at about the same time), a few more
-     * for retries; past that a rank is answered busy and retries. A world report names every rank: 8 bytes each.
+     * Rank 0's subscription and one connection per reporting rank, a few more for retries; past that a rank is
+     * answered busy and retries. Every rank leaves at about the same time, so all of them may be connecting at once:
+     * bounding those not yet past the hello below the size made most ranks of a large generation give up (bench/scale.sh:
+     * with at most 256, 8,208 of 10,000 leaving ranks were not noted within their 5 s). A world report names every
+     * rank: 8 bytes each.
      */
     static WireServer.Limits limits(int size) {
         int n = Math.max(1, size) + 8;
-        return WireServer.Limits.DEFAULT.withPending(Math.min(n + 8, 256), Math.min(n, 64)).withMaxConnections(n)
+        return WireServer.Limits.DEFAULT.withPending(n, Math.min(n, 64)).withMaxConnections(n)
                 .withMaxBody(MAX_BODY + 8 * Math.max(1, size));
     }
 

@@ -117,25 +117,43 @@ public final class HangWatchdog {
         return hung;
     }
 
+    /**
+     * One pass that only counts (the checker calls this every second, and at 10,000 ranks a state object per rank per
+     * check was garbage for nothing), and a second one that builds the report when there is one.
+     */
     private Optional<HangReport> evaluate(long now, Duration limit) {
         long limitMillis = limit.toMillis();
-        List<HangReport.RankState> stuck = new ArrayList<>();
-        List<HangReport.RankState> inside = new ArrayList<>();
+        int stuckCount = 0;
         int insideLong = 0;
-        boolean anyProgressed = false;
         int watched = 0;
         for (int r = 0; r < plan.size(); r++) {
             if (gone[r]) {
                 continue;
             }
             watched++;
-            long idle = now - lastChange[r];
-            HangReport.RankState st = new HangReport.RankState(r, plan.slots().get(r).host(), idle, last[r]);
-            boolean quiet = idle >= (alive[r] ? limitMillis : Math.max(limitMillis, startGrace.toMillis()));
+            boolean quiet = quiet(r, now, limitMillis);
+            if (last[r] != null && last[r].inCollective()) {
+                insideLong += quiet ? 1 : 0;
+            } else if (quiet) {
+                stuckCount++;
+            }
+        }
+        if (stuckCount == 0 && (watched == 0 || insideLong < watched)) {
+            return Optional.empty();
+        }
+        List<HangReport.RankState> stuck = new ArrayList<>();
+        List<HangReport.RankState> inside = new ArrayList<>();
+        boolean anyProgressed = false;
+        for (int r = 0; r < plan.size(); r++) {
+            if (gone[r]) {
+                continue;
+            }
+            HangReport.RankState st = new HangReport.RankState(r, plan.slots().get(r).host(), now - lastChange[r],
+                    last[r]);
+            boolean quiet = quiet(r, now, limitMillis);
             if (last[r] != null && last[r].inCollective()) {
                 // waiting for peers (however recently it entered): not a cause
                 inside.add(st);
-                insideLong += quiet ? 1 : 0;
             } else if (quiet) {
                 stuck.add(st);
             } else {
@@ -145,11 +163,13 @@ public final class HangWatchdog {
         if (!stuck.isEmpty()) {
             return Optional.of(new HangReport(limit, !anyProgressed, stuck, inside, List.of()));
         }
-        if (watched > 0 && insideLong == watched) {
-            long max = inside.stream().mapToLong(b -> b.last().entered()).max().orElse(0);
-            List<HangReport.RankState> behind = inside.stream().filter(b -> b.last().entered() < max).toList();
-            return Optional.of(new HangReport(limit, true, List.of(), inside, behind));
-        }
-        return Optional.empty();
+        long max = inside.stream().mapToLong(b -> b.last().entered()).max().orElse(0);
+        List<HangReport.RankState> behind = inside.stream().filter(b -> b.last().entered() < max).toList();
+        return Optional.of(new HangReport(limit, true, List.of(), inside, behind));
+    }
+
+    /** Whether rank {@code r} has shown no progress for the limit (the start grace until its first sign of life). */
+    private boolean quiet(int r, long now, long limitMillis) {
+        return now - lastChange[r] >= (alive[r] ? limitMillis : Math.max(limitMillis, startGrace.toMillis()));
     }
 }

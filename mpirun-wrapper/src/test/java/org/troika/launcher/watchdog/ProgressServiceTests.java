@@ -53,9 +53,18 @@ class ProgressServiceTests {
         ProgressReport back = ProgressReport.decode(r.encode());
         assertEquals("line break and spaces", back.where());
         assertEquals(r, back);
+        ProgressReport big = new ProgressReport(Integer.MAX_VALUE, 7, 999_999_999_999_999_999L, 12, 34, 33, "bcast",
+                "");
+        assertEquals(big, ProgressReport.decode(big.encode()), "18 digits, and a rank of Integer.MAX_VALUE");
         for (String bad : List.of("progress 1 rank=-1 gen=0 beats=0 commits=0 in=0 out=0 at= where=",
                 "progress 1 rank=1 gen=0 beats=0 commits=0 in=0 out=0 at=", "ping", "progress 1 rank=99999999999 "
-                + "gen=0 beats=0 commits=0 in=0 out=0 at= where=", "progress 1 " + "x".repeat(500) + " where=")) {
+                + "gen=0 beats=0 commits=0 in=0 out=0 at= where=", "progress 1 " + "x".repeat(500) + " where=",
+                // numbers are 1-18 ASCII digits: no sign, no other digits, nothing after them
+                "progress 1 rank= gen=0 beats=0 commits=0 in=0 out=0 at= where=",
+                "progress 1 rank=1 gen=0 beats=+5 commits=0 in=0 out=0 at= where=",
+                "progress 1 rank=1 gen=0 beats=1234567890123456789 commits=0 in=0 out=0 at= where=",
+                "progress 1 rank=1 gen=0 beats=\u0663 commits=0 in=0 out=0 at= where=",
+                "progress 1 rank=1 gen=0 beats=12a commits=0 in=0 out=0 at= where=")) {
             assertThrows(IllegalArgumentException.class, () -> ProgressReport.decode(bad), bad);
         }
     }

@@ -3,6 +3,7 @@ package org.troika.launcher.watchdog;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.troika.launcher.options.RunOptionTable.HANG_TIMEOUT;
 import static org.troika.launcher.options.RunOptionTable.HANG_WARNING;
 import static org.troika.launcher.options.RunOptionTable.MIN_NP;
@@ -41,8 +42,23 @@ class HangSettingsTests {
 
     @Test
     void ranksReportAFifthOfTheTimeoutBetweenAFifthOfASecondAndTwoSeconds() {
-        assertEquals(Duration.ofMillis(200), HangWatch.interval(Duration.ofSeconds(1)));
-        assertEquals(Duration.ofMillis(1000), HangWatch.interval(Duration.ofSeconds(5)));
-        assertEquals(Duration.ofMillis(2000), HangWatch.interval(Duration.ofSeconds(300)));
+        assertEquals(Duration.ofMillis(200), HangWatch.interval(Duration.ofSeconds(1), 4));
+        assertEquals(Duration.ofMillis(1000), HangWatch.interval(Duration.ofSeconds(5), 4));
+        assertEquals(Duration.ofMillis(2000), HangWatch.interval(Duration.ofSeconds(300), 4));
+        assertEquals(Duration.ofMillis(2000), HangWatch.interval(Duration.ofSeconds(300), 5_000));
+    }
+
+    @Test
+    void largeJobsReportLessOftenSoTheLauncherGetsAtMost2500ReportsASecond() {
+        assertEquals(Duration.ofMillis(4000), HangWatch.interval(Duration.ofSeconds(300), 10_000));
+        assertEquals(Duration.ofMillis(32_000), HangWatch.interval(Duration.ofSeconds(300), 80_000));
+        assertEquals(Duration.ofMillis(60_000), HangWatch.interval(Duration.ofSeconds(300), 1_000_000),
+                "never over a fifth of the timeout");
+        assertEquals(Duration.ofMillis(2000), HangWatch.interval(Duration.ofSeconds(10), 80_000),
+                "a short timeout keeps its precision");
+        for (int ranks : new int[] {1, 100, 10_000, 80_000, 1_048_576}) {
+            long ms = HangWatch.interval(Duration.ofSeconds(600), ranks).toMillis();
+            assertTrue(ranks * 1000L / ms <= 2_500 || ms == 120_000, ranks + " ranks every " + ms + " ms");
+        }
     }
 }

@@ -7,7 +7,8 @@
 # RSS, and the ratio of each to the 100-host plan measured in the same run, then the ratio of each 10x step.
 # Targets: the 10,000-host plan within 2x of the 100-host plan; no 10x step above 12x.
 # Each plan is checked: no warning, and the ranks get TROIKA_HOST_SLOTS (their place among the hosts, at any size).
-# Then the driver service with simulated task services (below). SCALE_ONLY=hosts runs only that part.
+# Then the driver service with simulated task services, then the launcher's two per-rank services with simulated ranks
+# (below). SCALE_ONLY=plan, =hosts or =ranks runs only that part; SIM_SIZES and SIM_RANK_SIZES set their sizes.
 # Needs the built distribution (mvn -o -q install -DskipTests), a JDK (javac) and nstat (iproute2).
 set -euo pipefail
 runs=${1:-5}
@@ -22,7 +23,8 @@ for n in $sizes; do
   awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "node%06d slots=8\n", i }' >"$work/hosts$n"
 done
 
-if [ "${SCALE_ONLY:-}" != hosts ]; then
+part() { [ -z "${SCALE_ONLY:-}" ] || [ "$SCALE_ONLY" = "$1" ]; }
+if part plan; then
 echo "load before: $(uptime)"
 for run in $(seq "$runs"); do
   for n in $sizes; do
@@ -71,7 +73,7 @@ fi
 # Then the curves: each 10x step's ratio of registration wall time, driver CPU seconds (registration + steady), peak
 # RSS, fds and listen drops (target <= 12x each).
 lib="$root/dist/target/troika/lib"
-cp="$lib/troika-rsh.jar:$lib/troika-wire.jar:$lib/troika-common.jar"
+cp="$lib/*"
 javac -d "$work/cls" -cp "$cp" "$root/bench/scale/SimulatedHosts.java"
 # the launcher's JVM flags (bin/troika: C1 only): the driver service runs inside troika run. DRIVER_JIT=c2 runs the
 # driver with the JDK's default compilers instead (what TROIKA_JAVA_OPTS=-XX:TieredStopAtLevel=4 gives troika run).
@@ -83,6 +85,7 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 listen_drops() { nstat -az TcpExtListenDrops TcpExtListenOverflows 2>/dev/null | awk '/Listen/ { s += $2 } END { print s + 0 }'; }
 wait_for() { for _ in $(seq "$3"); do grep -q "$1" "$2" && return 0; sleep 0.1; done; return 1; }
 ulimit -n "$(ulimit -Hn)"
+if part hosts; then
 echo
 echo "simulated hosts (driver JIT: ${DRIVER_JIT:-c1, as troika run}); load before: $(uptime)"
 printf '%-7s %10s %11s %7s %6s %9s %8s %8s %8s %6s %10s %9s %6s\n' hosts registered register_ms retried drops cpu_core \
@@ -145,3 +148,89 @@ awk 'function r(a, b) { return b > 0 ? sprintf("x%.2f", a / b) : (a > 0 ? "x" a 
               p[1], $1, r($2, p[2]), p[2], $2, r($3, p[3]), p[3], $3, r($4, p[4]), r($5, p[5]), r($6, p[6]), n0,
               ($4 - rss0) / ($1 - n0), ($7 - heap0) / 1024 / ($1 - n0) }
      { split($0, p, " ") }' "$work/sim"
+fi
+
+# ---- simulated ranks: the launcher's per-rank services with 100, 1,000, 10,000 ranks (issue 23.2) -----------------
+# The same generator as N ranks, one per host (each from its own loopback address, the plan's host names), against
+# troika's real services in a process of their own with a 256 MB heap:
+#   progress   the hang watchdog of an N-rank launch (HangWatch: its progress service, the report interval it gives
+#              the ranks for a 20 s timeout - 4 s, a second per 2,500 ranks, from 10,000 ranks on -, its checker): all N connect at once and report (first connect to the last
+#              first report written; retried = busy or ended attempts), then 20 s of reports from every rank every
+#              interval (the watchdog's CPU as a share of one core, heap after a full collection and peak RSS per
+#              rank, fds), then SILENT ranks stop reporting: the hang must be declared within the timeout + one
+#              interval + the checker's 1 s step of the first one's last report (the time past the timeout is
+#              printed: at most interval + 1 s);
+#   leaves     an elastic generation's worker notifier: all N ranks report their leave at once (RankLeft, answered
+#              Noted, as every rank of a generation does when the world changes); each gives up 5 s after its first
+#              attempt, as DriverReporter does (target: none gives up); time from the first connect to the last Noted,
+#              the notifier's CPU seconds for it.
+# Listen drops (nstat, system-wide) for both. Then each 10x step's ratio (target <= 12x).
+if part ranks; then
+echo
+echo "simulated ranks (service JIT: ${DRIVER_JIT:-c1, as troika run}); load before: $(uptime)"
+printf '%-7s %-8s %6s %11s %7s %6s %6s %9s %9s %8s %9s %6s %s\n' ranks service in connect_ms retried gaveup drops cpu_core \
+  heap_kb/r rss_mb rss_kb/r fds "past timeout"
+rm -f "$work/rsim"
+for n in ${SIM_RANK_SIZES:-100 1000 10000}; do
+  silent=$((n / 10 < 10 ? n / 10 : 10))
+  for svc in progress leaves; do
+    secret=$(run_java 64m secret 3>&-)
+    rm -f "$work/in"; mkfifo "$work/in"
+    if [ "$svc" = progress ]; then
+      run_java 256m progress "$n" 20 <"$work/in" >"$work/svc.out" 2>&1 &
+    else
+      run_java 256m notify "$n" <"$work/in" >"$work/svc.out" 2>&1 &
+    fi
+    service=$!
+    exec 3>"$work/in"
+    echo "$secret" >&3
+    wait_for '^ADDR=' "$work/svc.out" 600 || { echo "scale: the $svc service did not start:" >&2; cat "$work/svc.out" >&2; exit 1; }
+    addr=$(sed -n 's/^ADDR=//p' "$work/svc.out")
+    drops0=$(listen_drops)
+    cstart=$(cpu_ticks "$service")
+    if [ "$svc" = progress ]; then
+      interval=$(sed -n 's/^interval //p' "$work/svc.out")
+      echo "$secret" | run_java 1g ranks "$addr" "$n" 60 "${WINDOW:-$n}" 22 "$silent" "$interval" >"$work/gen.out" 2>&1 3>&- &
+    else
+      echo "$secret" | run_java 1g leaves "$addr" "$n" 30 "${WINDOW:-$n}" 3600 0 >"$work/gen.out" 2>&1 3>&- &
+    fi
+    gen=$!
+    wait_for '^gaveup' "$work/gen.out" 600 || { echo "scale: $n ranks did not finish connecting ($svc):" >&2; tail "$work/svc.out" "$work/gen.out" >&2; exit 1; }
+    core=- heap=0 past=-
+    if [ "$svc" = progress ]; then
+      c0=$(cpu_ticks "$service"); sleep 20; c1=$(cpu_ticks "$service")
+      core=$(awk -v d=$((c1 - c0)) -v t="$ticks" 'BEGIN { printf "%.3f", d / t / 20 }')
+      echo heap >&3
+      wait_for '^heap' "$work/svc.out" 300 || { echo "scale: no heap figure" >&2; exit 1; }
+      heap=$(sed -n 's/^heap //p' "$work/svc.out")
+      wait_for '^silent' "$work/gen.out" 300 || { echo "scale: the generator silenced no rank" >&2; exit 1; }
+      wait_for '^hang at' "$work/svc.out" 300 || true
+      # the hang's time past the timeout (20 s) after the last report of the first silent rank to fall quiet
+      past=$(awk '/^silent/ { if (first == "" || $4 < first) first = $4 } /^hang at/ { sub(":", "", $3); at = $3 }
+                  END { if (at == "") print "none"; else print at - first - 20000 }' "$work/gen.out" "$work/svc.out")
+    else
+      wait_for '^noted' "$work/svc.out" 100 || true
+    fi
+    rss=$(awk '/VmHWM/ { print $2 }' "/proc/$service/status")
+    fds=$(ls "/proc/$service/fd" | wc -l)
+    cpu=$(awk -v d=$(( $(cpu_ticks "$service") - cstart )) -v t="$ticks" 'BEGIN { printf "%.2f", d / t }')
+    drops=$(( $(listen_drops) - drops0 ))
+    kill "$gen" 2>/dev/null; wait "$gen" 2>/dev/null || true # the generator, started above
+    exec 3>&-; wait "$service" || true
+    got=$(sed -n 's/^connected \([0-9]*\) .*/\1/p' "$work/gen.out")
+    ms=$(sed -n 's/^connected [0-9]* retried [0-9]* in \([0-9]*\) ms/\1/p' "$work/gen.out")
+    retried=$(sed -n 's/^connected [0-9]* retried \([0-9]*\) .*/\1/p' "$work/gen.out")
+    gaveup=$(sed -n 's/^gaveup //p' "$work/gen.out")
+    printf '%-7s %-8s %6s %11s %7s %6s %6s %9s %9s %8s %9s %6s %s\n' "$n" "$svc" "$got" "$ms" "$retried" "$gaveup" \
+      "$drops" "$core" $((heap / 1024 / n)) $((rss / 1024)) $((rss / n)) "$fds" "$past"
+    [ "$svc" = progress ] || echo "  $n leaves: notifier cpu $cpu s, $(sed -n 's/^noted .* in \([0-9]*\) ms/\1/p' "$work/svc.out") ms from its first event to the last"
+    echo "$svc $n $ms $cpu $rss $fds $drops" >>"$work/rsim"
+  done
+done
+echo "load after:  $(uptime)"
+echo "curves (each 10x step, target <= 12x): time to all in, service CPU s (all of its run), peak RSS, fds"
+awk 'function r(a, b) { return b > 0 ? sprintf("x%.2f", a / b) : (a > 0 ? "x" a "/0" : "0->0") }
+     { if ($1 in prev) printf "%s %s -> %s ranks: time %s (%s -> %s ms), cpu %s, rss %s, fds %s\n", $1, prev[$1], $2,
+           r($3, t[$1]), t[$1], $3, r($4, c[$1]), r($5, m[$1]), r($6, f[$1])
+       prev[$1] = $2; t[$1] = $3; c[$1] = $4; m[$1] = $5; f[$1] = $6 }' "$work/rsim"
+fi

@@ -23,29 +23,58 @@ import org.troika.wire.NicAddress;
 import org.troika.wire.Protocol;
 import org.troika.wire.RelayMessage;
 import org.troika.wire.Secret;
+import java.time.Duration;
+import java.util.Map;
+import org.troika.common.ProgressReport;
+import org.troika.common.TroikaEnv;
+import org.troika.launcher.exec.WorkerNotifier;
+import org.troika.launcher.options.RunOptionTable;
+import org.troika.launcher.spi.HostPlan;
+import org.troika.launcher.spi.HostSlots;
+import org.troika.launcher.spi.RunSettings;
+import org.troika.launcher.timeline.Timeline;
+import org.troika.launcher.watchdog.HangWatch;
+import org.troika.launcher.watchdog.ProgressService;
+import org.troika.wire.ElasticMessage;
+import org.troika.wire.ProgressMessage;
 
 /**
- * bench/scale.sh's simulated hosts (issue 23.4), run as a single-file program on the distribution's jars. Two modes,
- * each a process of its own so the driver's costs are its own; the job secret ({@code secret} prints a new one) comes on
- * stdin's first line:
+ * bench/scale.sh's simulated hosts and ranks (issue 23.2/23.4), run as a single-file program on the distribution's
+ * jars. Each mode is a process of its own, so a service's costs are its own; the job secret ({@code secret} prints a new
+ * one) comes on stdin's first line. Services (troika's real classes), each printing {@code ADDR=host:port} first, then
+ * for each further stdin line {@code heap} its heap in use after a full collection ({@code heap BYTES}), until stdin
+ * ends:
  * <ul>
- *   <li>{@code driver N}: troika's real driver service (the launcher's liveness: hosts' heartbeat 2 s, timeout 5 s, its own
- *   heartbeat 10 s) expecting
- *   hosts {@code h0..h(N-1)} on 127.0.0.1; prints {@code ADDR=host:port}, {@code registered K of N in MS ms} (from the
- *   first registration to the last; K below N when hosts are still missing after max(60, N/50) s), {@code lost HOST at
- *   EPOCH_MS: why} for each loss, and for each further stdin line {@code heap} its heap in use after a full collection
- *   ({@code heap BYTES}), until stdin ends.</li>
- *   <li>{@code hosts ADDR N SECONDS WINDOW SILENT_AFTER SILENT}: one load generator that is N task services from one
- *   selector thread: each connects from its own loopback address (127.1.0.1 upwards) without blocking, at most WINDOW
- *   connections at a time not yet past the driver's hello (WINDOW = N: all at once), speaks the real relay protocol
- *   ({@link ClientSession}: hello, proof, Register, the driver's Registered), registers again when the driver ends a
- *   connection before its Registered (as a task service does), and heartbeats every 2 s from its registration on, so the
- *   heartbeats are spread over the interval as registrations were. Prints {@code connected N retried R in MS ms} (first
- *   connect to last Registered); SILENT_AFTER s later it stops the heartbeats of SILENT hosts, keeping their
- *   connections, and prints {@code silent HOST last EPOCH_MS} for each; it ends after SECONDS.</li>
+ *   <li>{@code driver N}: the driver service (the launcher's liveness: hosts' heartbeat 2 s, timeout 5 s, its own
+ *   heartbeat 10 s) expecting hosts {@code h0..h(N-1)}; prints {@code registered K of N in MS ms} (first registration to
+ *   the last; K below N when hosts are still missing after max(60, N/50) s) and {@code lost HOST at EPOCH_MS: why} for
+ *   each loss;</li>
+ *   <li>{@code progress N TIMEOUT_S}: the hang watchdog of a launch of N ranks, one on each of N hosts named by the
+ *   generator's loopback addresses ({@link HangWatch#start}: its progress service, the interval it gives the ranks,
+ *   its checker); prints {@code interval MS} and {@code hang at EPOCH_MS: K stuck} when it declares the hang;</li>
+ *   <li>{@code notify N}: an elastic generation's worker notifier for N ranks; prints {@code noted N in MS ms} (first
+ *   event to the last) once every rank's leave arrived.</li>
  * </ul>
+ * The generator: {@code ROLE ADDR N SECONDS WINDOW SILENT_AFTER SILENT [INTERVAL_MS]} is N clients from one selector
+ * thread, each from its own loopback address (127.1.0.1 upwards), connecting without blocking, at most WINDOW at a time
+ * not yet past the service's hello (WINDOW = N: all at once), speaking the real protocol ({@link ClientSession}); a
+ * client the service ends or answers busy before it is in connects again after a random back-off, as troika's clients
+ * do. Roles:
+ * <ul>
+ *   <li>{@code hosts}: task services: hello, Register, the driver's Registered, then a heartbeat every 2 s;</li>
+ *   <li>{@code ranks}: ranks reporting progress: hello, then a report (beats counting up) every INTERVAL_MS, the first
+ *   at once;</li>
+ *   <li>{@code leaves}: ranks leaving an elastic generation at once: hello, RankLeft, the notifier's Noted, close; a
+ *   rank not noted within 5 s of its first attempt gives up ({@code DriverReporter}'s patience).</li>
+ * </ul>
+ * It prints {@code connected N retried R in MS ms} (first connect to the last client in: registered, first report
+ * written, noted), {@code gaveup G} for the leaves, and SILENT_AFTER s later stops the periodic frames of the last
+ * SILENT clients, keeping their connections, printing {@code silent NAME last EPOCH_MS} for each; it ends after SECONDS.
  */
 public final class SimulatedHosts {
+    /** How long a leaving rank waits to be noted ({@code DriverReporter.LEAVE_TIMEOUT_MS}). */
+    private static final long LEAVE_PATIENCE_MS = 5_000;
+
     public static void main(String[] args) throws Exception {
         if (args[0].equals("secret")) {
             System.out.println(Secret.generate().encode());
@@ -53,13 +82,28 @@ public final class SimulatedHosts {
         }
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
         Secret secret = Secret.decode(in.readLine());
-        if (args[0].equals("driver")) {
-            driver(secret, Integer.parseInt(args[1]), in);
-        } else {
-            new Generator(secret, Endpoint.parseList(args[1], "ADDR").get(0), Integer.parseInt(args[2]),
-                    Integer.parseInt(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]),
-                    Integer.parseInt(args[6])).run();
+        switch (args[0]) {
+            case "driver" -> driver(secret, Integer.parseInt(args[1]), in);
+            case "progress" -> progress(secret, Integer.parseInt(args[1]), Integer.parseInt(args[2]), in);
+            case "notify" -> notify(secret, Integer.parseInt(args[1]), in);
+            default -> {
+                Role role = switch (args[0]) {
+                    case "hosts" -> new Hosts(secret);
+                    case "ranks" -> new Reports(ProgressService.progressKey(secret), Integer.parseInt(args[7]));
+                    case "leaves" -> new Leaves(WorkerNotifier.workerKey(secret));
+                    default -> throw new IllegalArgumentException("unknown mode " + args[0]);
+                };
+                new Generator(role, Endpoint.parseList(args[1], "ADDR").get(0), Integer.parseInt(args[2]),
+                        Integer.parseInt(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]),
+                        Integer.parseInt(args[6])).run();
+            }
         }
+    }
+
+    /** The generator's client {@code id}'s own loopback address (127.1.0.1 upwards). */
+    static InetAddress address(int id) throws IOException {
+        int a = id + 1;
+        return InetAddress.getByAddress(new byte[] {127, (byte) (1 + (a >> 16)), (byte) (a >> 8), (byte) a});
     }
 
     private static void driver(Secret secret, int n, BufferedReader in) throws Exception {
@@ -87,73 +131,298 @@ public final class SimulatedHosts {
             System.out.println("registered " + (n - all.getCount()) + " of " + n + " in "
                     + (last.get() - first.get()) / 1_000_000 + " ms");
             System.out.flush();
-            for (String line; (line = in.readLine()) != null; ) {
-                if (line.equals("heap")) {
-                    System.gc();
-                    System.out.println("heap " + ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
-                    System.out.flush();
-                }
+            serveHeap(in);
+        }
+    }
+
+    /** The hang watchdog of a launch of {@code n} ranks, one per host, each host one of the generator's addresses. */
+    private static void progress(Secret secret, int n, int timeoutSeconds, BufferedReader in) throws Exception {
+        List<HostSlots> hosts = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            hosts.add(new HostSlots(address(i).getHostAddress(), 1));
+        }
+        HostPlan plan = HostPlan.assign("bench", hosts, n);
+        RunSettings settings = RunSettings.of(List.of("x")).with(RunOptionTable.HANG_TIMEOUT,
+                Duration.ofSeconds(timeoutSeconds));
+        try (HangWatch w = HangWatch.start(settings, Map.of(TroikaEnv.SECRET_KEY, secret.encode()), plan, 0,
+                Timeline.off(), new java.io.PrintStream(java.io.OutputStream.nullOutputStream()))) {
+            w.arm(r -> {
+                System.out.println("hang at " + System.currentTimeMillis() + ": " + r.culprits().size() + " stuck");
+                System.out.flush();
+            });
+            System.out.println("interval " + w.env().get(TroikaEnv.PROGRESS_INTERVAL_MS));
+            System.out.println("ADDR=" + w.env().get(TroikaEnv.PROGRESS_ADDR));
+            System.out.flush();
+            serveHeap(in);
+        }
+    }
+
+    /** An elastic generation's notifier for {@code n} ranks; says when every rank's leave arrived. */
+    private static void notify(Secret secret, int n, BufferedReader in) throws Exception {
+        AtomicLong first = new AtomicLong();
+        java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger();
+        try (WorkerNotifier w = new WorkerNotifier(WorkerNotifier.workerKey(secret), InetAddress.getByName("127.0.0.1"),
+                1, n, e -> {
+                    long now = System.nanoTime();
+                    first.compareAndSet(0, now);
+                    if (e instanceof ElasticMessage.RankLeft && left.incrementAndGet() == n) {
+                        System.out.println("noted " + n + " in " + (now - first.get()) / 1_000_000 + " ms");
+                        System.out.flush();
+                    }
+                })) {
+            System.out.println("ADDR=" + w.endpoint());
+            System.out.flush();
+            serveHeap(in);
+        }
+    }
+
+    private static void serveHeap(BufferedReader in) throws IOException {
+        for (String line; (line = in.readLine()) != null; ) {
+            if (line.equals("heap")) {
+                System.gc();
+                System.out.println("heap " + ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+                System.out.flush();
             }
         }
     }
 
-    /** N task services on one selector thread. */
+    /** What one kind of client says; the generator does the connecting, the back-off and the timing. */
+    private interface Role {
+        ClientSession<?> session(byte[] serverHello) throws IOException;
+
+        /** The frames sent with the client hello. */
+        byte[] first(Client c) throws IOException;
+
+        /** Whether the client waits for an answer before it is in. */
+        boolean answered();
+
+        /** The answer: whether it lets the client in (false: refused, the client stops). */
+        boolean accept(Client c, Object m);
+
+        /** Whether the client, once in, closes its connection (it is done). */
+        boolean closesWhenIn();
+
+        /** The interval of the client's periodic frame, in ns; 0 for none. */
+        long interval();
+
+        byte[] periodic(Client c) throws IOException;
+
+        /** How long a client keeps trying to get in, from its first attempt, in ns; 0 for ever. */
+        long patience();
+
+        String name(Client c);
+    }
+
+    /** Task services: Register, Registered, a heartbeat every 2 s. */
+    private record Hosts(Secret secret) implements Role {
+        @Override
+        public ClientSession<?> session(byte[] hello) throws IOException {
+            return new ClientSession<>(Protocol.RELAY, secret, hello);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public byte[] first(Client c) throws IOException {
+            return ((ClientSession<RelayMessage>) c.session).seal(new RelayMessage.Register("h" + c.id, "h" + c.id,
+                    List.of(), List.<NicAddress>of()));
+        }
+
+        @Override
+        public boolean answered() {
+            return true;
+        }
+
+        @Override
+        public boolean accept(Client c, Object m) {
+            return m instanceof RelayMessage.Registered;
+        }
+
+        @Override
+        public boolean closesWhenIn() {
+            return false;
+        }
+
+        @Override
+        public long interval() {
+            return Liveness.HEARTBEAT.toNanos();
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public byte[] periodic(Client c) throws IOException {
+            return ((ClientSession<RelayMessage>) c.session).seal(new RelayMessage.Heartbeat(c.lastMillis));
+        }
+
+        @Override
+        public long patience() {
+            return 0;
+        }
+
+        @Override
+        public String name(Client c) {
+            return "h" + c.id;
+        }
+    }
+
+    /** Ranks reporting progress every {@code intervalMillis}, the first report at once (training: always progressed). */
+    private record Reports(Secret key, long intervalMillis) implements Role {
+        @Override
+        public ClientSession<?> session(byte[] hello) throws IOException {
+            return new ClientSession<>(Protocol.PROGRESS, key, hello);
+        }
+
+        @Override
+        public byte[] first(Client c) throws IOException {
+            return periodic(c);
+        }
+
+        @Override
+        public boolean answered() {
+            return false;
+        }
+
+        @Override
+        public boolean accept(Client c, Object m) {
+            return true;
+        }
+
+        @Override
+        public boolean closesWhenIn() {
+            return false;
+        }
+
+        @Override
+        public long interval() {
+            return TimeUnit.MILLISECONDS.toNanos(intervalMillis);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public byte[] periodic(Client c) throws IOException {
+            c.count++;
+            return ((ClientSession<ProgressMessage>) c.session).seal(new ProgressMessage.Report(new ProgressReport(c.id,
+                    0, c.count, c.count / 10, c.count, c.count, "allreduce", "step").encode()));
+        }
+
+        @Override
+        public long patience() {
+            return 0;
+        }
+
+        @Override
+        public String name(Client c) {
+            return "rank" + c.id;
+        }
+    }
+
+    /** Ranks of generation 1 leaving at once: RankLeft, Noted, close. */
+    private record Leaves(Secret key) implements Role {
+        @Override
+        public ClientSession<?> session(byte[] hello) throws IOException {
+            return new ClientSession<>(Protocol.ELASTIC, key, hello);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public byte[] first(Client c) throws IOException {
+            return ((ClientSession<ElasticMessage>) c.session).seal(new ElasticMessage.RankLeft(1, c.id, 75));
+        }
+
+        @Override
+        public boolean answered() {
+            return true;
+        }
+
+        @Override
+        public boolean accept(Client c, Object m) {
+            return m instanceof ElasticMessage.Noted;
+        }
+
+        @Override
+        public boolean closesWhenIn() {
+            return true;
+        }
+
+        @Override
+        public long interval() {
+            return 0;
+        }
+
+        @Override
+        public byte[] periodic(Client c) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public long patience() {
+            return TimeUnit.MILLISECONDS.toNanos(LEAVE_PATIENCE_MS);
+        }
+
+        @Override
+        public String name(Client c) {
+            return "rank" + c.id;
+        }
+    }
+
+    private static final int CONNECTING = 0, HELLO = 1, ANSWER = 2, ACTIVE = 3, SILENT = 4, GONE = 5;
+
+    /** One simulated client. */
+    private static final class Client {
+        final int id;
+        final InetSocketAddress local;
+        SocketChannel channel;
+        int state = CONNECTING;
+        ClientSession<?> session;
+        ByteBuffer in = ByteBuffer.allocate(256);
+        long due;
+        long backoff = 10;
+        long firstAttempt;
+        long lastMillis;
+        long count;
+
+        Client(int id) throws IOException {
+            this.id = id;
+            this.local = new InetSocketAddress(address(id), 0);
+        }
+    }
+
+    /** N clients of one role on one selector thread. */
     private static final class Generator {
-        private static final int CONNECTING = 0, HELLO = 1, ANSWER = 2, BEATING = 3, SILENT = 4, GONE = 5;
-        private final Secret secret;
+        private final Role role;
         private final InetSocketAddress to;
         private final int n;
         private final long end;
         private final int window;
         private final long silentAfter;
         private final int silent;
-        private final long interval = Liveness.HEARTBEAT.toNanos();
         private final Selector selector = Selector.open();
-        private final Host[] hosts;
-        private final ArrayDeque<Host> toConnect = new ArrayDeque<>();
-        /** Hosts waiting to connect again, in order of their time (each waits a random back-off). */
-        private final java.util.PriorityQueue<Host> retries =
+        private final Client[] clients;
+        private final ArrayDeque<Client> toConnect = new ArrayDeque<>();
+        /** Clients waiting to connect again, in order of their time (each waits a random back-off). */
+        private final java.util.PriorityQueue<Client> retries =
                 new java.util.PriorityQueue<>((a, b) -> Long.compare(a.due, b.due));
-        /** Registered hosts in order of their next heartbeat (each re-armed one interval later: FIFO stays sorted). */
-        private final ArrayDeque<Host> beats = new ArrayDeque<>();
+        /** Clients in, in order of their next periodic frame (each re-armed one interval later: FIFO stays sorted). */
+        private final ArrayDeque<Client> periodic = new ArrayDeque<>();
         private int inFlight;
-        private int registered;
+        private int in;
+        private int gaveUp;
         private int retried;
         private long firstConnect;
-        private long allRegistered;
+        private long allIn;
 
-        private static final class Host {
-            final int id;
-            final InetSocketAddress local;
-            SocketChannel channel;
-            int state = CONNECTING;
-            ClientSession<RelayMessage> session;
-            ByteBuffer in = ByteBuffer.allocate(256);
-            long due;
-            long backoff = 20;
-            long lastBeatMillis;
-
-            Host(int id) throws IOException {
-                this.id = id;
-                int a = id + 1;
-                this.local = new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 1, (byte) (a >> 8),
-                        (byte) a}), 0);
-            }
-        }
-
-        Generator(Secret secret, Endpoint driver, int n, int seconds, int window, int silentAfter, int silent)
+        Generator(Role role, Endpoint service, int n, int seconds, int window, int silentAfter, int silent)
                 throws IOException {
-            this.secret = secret;
-            this.to = new InetSocketAddress(driver.address(), driver.port());
+            this.role = role;
+            this.to = new InetSocketAddress(service.address(), service.port());
             this.n = n;
             this.end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
             this.window = Math.max(1, window);
             this.silentAfter = TimeUnit.SECONDS.toNanos(silentAfter);
             this.silent = silent;
-            this.hosts = new Host[n];
+            this.clients = new Client[n];
             for (int i = 0; i < n; i++) {
-                hosts[i] = new Host(i);
-                toConnect.add(hosts[i]);
+                clients[i] = new Client(i);
+                toConnect.add(clients[i]);
             }
         }
 
@@ -169,8 +438,8 @@ public final class SimulatedHosts {
                     connect(retries.poll());
                 }
                 long wait = TimeUnit.MILLISECONDS.toNanos(50);
-                if (!beats.isEmpty()) {
-                    wait = Math.min(wait, beats.peek().due - now);
+                if (!periodic.isEmpty()) {
+                    wait = Math.min(wait, periodic.peek().due - now);
                 }
                 if (!retries.isEmpty()) {
                     wait = Math.min(wait, retries.peek().due - now);
@@ -184,28 +453,28 @@ public final class SimulatedHosts {
                 for (var it = selector.selectedKeys().iterator(); it.hasNext(); ) {
                     SelectionKey k = it.next();
                     it.remove();
-                    Host h = (Host) k.attachment();
+                    Client c = (Client) k.attachment();
                     try {
                         if (k.isValid() && k.isConnectable()) {
-                            if (h.channel.finishConnect()) {
+                            if (c.channel.finishConnect()) {
                                 k.interestOps(SelectionKey.OP_READ);
-                                h.state = HELLO;
+                                c.state = HELLO;
                             }
                         } else if (k.isValid() && k.isReadable()) {
-                            readable(h);
+                            readable(c);
                         }
                     } catch (IOException e) {
-                        again(h);
+                        again(c);
                     }
                 }
-                beat();
-                if (allRegistered != 0 && !silenced && System.nanoTime() - allRegistered - silentAfter >= 0) {
+                periodic();
+                if (allIn != 0 && !silenced && System.nanoTime() - allIn - silentAfter >= 0) {
                     silenced = true;
-                    // the last SILENT hosts fall silent with their connections open (a hung service, a cut-off host)
+                    // the last SILENT clients fall silent with their connections open (a hung service or rank)
                     for (int i = n - silent; i < n; i++) {
-                        if (hosts[i].state == BEATING) {
-                            hosts[i].state = SILENT;
-                            System.out.println("silent h" + i + " last " + hosts[i].lastBeatMillis);
+                        if (clients[i].state == ACTIVE) {
+                            clients[i].state = SILENT;
+                            System.out.println("silent " + role.name(clients[i]) + " last " + clients[i].lastMillis);
                         }
                     }
                     System.out.flush();
@@ -214,124 +483,155 @@ public final class SimulatedHosts {
             selector.close();
         }
 
-        private void connect(Host h) {
+        private void connect(Client c) {
             try {
-                h.state = CONNECTING;
-                h.in.clear();
-                h.session = null;
-                h.channel = SocketChannel.open();
-                h.channel.configureBlocking(false);
-                h.channel.bind(h.local);
+                if (c.firstAttempt == 0) {
+                    c.firstAttempt = System.nanoTime();
+                }
+                c.state = CONNECTING;
+                c.in.clear();
+                c.session = null;
+                c.channel = SocketChannel.open();
+                c.channel.configureBlocking(false);
+                c.channel.bind(c.local);
                 inFlight++;
-                if (h.channel.connect(to)) {
-                    h.state = HELLO;
-                    h.channel.register(selector, SelectionKey.OP_READ, h);
+                if (c.channel.connect(to)) {
+                    c.state = HELLO;
+                    c.channel.register(selector, SelectionKey.OP_READ, c);
                 } else {
-                    h.channel.register(selector, SelectionKey.OP_CONNECT, h);
+                    c.channel.register(selector, SelectionKey.OP_CONNECT, c);
                 }
             } catch (IOException e) {
-                again(h);
+                again(c);
             }
         }
 
-        /** The driver ended the connection (or refused it) before Registered: connect again after a back-off. */
-        private void again(Host h) {
-            if (h.state == CONNECTING || h.state == HELLO) {
+        /** The service ended the connection (refused it, answered busy) before the client was in: try again later. */
+        private void again(Client c) {
+            if (c.state == CONNECTING || c.state == HELLO) {
                 inFlight--;
             }
             try {
-                h.channel.close();
+                c.channel.close();
             } catch (IOException ignored) {
                 // closing
             }
-            if (h.state == BEATING || h.state == SILENT) {
-                h.state = GONE; // the driver closed a registered host: it reports the loss itself
+            if (c.state == ACTIVE || c.state == SILENT) {
+                c.state = GONE; // the service closed a client that was in: it reports that itself
+                return;
+            }
+            long now = System.nanoTime();
+            if (role.patience() > 0 && now - c.firstAttempt - role.patience() >= 0) {
+                c.state = GONE;
+                if (gaveUp++ < 3) {
+                    System.out.println("gave up " + role.name(c));
+                }
+                done(now);
                 return;
             }
             if (retried++ < 3) {
-                System.out.println("retried h" + h.id);
+                System.out.println("retried " + role.name(c));
             }
-            h.due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(h.backoff
-                    + ThreadLocalRandom.current().nextLong(h.backoff + 1));
-            h.backoff = Math.min(h.backoff * 2, 1000);
-            h.state = CONNECTING;
-            retries.add(h);
+            c.due = now + TimeUnit.MILLISECONDS.toNanos(c.backoff + ThreadLocalRandom.current().nextLong(c.backoff + 1));
+            c.backoff = Math.min(c.backoff * 2, 400);
+            c.state = CONNECTING;
+            retries.add(c);
         }
 
-        private void readable(Host h) throws IOException {
-            if (h.channel.read(h.in) < 0) {
+        private void readable(Client c) throws IOException {
+            if (c.channel.read(c.in) < 0) {
                 throw new IOException("closed");
             }
-            if (h.state == HELLO && h.in.position() >= ClientSession.SERVER_HELLO_LEN) {
+            if (c.state == HELLO && c.in.position() >= ClientSession.SERVER_HELLO_LEN) {
                 // a busy hello (ServiceBusyException) ends this attempt like any failure: connect again later
-                h.session = new ClientSession<>(Protocol.RELAY, secret,
-                        java.util.Arrays.copyOf(h.in.array(), ClientSession.SERVER_HELLO_LEN));
-                shift(h, ClientSession.SERVER_HELLO_LEN);
+                c.session = role.session(java.util.Arrays.copyOf(c.in.array(), ClientSession.SERVER_HELLO_LEN));
+                shift(c, ClientSession.SERVER_HELLO_LEN);
                 inFlight--;
-                h.state = ANSWER;
-                byte[] hello = h.session.clientHello();
-                byte[] reg = h.session.seal(new RelayMessage.Register("h" + h.id, "h" + h.id, List.of(),
-                        List.<NicAddress>of()));
-                write(h, ByteBuffer.allocate(hello.length + reg.length).put(hello).put(reg).flip());
+                c.state = ANSWER;
+                byte[] hello = c.session.clientHello();
+                c.lastMillis = System.currentTimeMillis();
+                byte[] first = role.first(c);
+                write(c, ByteBuffer.allocate(hello.length + first.length).put(hello).put(first).flip());
+                if (!role.answered()) {
+                    in(c);
+                    return;
+                }
             }
-            if (h.state == ANSWER && h.in.position() >= ClientSession.HEADER) {
-                int len = h.session.frameLength(h.in.array(), 0);
-                if (h.in.position() < len) {
+            if (c.state == ANSWER && c.in.position() >= ClientSession.HEADER) {
+                int len = c.session.frameLength(c.in.array(), 0);
+                if (c.in.position() < len) {
                     return;
                 }
-                RelayMessage m = h.session.open(h.in.array(), 0);
-                if (!(m instanceof RelayMessage.Registered)) {
-                    System.out.println("refused h" + h.id + ": " + m);
-                    h.state = GONE;
-                    h.channel.close();
+                Object m = c.session.open(c.in.array(), 0);
+                if (!role.accept(c, m)) {
+                    System.out.println("refused " + role.name(c) + ": " + m);
+                    c.state = GONE;
+                    c.channel.close();
                     return;
                 }
-                h.state = BEATING;
-                h.in = null; // the driver's heartbeats wait in the socket: this side reads nothing more
-                h.channel.keyFor(selector).interestOps(0);
-                long now = System.nanoTime();
-                h.due = now + interval;
-                h.lastBeatMillis = System.currentTimeMillis();
-                beats.add(h);
-                if (++registered == n) {
-                    allRegistered = now;
-                    System.out.println("connected " + n + " retried " + retried + " in "
-                            + (now - firstConnect) / 1_000_000 + " ms");
-                    System.out.flush();
-                }
+                in(c);
             }
         }
 
-        private static void shift(Host h, int consumed) {
-            int rest = h.in.position() - consumed;
-            System.arraycopy(h.in.array(), consumed, h.in.array(), 0, rest);
-            h.in.position(rest);
+        /** {@code c} is in: registered, its first report written, or its leave noted. */
+        private void in(Client c) throws IOException {
+            c.state = ACTIVE;
+            c.in = null; // whatever the service sends from now on waits in the socket: this side reads nothing more
+            if (role.closesWhenIn()) {
+                c.state = GONE;
+                c.channel.close();
+            } else {
+                c.channel.keyFor(selector).interestOps(0);
+            }
+            long now = System.nanoTime();
+            if (role.interval() > 0) {
+                c.due = now + role.interval();
+                periodic.add(c);
+            }
+            in++;
+            done(now);
         }
 
-        private static void write(Host h, ByteBuffer b) throws IOException {
-            h.channel.write(b);
+        private void done(long now) {
+            if (in + gaveUp == n && allIn == 0) {
+                allIn = now;
+                System.out.println("connected " + in + " retried " + retried + " in " + (now - firstConnect) / 1_000_000
+                        + " ms");
+                System.out.println("gaveup " + gaveUp);
+                System.out.flush();
+            }
+        }
+
+        private static void shift(Client c, int consumed) {
+            int rest = c.in.position() - consumed;
+            System.arraycopy(c.in.array(), consumed, c.in.array(), 0, rest);
+            c.in.position(rest);
+        }
+
+        private static void write(Client c, ByteBuffer b) throws IOException {
+            c.channel.write(b);
             if (b.hasRemaining()) {
                 throw new IOException("socket send buffer full");
             }
         }
 
-        /** Sends every heartbeat that is due, and re-arms it one interval later. */
-        private void beat() {
+        /** Sends every periodic frame that is due, and re-arms it one interval later. */
+        private void periodic() {
             long now = System.nanoTime();
-            for (Host h; (h = beats.peek()) != null && h.due - now <= 0; ) {
-                beats.poll();
-                if (h.state != BEATING) {
+            for (Client c; (c = periodic.peek()) != null && c.due - now <= 0; ) {
+                periodic.poll();
+                if (c.state != ACTIVE) {
                     continue;
                 }
                 try {
-                    h.lastBeatMillis = System.currentTimeMillis();
-                    write(h, ByteBuffer.wrap(h.session.seal(new RelayMessage.Heartbeat(h.lastBeatMillis))));
+                    c.lastMillis = System.currentTimeMillis();
+                    write(c, ByteBuffer.wrap(role.periodic(c)));
                 } catch (IOException e) {
-                    again(h);
+                    again(c);
                     continue;
                 }
-                h.due += interval;
-                beats.add(h);
+                c.due += role.interval();
+                periodic.add(c);
             }
         }
     }

@@ -1,6 +1,7 @@
 package org.troika.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -197,6 +198,10 @@ class ElasticShrinkRunTest {
                 run.assertNoSurvivors();
                 assertEquals(0, r.exitCode(), r.toString());
                 ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+                // the spawned rank reports to the generation's notifier like the others (its address came with the
+                // spawn, its key from its host's task service): a rank that cannot says so on stderr
+                assertFalse(r.err().contains("the launcher learns of this rank's events only from how mpirun ends"),
+                        r.toString());
                 assertTrue(r.err().contains("generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1; 3 ranks"
                         + " on"), r.toString());
                 if (r.err().contains("generation 2 (failure): 3 ranks on")

@@ -187,8 +187,9 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
 
     /**
      * The code a rank without a leave report takes when mpirun exited 0 and no rank finished: the code every rank that
-     * left reported, when they agree (a world that leaves for a relaunch leaves together: a spawned rank, which cannot
-     * report, left with the others), else {@code null}: the rank did not finish.
+     * left reported, when they agree (a world that leaves for a relaunch leaves together: a spawned rank whose notifier
+     * address did not fit into its spawn's environment cannot report, and left with the others), else {@code null}:
+     * the rank did not finish.
      */
     private Integer unreportedCode() {
         return sharedCode;

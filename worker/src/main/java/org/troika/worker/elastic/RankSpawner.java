@@ -32,14 +32,19 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
      */
     static final int ENVAR_LIMIT = 255;
 
-    /** What a spawned rank needs most of its parent's exports (its job, generation and fault tolerance). */
+    /**
+     * What a spawned rank needs most of its parent's exports: its job, generation and fault tolerance, then where it
+     * reports its leave ({@link TroikaEnv#WORKER_ADDR}: the generation's notifier, which a growth in place keeps; the
+     * worker key file is in the environment of the rank's daemon, started by its host's task service). Without that
+     * address a spawned rank reported nothing, and the launcher had to guess its exit from the others' (ShrinkTracker).
+     */
     private static final List<String> FIRST = List.of(TroikaEnv.JOB_ID, TroikaEnv.ELASTIC,
-            TroikaEnv.ELASTIC_GENERATION, TroikaEnv.FAULT_TOLERANCE, TroikaEnv.ELASTIC_MIN_NP);
+            TroikaEnv.ELASTIC_GENERATION, TroikaEnv.FAULT_TOLERANCE, TroikaEnv.ELASTIC_MIN_NP, TroikaEnv.WORKER_ADDR);
 
     /** Variables a spawned rank must not inherit from its parent. */
     private static final List<String> NOT_INHERITED = List.of(TroikaEnv.HOSTS, TroikaEnv.PROGRESS_ADDR,
             TroikaEnv.PROGRESS_KEY, TroikaEnv.ELASTIC_JOIN_ID, TroikaEnv.ELASTIC_EPOCH, TroikaEnv.ELASTIC_SPAWN_COMMAND,
-            TroikaEnv.ELASTIC_SPAWN_ENV, TroikaEnv.WORKER_ADDR, "TROIKA_RANK", "TROIKA_SIZE",
+            TroikaEnv.ELASTIC_SPAWN_ENV, "TROIKA_RANK", "TROIKA_SIZE",
             "TROIKA_LOCAL_RANK", "TROIKA_LOCAL_SIZE", "TROIKA_CROSS_RANK", "TROIKA_CROSS_SIZE", "TROIKA_HOSTNAME");
 
     /**

@@ -90,17 +90,20 @@ class HostChangeTest {
     void theSpawnedRanksEnvironmentFitsOneInfoValue() {
         Map<String, String> env = new java.util.LinkedHashMap<>();
         env.put(TroikaEnv.ELASTIC_SPAWN_COMMAND, SpawnCommand.encode(List.of("java")));
-        env.put(TroikaEnv.ELASTIC_SPAWN_ENV, "AAA_USER,TROIKA_JAVA_CDS,TROIKA_JOB_ID,ZZZ_USER");
-        env.put("AAA_USER", "u".repeat(120));
+        env.put(TroikaEnv.ELASTIC_SPAWN_ENV, "AAA_USER,TROIKA_JAVA_CDS,TROIKA_WORKER_ADDR,TROIKA_JOB_ID,ZZZ_USER");
+        env.put("AAA_USER", "u".repeat(80));
         env.put(TroikaEnv.JAVA_CDS, "1");
+        env.put(TroikaEnv.WORKER_ADDR, "10.0.0.1:41234");
         env.put(TroikaEnv.JOB_ID, "j".repeat(40));
         env.put("ZZZ_USER", "z");
         Spawn spawn = RankSpawner.fromEnvironment(env).orElseThrow().request(MIXED, 3).orElseThrow();
         String envar = spawn.info().get("PMIX_ENVAR");
         assertTrue(envar.length() <= RankSpawner.ENVAR_LIMIT, envar);
         assertEquals(List.of(TroikaEnv.ELASTIC_JOIN_ID + "=7", TroikaEnv.ELASTIC_EPOCH + "=3",
-                TroikaEnv.HOSTS + "=10.0.0.9:2", TroikaEnv.JOB_ID + "=" + "j".repeat(40), TroikaEnv.JAVA_CDS + "=1",
-                "ZZZ_USER=z"), List.of(envar.split("\n")), "the long user variable is left out, the short one fits");
+                TroikaEnv.HOSTS + "=10.0.0.9:2", TroikaEnv.JOB_ID + "=" + "j".repeat(40),
+                TroikaEnv.WORKER_ADDR + "=10.0.0.1:41234", TroikaEnv.JAVA_CDS + "=1", "ZZZ_USER=z"),
+                List.of(envar.split("\n")), "where to report the leave comes with the job's variables; the long user"
+                + " variable is left out, the short one fits");
         env.put(TroikaEnv.HOSTS, "x");
         env.put(TroikaEnv.JOB_ID, "j".repeat(300));
         assertTrue(RankSpawner.fromEnvironment(env).orElseThrow().request(MIXED, 3).isPresent(),

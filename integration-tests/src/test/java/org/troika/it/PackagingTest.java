@@ -78,6 +78,7 @@ class PackagingTest {
         assertAll("tarball layout",
                 () -> assertTrue(Files.isExecutable(root.resolve("bin/troika"))),
                 () -> assertTrue(Files.isRegularFile(root.resolve("lib/troika-launcher.jar"))),
+                () -> assertTrue(Files.isRegularFile(root.resolve("lib/troika-jvm.sh")), "sourced by bin/troika"),
                 () -> assertTrue(Files.isRegularFile(root.resolve("docs/batch-systems.md"))),
                 () -> assertTrue(Files.isRegularFile(root.resolve("README.md"))),
                 () -> assertTrue(Files.isRegularFile(root.resolve("LICENSE"))),

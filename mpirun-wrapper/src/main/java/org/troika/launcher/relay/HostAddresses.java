@@ -22,6 +22,12 @@ public final class HostAddresses {
 
     /** The host words of {@code hosts} that are not this machine, in order, each once. */
     public static List<String> remoteHosts(Collection<String> hosts) {
+        Set<String> local = localNames();
+        return hosts.stream().filter(h -> !local.contains(h)).distinct().toList();
+    }
+
+    /** The names this machine goes by: the loopback ones and its host name, in full and short (one name lookup). */
+    private static Set<String> localNames() {
         Set<String> local = new LinkedHashSet<>(List.of("localhost", "127.0.0.1", "::1"));
         try {
             InetAddress me = InetAddress.getLocalHost();
@@ -30,7 +36,7 @@ public final class HostAddresses {
         } catch (IOException ignored) {
             // no local name
         }
-        return hosts.stream().filter(h -> !local.contains(h)).distinct().toList();
+        return local;
     }
 
     /** {@code host}'s address, or a one-line usage error naming it and the fix. */
@@ -50,15 +56,23 @@ public final class HostAddresses {
      * first host (the batch host of an allocation), and its name often resolves to a loopback address (Debian's
      * {@code 127.0.1.1 HOSTNAME}): a service bound by the route to it would be out of reach of every other host.
      *
+     * Every host is resolved (an unknown name is an error before anything starts); this machine's own name is looked
+     * up only when some host has an address that is not loopback (4 ms here, seconds where DNS is slow).
+     *
      * @throws UsageException naming the first host whose name does not resolve, and the fix
      */
     public static InetAddress routeTo(List<String> hosts) throws IOException {
-        Set<String> remote = new LinkedHashSet<>(remoteHosts(hosts));
+        Set<String> local = null; // looked up at the first host with an outward address: a plain local run never does
         InetAddress first = null;
         for (String h : hosts) {
             InetAddress a = resolve(h);
-            if (first == null && remote.contains(h) && !a.isLoopbackAddress()) {
-                first = a;
+            if (first == null && !a.isLoopbackAddress()) {
+                if (local == null) {
+                    local = localNames();
+                }
+                if (!local.contains(h)) {
+                    first = a;
+                }
             }
         }
         return first == null ? InetAddress.getLoopbackAddress() : routeTo(first);

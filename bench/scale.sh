@@ -84,6 +84,20 @@ ticks=$(getconf CLK_TCK)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 listen_drops() { nstat -az TcpExtListenDrops TcpExtListenOverflows 2>/dev/null | awk '/Listen/ { s += $2 } END { print s + 0 }'; }
 wait_for() { for _ in $(seq "$3"); do grep -q "$1" "$2" && return 0; sleep 0.1; done; return 1; }
+# start_service OUT MODE ARGS...: a new job secret, the service (MODE ARGS) in the background with its stdin on fd 3
+# (the secret first; a "heap" line asks for its heap; closing fd 3 ends it) and its output in OUT; sets secret,
+# service (its pid) and addr once it listens
+start_service() {
+  local out=$1; shift
+  secret=$(run_java 64m secret 3>&-)
+  rm -f "$work/in"; mkfifo "$work/in"
+  run_java 256m "$@" <"$work/in" >"$out" 2>&1 &
+  service=$!
+  exec 3>"$work/in"
+  echo "$secret" >&3
+  wait_for '^ADDR=' "$out" 600 || { echo "scale: the $1 service did not start:" >&2; cat "$out" >&2; exit 1; }
+  addr=$(sed -n 's/^ADDR=//p' "$out")
+}
 ulimit -n "$(ulimit -Hn)"
 if part hosts; then
 echo
@@ -92,14 +106,8 @@ printf '%-7s %10s %11s %7s %6s %9s %8s %8s %8s %6s %10s %9s %6s\n' hosts registe
   heap_kb/h rss_mb rss_kb/h fds lost_silent detect_ms false
 for n in ${SIM_SIZES:-100 1000 10000}; do
   silent=$((n / 10 < 10 ? n / 10 : 10))
-  secret=$(run_java 64m secret 3>&-)
-  rm -f "$work/in"; mkfifo "$work/in"
-  run_java 256m driver "$n" <"$work/in" >"$work/driver.out" 2>&1 &
-  driver=$!
-  exec 3>"$work/in"
-  echo "$secret" >&3
-  wait_for '^ADDR=' "$work/driver.out" 600 || { echo "scale: the driver did not start:" >&2; cat "$work/driver.out" >&2; exit 1; }
-  addr=$(sed -n 's/^ADDR=//p' "$work/driver.out")
+  start_service "$work/driver.out" driver "$n"
+  driver=$service
   drops0=$(listen_drops)
   cstart=$(cpu_ticks "$driver")
   echo "$secret" | run_java 1g hosts "$addr" "$n" 90 "${WINDOW:-$n}" 22 "$silent" >"$work/hosts.out" 2>&1 3>&- &
@@ -174,18 +182,11 @@ rm -f "$work/rsim"
 for n in ${SIM_RANK_SIZES:-100 1000 10000}; do
   silent=$((n / 10 < 10 ? n / 10 : 10))
   for svc in progress leaves; do
-    secret=$(run_java 64m secret 3>&-)
-    rm -f "$work/in"; mkfifo "$work/in"
     if [ "$svc" = progress ]; then
-      run_java 256m progress "$n" 20 <"$work/in" >"$work/svc.out" 2>&1 &
+      start_service "$work/svc.out" progress "$n" 20
     else
-      run_java 256m notify "$n" <"$work/in" >"$work/svc.out" 2>&1 &
+      start_service "$work/svc.out" notify "$n"
     fi
-    service=$!
-    exec 3>"$work/in"
-    echo "$secret" >&3
-    wait_for '^ADDR=' "$work/svc.out" 600 || { echo "scale: the $svc service did not start:" >&2; cat "$work/svc.out" >&2; exit 1; }
-    addr=$(sed -n 's/^ADDR=//p' "$work/svc.out")
     drops0=$(listen_drops)
     cstart=$(cpu_ticks "$service")
     if [ "$svc" = progress ]; then

@@ -193,24 +193,38 @@ public final class SimulatedHosts {
         /** The frames sent with the client hello. */
         byte[] first(Client c) throws IOException;
 
-        /** Whether the client waits for an answer before it is in. */
-        boolean answered();
+        /** Whether the client waits for an answer before it is in; {@link #accept} judges it. */
+        default boolean answered() {
+            return false;
+        }
 
         /** The answer: whether it lets the client in (false: refused, the client stops). */
-        boolean accept(Client c, Object m);
+        default boolean accept(Client c, Object m) {
+            return true;
+        }
 
         /** Whether the client, once in, closes its connection (it is done). */
-        boolean closesWhenIn();
+        default boolean closesWhenIn() {
+            return false;
+        }
 
         /** The interval of the client's periodic frame, in ns; 0 for none. */
-        long interval();
+        default long interval() {
+            return 0;
+        }
 
-        byte[] periodic(Client c) throws IOException;
+        default byte[] periodic(Client c) throws IOException {
+            throw new UnsupportedOperationException("no periodic frame");
+        }
 
         /** How long a client keeps trying to get in, from its first attempt, in ns; 0 for ever. */
-        long patience();
+        default long patience() {
+            return 0;
+        }
 
-        String name(Client c);
+        default String name(Client c) {
+            return "rank" + c.id;
+        }
     }
 
     /** Task services: Register, Registered, a heartbeat every 2 s. */
@@ -238,11 +252,6 @@ public final class SimulatedHosts {
         }
 
         @Override
-        public boolean closesWhenIn() {
-            return false;
-        }
-
-        @Override
         public long interval() {
             return Liveness.HEARTBEAT.toNanos();
         }
@@ -251,11 +260,6 @@ public final class SimulatedHosts {
         @SuppressWarnings("unchecked")
         public byte[] periodic(Client c) throws IOException {
             return ((ClientSession<RelayMessage>) c.session).seal(new RelayMessage.Heartbeat(c.lastMillis));
-        }
-
-        @Override
-        public long patience() {
-            return 0;
         }
 
         @Override
@@ -277,21 +281,6 @@ public final class SimulatedHosts {
         }
 
         @Override
-        public boolean answered() {
-            return false;
-        }
-
-        @Override
-        public boolean accept(Client c, Object m) {
-            return true;
-        }
-
-        @Override
-        public boolean closesWhenIn() {
-            return false;
-        }
-
-        @Override
         public long interval() {
             return TimeUnit.MILLISECONDS.toNanos(intervalMillis);
         }
@@ -303,19 +292,9 @@ public final class SimulatedHosts {
             return ((ClientSession<ProgressMessage>) c.session).seal(new ProgressMessage.Report(new ProgressReport(c.id,
                     0, c.count, c.count / 10, c.count, c.count, "allreduce", "step").encode()));
         }
-
-        @Override
-        public long patience() {
-            return 0;
-        }
-
-        @Override
-        public String name(Client c) {
-            return "rank" + c.id;
-        }
     }
 
-    /** Ranks of generation 1 leaving at once: RankLeft, Noted, close. */
+    /** Ranks of generation 1 leaving at once: RankLeft, Noted, close; each gives up after DriverReporter's 5 s. */
     private record Leaves(Secret key) implements Role {
         @Override
         public ClientSession<?> session(byte[] hello) throws IOException {
@@ -344,23 +323,8 @@ public final class SimulatedHosts {
         }
 
         @Override
-        public long interval() {
-            return 0;
-        }
-
-        @Override
-        public byte[] periodic(Client c) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
         public long patience() {
             return TimeUnit.MILLISECONDS.toNanos(LEAVE_PATIENCE_MS);
-        }
-
-        @Override
-        public String name(Client c) {
-            return "rank" + c.id;
         }
     }
 

@@ -39,6 +39,27 @@ class HmacSha256Test {
         }
     }
 
+    /**
+     * A derived key (the progress, worker and agent keys) is HMAC-SHA256(job secret, label) exactly as it was computed
+     * with the JDK's Mac: hosts running another troika build derive the same keys. Twice from one secret, as the
+     * launcher does (the cached key pads must not carry the first label into the second).
+     */
+    @Test
+    void derivedKeysAreTheJdksHmacOfTheLabel() throws Exception {
+        Random r = new Random(11);
+        for (int i = 0; i < 200; i++) {
+            byte[] key = new byte[Secret.MIN_BYTES + r.nextInt(100)];
+            r.nextBytes(key);
+            Secret secret = Secret.of(key);
+            for (String label : new String[] {"troika-progress-v1", "troika-worker-v1", "troika-agent-v1/" + i, ""}) {
+                Mac jdk = Mac.getInstance("HmacSHA256");
+                jdk.init(new SecretKeySpec(key, "HmacSHA256"));
+                assertArrayEquals(jdk.doFinal(label.getBytes(StandardCharsets.UTF_8)), secret.derive(label).bytes(),
+                        label);
+            }
+        }
+    }
+
     @Test
     void aReusedScratchGivesTheJdksMacForEveryMessageAfterTheSamePrefix() throws Exception {
         Random r = new Random(5);

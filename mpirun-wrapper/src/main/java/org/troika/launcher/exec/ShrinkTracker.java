@@ -70,7 +70,12 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     private int unaccountedCount;
     /** How many ranks left with 0 (their training body finished). */
     private int finished;
-    /** The code every rank that left so far left with, or {@code null} before the first leave or once two differ. */
+    /**
+     * The code every rank that left so far left with, or {@code null} before the first leave or once two differ. A
+     * rank without a leave report takes it when mpirun exited 0 and no rank finished (a world that leaves for a
+     * relaunch leaves together: a spawned rank whose notifier address did not fit into its spawn's environment cannot
+     * report, and left with the others); without it such a rank did not finish.
+     */
     private Integer sharedCode;
     private int epoch;
     private boolean toldOver;
@@ -186,21 +191,11 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     }
 
     /**
-     * The code a rank without a leave report takes when mpirun exited 0 and no rank finished: the code every rank that
-     * left reported, when they agree (a world that leaves for a relaunch leaves together: a spawned rank whose notifier
-     * address did not fit into its spawn's environment cannot report, and left with the others), else {@code null}:
-     * the rank did not finish.
-     */
-    private Integer unreportedCode() {
-        return sharedCode;
-    }
-
-    /**
      * The ranks that neither died, departed nor reported their leave and that {@link #exits} counts unfinished when
      * mpirun exited 0: none when a rank finished, or when every rank that left left with the same code.
      */
     public synchronized List<Integer> notLeft() {
-        if (anyFinished() || unreportedCode() != null) {
+        if (anyFinished() || sharedCode != null) {
             return List.of();
         }
         List<Integer> out = new ArrayList<>();
@@ -249,12 +244,12 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
      * from the last commit instead of reporting the job done. One rank that finished means the training ended: a
      * rank whose own report did not arrive then ends as mpirun did. When ranks left but none finished and all that
      * left agree on their code, a rank without a report left with them (collateral, with that code): a spawned rank
-     * reports nothing (it has no connection to the launcher), and PRRTE 3.0.8 at times loses a spawned rank's daemon
-     * while a grown world leaves for a relaunch (75) and exits 0; taken as 0, that rank made the job "done" with the
-     * training unfinished.
+     * whose notifier address did not fit into its spawn's environment reports nothing, and PRRTE 3.0.8 at times loses
+     * a spawned rank's daemon while a grown world leaves for a relaunch (75) and exits 0; taken as 0, that rank made
+     * the job "done" with the training unfinished.
      */
     public synchronized List<RankExit> exits(int mpirunCode) {
-        Integer together = mpirunCode == 0 && !anyFinished() ? unreportedCode() : null;
+        Integer together = mpirunCode == 0 && !anyFinished() ? sharedCode : null;
         boolean unfinished = mpirunCode == 0 && !anyFinished() && together == null;
         List<RankExit> exits = new ArrayList<>();
         for (int r : dead) {

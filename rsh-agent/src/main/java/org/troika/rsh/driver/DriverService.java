@@ -637,7 +637,7 @@ public final class DriverService implements AutoCloseable {
                 }
                 for (Registration r; (r = beats.peek()) != null && now - r.nextBeat >= 0; ) {
                     beats.poll();
-                    if (hosts.get(r.info.host()) != r || r.channel.isClosed()) {
+                    if (!current(r) || r.channel.isClosed()) {
                         continue; // released, lost or registered anew: no more heartbeats on this connection
                     }
                     r.nextBeat = now + beat;
@@ -649,7 +649,7 @@ public final class DriverService implements AutoCloseable {
                     }
                 }
                 wheel.advance(now, r -> {
-                    if (hosts.get(r.info.host()) != r) {
+                    if (!current(r)) {
                         return; // released, lost or registered anew
                     }
                     if (now - r.lastSeen > timeout) {
@@ -669,9 +669,14 @@ public final class DriverService implements AutoCloseable {
     }
 
     /** Reports {@code r}'s host lost, once, unless it was released or registered anew meanwhile. */
+    /** Whether {@code r} is still its host's registration (not released, lost, or replaced by a new one). */
+    private boolean current(Registration r) {
+        return hosts.get(r.info.host()) == r;
+    }
+
     private void reportLost(Registration r, String reason) {
         String host = r.info.host();
-        if (closing || hosts.get(host) != r || !lost.add(host)) {
+        if (closing || !current(r) || !lost.add(host)) {
             return;
         }
         r.channel.close();

@@ -502,10 +502,7 @@ public final class WireServer<M> implements AutoCloseable {
                 break;
             }
         }
-        for (SocketChannel sc; (sc = arrivals.poll()) != null; ) {
-            arrivalCount.decrementAndGet();
-            closeQuietly(sc);
-        }
+        takeAccepted(); // the listeners are closed: it closes whatever they queued
         for (Pending p : new ArrayList<>(pending.values())) {
             drop(p);
         }

@@ -5,11 +5,27 @@
 # the JDK 17 archive under Temurin 25 on this machine, and under the Open MPI 5 root's JDK 21). So an archive
 # lib/NAME.jsa is used only by the JVM that made it, which bin/troika-mkcds writes to lib/NAME.jsa.jvm.
 
+# troika_find JAVA: sets _tj to the file the command JAVA runs (a path as given, else the first executable file of
+# that name on PATH), empty when there is none. Shell builtins only (no process: this runs before every troika start).
+troika_find() {
+  case $1 in
+    */*) _tj=$1 ;;
+    *)
+      _tj= _ts=$IFS
+      IFS=:
+      for _td in $PATH; do
+        if [ -f "${_td:-.}/$1" ] && [ -x "${_td:-.}/$1" ]; then _tj=${_td:-.}/$1; break; fi
+      done
+      IFS=$_ts ;;
+  esac
+}
+
 # troika_jvm_id JAVA (bin/troika-mkcds): sets _troika_jvm to which JVM the command JAVA runs, one line: the real path
 # of its binary, then its JDK's runtime version (from the JDK's release file), for people; empty when not found.
 troika_jvm_id() {
   _troika_jvm=
-  _tj=$(command -v "$1" 2>/dev/null) && _tj=$(readlink -f "$_tj" 2>/dev/null) || return 0
+  troika_find "$1"
+  [ -n "$_tj" ] && _tj=$(readlink -f "$_tj" 2>/dev/null) || return 0
   _tv=
   if [ -f "${_tj%/bin/*}/release" ]; then
     while IFS= read -r _tl; do
@@ -21,19 +37,10 @@ troika_jvm_id() {
 
 # troika_cds_for ARCHIVE JAVA: whether ARCHIVE exists and was made by the binary the command JAVA runs (the same file:
 # `test -ef` follows symbolic links such as /usr/bin/java -> /etc/alternatives/java, and a JDK updated in place has a
-# new binary). Shell builtins only (no process: this runs before every troika start).
+# new binary).
 troika_cds_for() {
   [ -f "$1" ] && [ -f "$1.jvm" ] || return 1
   read -r _tm _tr <"$1.jvm" || return 1
-  case $2 in
-    */*) _tj=$2 ;;
-    *)
-      _tj= _ts=$IFS
-      IFS=:
-      for _td in $PATH; do
-        if [ -f "${_td:-.}/$2" ] && [ -x "${_td:-.}/$2" ]; then _tj=${_td:-.}/$2; break; fi
-      done
-      IFS=$_ts ;;
-  esac
+  troika_find "$2"
   [ -n "$_tj" ] && [ -n "$_tm" ] && [ "$_tj" -ef "$_tm" ]
 }

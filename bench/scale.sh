@@ -83,6 +83,7 @@ run_java() { local heap=$1; shift; exec java $jit -XX:+UseSerialGC -Xss512k "-Xm
 ticks=$(getconf CLK_TCK)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 listen_drops() { nstat -az TcpExtListenDrops TcpExtListenOverflows 2>/dev/null | awk '/Listen/ { s += $2 } END { print s + 0 }'; }
+udp_drops() { nstat -az UdpRcvbufErrors 2>/dev/null | awk '/Udp/ { s += $2 } END { print s + 0 }'; }
 wait_for() { for _ in $(seq "$3"); do grep -q "$1" "$2" && return 0; sleep 0.1; done; return 1; }
 # start_service OUT MODE ARGS...: a new job secret, the service (MODE ARGS) in the background with its stdin on fd 3
 # (the secret first; a "heap" line asks for its heap; closing fd 3 ends it) and its output in OUT; sets secret,
@@ -159,20 +160,22 @@ awk 'function r(a, b) { return b > 0 ? sprintf("x%.2f", a / b) : (a > 0 ? "x" a 
 fi
 
 # ---- simulated ranks: the launcher's per-rank services with 100, 1,000, 10,000 ranks (issue 23.2) -----------------
-# The same generator as N ranks, one per host (each from its own loopback address, the plan's host names), against
-# troika's real services in a process of their own with a 256 MB heap:
-#   progress   the hang watchdog of an N-rank launch (HangWatch: its progress service, the report interval it gives
-#              the ranks for a 20 s timeout - 4 s, a second per 2,500 ranks, from 10,000 ranks on -, its checker): all N connect at once and report (first connect to the last
-#              first report written; retried = busy or ended attempts), then 20 s of reports from every rank every
-#              interval (the watchdog's CPU as a share of one core, heap after a full collection and peak RSS per
-#              rank, fds), then SILENT ranks stop reporting: the hang must be declared within the timeout + one
-#              interval + the checker's 1 s step of the first one's last report (the time past the timeout is
-#              printed: at most interval + 1 s);
+# N simulated ranks, one per host (the plan's host names are the generator's loopback addresses), against troika's
+# real services in a process of their own with a 256 MB heap:
+#   progress   the hang watchdog of an N-rank launch (HangWatch: its progress service - one UDP socket, reports are
+#              authenticated datagrams -, the report interval it gives the ranks for a 20 s timeout - 4 s, a second
+#              per 2,500 ranks, from 10,000 ranks on -, its checker): all N send their first report at once (time from
+#              the first to the last sent; drops = the kernel's UDP receive-buffer drops, system-wide), then 20 s of
+#              reports from every rank every interval, spread over it (the watchdog's CPU as a share of one core, heap
+#              after a full collection and peak RSS per rank, fds), then SILENT ranks stop reporting: the hang must be
+#              declared within the timeout + one interval + the checker's 1 s step of the first one's last report (the
+#              time past the timeout is printed: at most interval + 1 s);
 #   leaves     an elastic generation's worker notifier: all N ranks report their leave at once (RankLeft, answered
 #              Noted, as every rank of a generation does when the world changes); each gives up 5 s after its first
 #              attempt, as DriverReporter does (target: none gives up); time from the first connect to the last Noted,
 #              the notifier's CPU seconds for it.
-# Listen drops (nstat, system-wide) for both. Then each 10x step's ratio (target <= 12x).
+# Drops (nstat, system-wide): UDP receive-buffer drops for progress, listen drops for leaves. Then each 10x step's ratio
+# (target <= 12x).
 if part ranks; then
 echo
 echo "simulated ranks (service JIT: ${DRIVER_JIT:-c1, as troika run}); load before: $(uptime)"
@@ -187,7 +190,9 @@ for n in ${SIM_RANK_SIZES:-100 1000 10000}; do
     else
       start_service "$work/svc.out" notify "$n"
     fi
-    drops0=$(listen_drops)
+    drops_of=listen_drops
+    [ "$svc" != progress ] || drops_of=udp_drops
+    drops0=$($drops_of)
     cstart=$(cpu_ticks "$service")
     if [ "$svc" = progress ]; then
       interval=$(sed -n 's/^interval //p' "$work/svc.out")
@@ -215,7 +220,7 @@ for n in ${SIM_RANK_SIZES:-100 1000 10000}; do
     rss=$(awk '/VmHWM/ { print $2 }' "/proc/$service/status")
     fds=$(ls "/proc/$service/fd" | wc -l)
     cpu=$(awk -v d=$(( $(cpu_ticks "$service") - cstart )) -v t="$ticks" 'BEGIN { printf "%.2f", d / t }')
-    drops=$(( $(listen_drops) - drops0 ))
+    drops=$(( $($drops_of) - drops0 ))
     kill "$gen" 2>/dev/null; wait "$gen" 2>/dev/null || true # the generator, started above
     exec 3>&-; wait "$service" || true
     got=$(sed -n 's/^connected \([0-9]*\) .*/\1/p' "$work/gen.out")

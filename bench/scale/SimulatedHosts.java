@@ -5,6 +5,7 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -18,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.troika.rsh.Liveness;
 import org.troika.rsh.driver.DriverService;
 import org.troika.wire.ClientSession;
+import org.troika.wire.Datagrams;
 import org.troika.wire.Endpoint;
 import org.troika.wire.NicAddress;
 import org.troika.wire.Protocol;
@@ -62,12 +64,11 @@ import org.troika.wire.ProgressMessage;
  * do. Roles:
  * <ul>
  *   <li>{@code hosts}: task services: hello, Register, the driver's Registered, then a heartbeat every 2 s;</li>
- *   <li>{@code ranks}: ranks reporting progress: hello, then a report (beats counting up) every INTERVAL_MS, the first
- *   at once;</li>
  *   <li>{@code leaves}: ranks leaving an elastic generation at once: hello, RankLeft, the notifier's Noted, close; a
  *   rank not noted within 5 s of its first attempt gives up ({@code DriverReporter}'s patience).</li>
  * </ul>
- * It prints {@code connected N retried R in MS ms} (first connect to the last client in: registered, first report
+ * ({@code ranks ADDR N SECONDS WINDOW SILENT_AFTER SILENT INTERVAL_MS} is N ranks reporting progress by datagram:
+ * {@link #ranks}.) It prints {@code connected N retried R in MS ms} (first connect to the last client in: registered, first report
  * written, noted), {@code gaveup G} for the leaves, and SILENT_AFTER s later stops the periodic frames of the last
  * SILENT clients, keeping their connections, printing {@code silent NAME last EPOCH_MS} for each; it ends after SECONDS.
  */
@@ -86,10 +87,12 @@ public final class SimulatedHosts {
             case "driver" -> driver(secret, Integer.parseInt(args[1]), in);
             case "progress" -> progress(secret, Integer.parseInt(args[1]), Integer.parseInt(args[2]), in);
             case "notify" -> notify(secret, Integer.parseInt(args[1]), in);
+            case "ranks" -> ranks(ProgressService.progressKey(secret), Endpoint.parseList(args[1], "ADDR").get(0),
+                    Integer.parseInt(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[5]),
+                    Integer.parseInt(args[6]), Integer.parseInt(args[7]));
             default -> {
                 Role role = switch (args[0]) {
                     case "hosts" -> new Hosts(secret);
-                    case "ranks" -> new Reports(ProgressService.progressKey(secret), Integer.parseInt(args[7]));
                     case "leaves" -> new Leaves(WorkerNotifier.workerKey(secret));
                     default -> throw new IllegalArgumentException("unknown mode " + args[0]);
                 };
@@ -174,6 +177,68 @@ public final class SimulatedHosts {
             System.out.flush();
             serveHeap(in);
         }
+    }
+
+    /**
+     * N ranks reporting progress as troika's reporter does: one datagram each, all N at once first, then each rank every
+     * {@code intervalMillis} (spread over the interval), the counts moving; SILENT_AFTER s after the first round the
+     * last SILENT ranks stop. Sent from one socket (the service does not look at source addresses).
+     */
+    private static void ranks(Secret key, Endpoint service, int n, int seconds, int silentAfter, int silent,
+            long intervalMillis) throws Exception {
+        List<Datagrams.Sealer<ProgressMessage>> sealers = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            sealers.add(new Datagrams.Sealer<>(Protocol.PROGRESS, key));
+        }
+        long[] count = new long[n];
+        long[] lastMillis = new long[n];
+        try (DatagramChannel ch = DatagramChannel.open()) {
+            ch.connect(service.socketAddress());
+            long t0 = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                send(ch, sealers.get(i), i, ++count[i]);
+                lastMillis[i] = System.currentTimeMillis();
+            }
+            long allIn = System.nanoTime();
+            System.out.println("connected " + n + " retried 0 in " + (allIn - t0) / 1_000_000 + " ms");
+            System.out.println("gaveup 0");
+            System.out.flush();
+            long interval = TimeUnit.MILLISECONDS.toNanos(intervalMillis);
+            long end = allIn + TimeUnit.SECONDS.toNanos(seconds);
+            long silenceAt = allIn + TimeUnit.SECONDS.toNanos(silentAfter);
+            boolean silenced = false;
+            int next = 0; // ranks due in order: rank i at allIn + k * interval + i * interval / n
+            long round = allIn + interval;
+            while (System.nanoTime() - end < 0) {
+                long now = System.nanoTime();
+                if (!silenced && now - silenceAt >= 0) {
+                    silenced = true;
+                    for (int i = n - silent; i < n; i++) {
+                        System.out.println("silent rank" + i + " last " + lastMillis[i]);
+                    }
+                    System.out.flush();
+                }
+                int reporting = silenced ? n - silent : n;
+                while (next < n && now - (round + next * interval / n) >= 0) {
+                    if (next < reporting) {
+                        send(ch, sealers.get(next), next, ++count[next]);
+                        lastMillis[next] = System.currentTimeMillis();
+                    }
+                    next++;
+                }
+                if (next == n) {
+                    next = 0;
+                    round += interval;
+                }
+                Thread.sleep(5);
+            }
+        }
+    }
+
+    private static void send(DatagramChannel ch, Datagrams.Sealer<ProgressMessage> sealer, int rank, long c)
+            throws IOException {
+        ch.write(ByteBuffer.wrap(sealer.seal(new ProgressMessage.Report(new ProgressReport(rank, 0, c, c / 10, c, c,
+                "allreduce", "step").encode()))));
     }
 
     private static void serveHeap(BufferedReader in) throws IOException {
@@ -265,32 +330,6 @@ public final class SimulatedHosts {
         @Override
         public String name(Client c) {
             return "h" + c.id;
-        }
-    }
-
-    /** Ranks reporting progress every {@code intervalMillis}, the first report at once (training: always progressed). */
-    private record Reports(Secret key, long intervalMillis) implements Role {
-        @Override
-        public ClientSession<?> session(byte[] hello) throws IOException {
-            return new ClientSession<>(Protocol.PROGRESS, key, hello);
-        }
-
-        @Override
-        public byte[] first(Client c) throws IOException {
-            return periodic(c);
-        }
-
-        @Override
-        public long interval() {
-            return TimeUnit.MILLISECONDS.toNanos(intervalMillis);
-        }
-
-        @Override
-        @SuppressWarnings("unchecked")
-        public byte[] periodic(Client c) throws IOException {
-            c.count++;
-            return ((ClientSession<ProgressMessage>) c.session).seal(new ProgressMessage.Report(new ProgressReport(c.id,
-                    0, c.count, c.count / 10, c.count, c.count, "allreduce", "step").encode()));
         }
     }
 

@@ -19,12 +19,10 @@ import struct
 import sys
 import time
 
-_LABEL = b"troika-wire-2"
-_VERSION = 2
+_LABEL = b"troika-datagram-1"
+_VERSION = 1
 _PROGRESS = 4   # the progress protocol's id
 _REPORT = 1     # its one message type
-_PROOF = b"\x00"
-_CLIENT = b"\x01"
 
 
 def _first_int(env, names, default):
@@ -49,6 +47,7 @@ class Progress:
         self.commits = 0
         self.where = ""
         self._sock = None
+        self._sender = os.urandom(8)   # this sender's id; its datagrams are numbered from 1
         self._seq = 0
         self._last_sent = 0.0
         self._complained = False
@@ -63,28 +62,12 @@ class Progress:
             self._send()
             self._last_sent = now
 
-    def _connect(self):
+    def _open(self):
         host, port = self.addr.split(",")[0].rsplit(":", 1)
-        s = socket.create_connection((host.strip("[]"), int(port)), timeout=10)
-        hello = b""
-        while len(hello) < 20:
-            chunk = s.recv(20 - len(hello))
-            if not chunk:
-                raise OSError("the progress service closed the connection")
-            hello += chunk
-        if hello[:3] != b"TK" + bytes([_VERSION]) or hello[3] != _PROGRESS:
-            s.close()
-            raise OSError("not troika's progress service (or busy: %r)" % hello[:4])
-        self._server_nonce = hello[4:]
-        self._client_nonce = os.urandom(16)
-        prefix = b"TK" + bytes([_VERSION, _PROGRESS])
-        s.sendall(prefix + self._client_nonce + self._mac(_PROOF))
+        family, kind, proto, _, address = socket.getaddrinfo(host.strip("[]"), int(port), 0, socket.SOCK_DGRAM)[0]
+        s = socket.socket(family, kind, proto)
+        s.connect(address)
         self._sock = s
-        self._seq = 0
-
-    def _mac(self, tail):
-        return hmac.new(self.key, _LABEL + bytes([_PROGRESS]) + self._server_nonce + self._client_nonce + tail,
-                        hashlib.sha256).digest()
 
     def _send(self):
         text = ("progress 1 rank=%d gen=%d beats=%d commits=%d in=0 out=0 at= where=%s"
@@ -93,10 +76,11 @@ class Progress:
         body = struct.pack(">I", len(data)) + data
         try:
             if self._sock is None:
-                self._connect()
-            header = b"TK" + bytes([_VERSION, _REPORT]) + struct.pack(">QI", self._seq, len(body))
-            self._sock.sendall(header + body + self._mac(_CLIENT + header + body))
+                self._open()
             self._seq += 1
+            header = (b"TD" + bytes([_VERSION, _PROGRESS, _REPORT]) + self._sender
+                      + struct.pack(">QH", self._seq, len(body)))
+            self._sock.send(header + body + hmac.new(self.key, _LABEL + header + body, hashlib.sha256).digest())
         except OSError as e:
             if not self._complained:
                 sys.stderr.write("troika: rank %d cannot report progress: %s\n" % (self.rank, e))

@@ -2,8 +2,9 @@ package org.troika.wire;
 
 /**
  * The progress protocol ({@link Protocol#PROGRESS}) of troika's hang watchdog: ranks report to the launcher's progress
- * service, keyed with the progress key (derived from the job secret; never the secret itself). Data only
- * ({@link ProgressCodec}). Simple enough for ranks in any language (docs/operability.md has it byte by byte).
+ * service, keyed with the progress key (derived from the job secret; never the secret itself), each report one UDP datagram
+ * ({@link Datagrams}). Data only ({@link ProgressCodec}). Simple enough for ranks in any language
+ * (docs/operability.md has it byte by byte).
  *
  * <pre>
  *   rank ── Report(text) ─► launcher   (the first when the rank starts, then whenever its progress moved)

@@ -12,7 +12,7 @@ package org.troika.wire;
  *       worker key ({@link ElasticMessage}).</li>
  *   <li>{@link #SPARK}: the Spark job service, its barrier tasks and the ranks ({@link SparkMessage}).</li>
  *   <li>{@link #PROGRESS}: ranks reporting progress to the launcher's hang watchdog, under the progress key
- *       ({@link ProgressMessage}).</li>
+ *       ({@link ProgressMessage}), as {@link Datagrams}: no connection per rank.</li>
  * </ul>
  *
  * @param <M> the protocol's sealed message interface

@@ -1,17 +1,19 @@
 package org.troika.worker;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.troika.common.ProgressReport;
 import org.troika.common.TroikaEnv;
 import org.troika.mpi.CollectiveProgress;
+import org.troika.wire.Datagrams;
 import org.troika.wire.Endpoint;
 import org.troika.wire.ProgressMessage;
 import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
-import org.troika.wire.WireChannel;
 
 /**
  * Tells troika's hang watchdog that this rank makes progress. Every troika-mpi collective and every elastic
@@ -26,13 +28,16 @@ import org.troika.wire.WireChannel;
  * </pre>
  *
  * <p>Cheap: a beat updates two fields; a background thread samples them every
- * {@value TroikaEnv#PROGRESS_INTERVAL_MS} (default 1000 ms) and sends a report to the launcher's progress service over
- * the authenticated wire protocol only when something moved. It runs only when troika watches the job
- * ({@value TroikaEnv#PROGRESS_ADDR} and {@value TroikaEnv#PROGRESS_KEY} are set); otherwise beats are counted and
- * nothing is sent. The key opens nothing but the progress service. If the service cannot be reached the reporter says
- * so once on stderr and the rank goes on (the watchdog then sees the rank by its output only).
+ * {@value TroikaEnv#PROGRESS_INTERVAL_MS} (default 1000 ms) and sends a report to the launcher's progress service, one
+ * authenticated UDP datagram (troika-wire's {@code Datagrams}), when something moved, and again now and then while
+ * nothing does. It runs only when troika watches the job ({@value TroikaEnv#PROGRESS_ADDR} and
+ * {@value TroikaEnv#PROGRESS_KEY} are set); otherwise beats are counted and nothing is sent. The key opens nothing but
+ * the progress service. If a report cannot be sent (no route, or the kernel says nothing listens there) the reporter
+ * says so once on stderr and the rank goes on (the watchdog then sees the rank by its output only).
  */
 public final class Progress {
+    /** A report goes out again after this many intervals without progress (a datagram may be lost). */
+    static final int REPEAT_EVERY = 4;
     private static final AtomicLong BEATS = new AtomicLong();
     private static final AtomicLong COMMITS = new AtomicLong();
     private static volatile String where = "";
@@ -96,38 +101,47 @@ public final class Progress {
                 CollectiveProgress.left(), CollectiveProgress.lastEntered(), where);
     }
 
-    /** Sends a report when progress changed, at most once per interval, on one connection. */
+    /**
+     * Sends a report when progress changed, at most once per interval, and the same report again every
+     * {@value #REPEAT_EVERY} intervals while nothing moves: each report is one datagram, and a datagram may be lost.
+     * A repeat is no progress to the watchdog; it keeps what it knows of the rank (inside a collective or not) current.
+     */
     private record Reporter(List<Endpoint> service, Secret key, int rank, int generation, long intervalMillis) {
         void run() {
             ProgressReport sent = null;
             String lastWhere = null;
-            WireChannel<ProgressMessage> ch = null;
+            int quiet = 0;
+            Datagrams.Sealer<ProgressMessage> sealer = new Datagrams.Sealer<>(Protocol.PROGRESS, key);
+            DatagramChannel ch = null;
             boolean complained = false;
             while (true) {
                 ProgressReport now = sample(rank, generation);
-                if (sent == null || now.progressedSince(sent) || !now.where().equals(lastWhere)) {
+                if (sent == null || now.progressedSince(sent) || !now.where().equals(lastWhere)
+                        || ++quiet >= REPEAT_EVERY) {
                     try {
                         if (ch == null) {
-                            ch = WireChannel.connectAny(service, Protocol.PROGRESS, key, 10_000);
+                            ch = DatagramChannel.open();
+                            ch.connect(service.get(0).socketAddress());
                         }
-                        ch.send(new ProgressMessage.Report(now.encode()));
+                        ch.write(ByteBuffer.wrap(sealer.seal(new ProgressMessage.Report(now.encode()))));
                         sent = now;
                         lastWhere = now.where();
                     } catch (IOException | RuntimeException e) {
                         if (!complained) {
                             System.err.println("troika: rank " + rank + " cannot report progress to the watchdog at "
-                                    + Endpoint.formatList(service) + ": " + e.getMessage());
+                                    + Endpoint.formatList(service) + ": " + e);
                             complained = true;
                         }
-                        if (ch != null) {
+                        if (ch != null && !(e instanceof java.net.PortUnreachableException)) {
                             try {
                                 ch.close();
                             } catch (IOException ignored) {
-                                // reconnect next time
+                                // opened again next time
                             }
                             ch = null;
                         }
                     }
+                    quiet = 0;
                 }
                 try {
                     Thread.sleep(intervalMillis);

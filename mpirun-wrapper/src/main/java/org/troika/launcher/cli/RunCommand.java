@@ -255,11 +255,12 @@ final class RunCommand implements Subcommand {
     /**
      * Raises troika's file-descriptor limit to what a launch over {@code hosts} hosts and {@code ranks} ranks needs, or
      * stops with one line naming the limit and the fix, before anything starts ({@link FileLimit}): a connection per
-     * host at the driver when task services run, per rank at the hang watchdog and at an elastic job's notifier.
+     * host at the driver when task services run, per rank at an elastic job's notifier (the hang watchdog's reports
+     * are datagrams on one socket).
      */
     private static void ensureFileDescriptors(RunSettings s, Map<String, String> env, int hosts, int ranks) {
         boolean relay = s.remote().launchAgent() == RunSettings.LaunchAgent.RELAY || s.remote().shell() != null;
-        int perRank = (HangWatch.timeout(s, env) != null ? 1 : 0) + (s.elastic().enabled() ? 1 : 0);
+        int perRank = s.elastic().enabled() ? 1 : 0;
         FileLimit.ensure(FileLimit.need(relay ? hosts : 0, (long) perRank * ranks), hosts + " hosts and " + ranks
                 + " ranks");
     }

@@ -1,0 +1,145 @@
+package org.troika.wire;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Authenticated datagrams of one protocol, for messages that a sender repeats anyway and a receiver may miss now and
+ * then (ranks' progress reports): the receiver holds one UDP socket whatever the number of senders, not a connection
+ * each, so a launch node pays nothing per rank in descriptors or connection buffers (issue 23).
+ *
+ * <pre>
+ * datagram:  'T' 'D' version(1) protocol(1) type(1) sender(8) seq(8, big-endian) length(2, big-endian) | body | mac(32)
+ * mac     =  HMAC-SHA256(key, "troika-datagram-1" | header | body)
+ * </pre>
+ *
+ * <p>A receiver checks the length and then the MAC before it reads anything else of a datagram; the protocol byte is
+ * inside the MAC, so a datagram of one protocol never opens at another's receiver under the same key. A sender is a
+ * random 64-bit id chosen when its {@link Sealer} is made; it numbers its datagrams from 1. An {@link Opener} accepts
+ * from each sender only numbers above the last one it accepted: a replayed datagram, or one that arrives after a newer
+ * one, is dropped. It remembers at most {@code maxSenders} senders; a new sender past that is refused (the receiver is
+ * sized for the senders it expects; only holders of the key can be senders at all).
+ */
+public final class Datagrams {
+    public static final int HEADER = 23;
+    public static final int MAC_LEN = Handshake.MAC_LEN;
+    /** Longest body: a datagram stays within one Ethernet frame's payload with room to spare. */
+    public static final int MAX_BODY = 1_200;
+    /** Longest datagram; a receive buffer of this size never truncates one. */
+    public static final int MAX_DATAGRAM = HEADER + MAX_BODY + MAC_LEN;
+    static final int VERSION = 1;
+    private static final byte[] LABEL = "troika-datagram-1".getBytes(StandardCharsets.US_ASCII);
+
+    private Datagrams() {}
+
+    /** The keyed prefix of every datagram's MAC under {@code key}. */
+    private static HmacSha256 prefix(Secret key) {
+        return key.mac().copy().update(LABEL);
+    }
+
+    /** Seals one sender's datagrams. Not thread-safe: one sender, one thread. */
+    public static final class Sealer<M> {
+        private final Protocol<M> protocol;
+        private final HmacSha256 prefix;
+        private final HmacSha256.Scratch scratch = new HmacSha256.Scratch();
+        private final long sender;
+        private long seq;
+
+        public Sealer(Protocol<M> protocol, Secret key) {
+            this.protocol = protocol;
+            this.prefix = prefix(key);
+            this.sender = ByteBuffer.wrap(Nonces.random(8)).getLong();
+        }
+
+        /** This sender's id. */
+        public long sender() {
+            return sender;
+        }
+
+        /** The next datagram carrying {@code m}. */
+        public byte[] seal(M m) {
+            byte[] body = protocol.encode(m);
+            if (body.length > MAX_BODY) {
+                throw new IllegalArgumentException(protocol.name() + " datagram body of " + body.length
+                        + " bytes is over " + MAX_BODY);
+            }
+            byte[] d = new byte[HEADER + body.length + MAC_LEN];
+            ByteBuffer.wrap(d).put((byte) 'T').put((byte) 'D').put((byte) VERSION).put((byte) protocol.id())
+                    .put((byte) protocol.typeOf(m)).putLong(sender).putLong(++seq).putShort((short) body.length)
+                    .put(body);
+            scratch.mac(prefix, d, 0, HEADER + body.length, d, HEADER + body.length);
+            return d;
+        }
+    }
+
+    /** Opens one receiver's datagrams. Not thread-safe: one receiving thread. */
+    public static final class Opener<M> {
+        private final Protocol<M> protocol;
+        private final HmacSha256 prefix;
+        private final HmacSha256.Scratch scratch = new HmacSha256.Scratch();
+        private final int maxSenders;
+        private final Map<Long, long[]> lastSeq = new HashMap<>();
+
+        public Opener(Protocol<M> protocol, Secret key, int maxSenders) {
+            if (maxSenders < 1) {
+                throw new IllegalArgumentException("an opener needs room for a sender, not " + maxSenders);
+            }
+            this.protocol = protocol;
+            this.prefix = prefix(key);
+            this.maxSenders = maxSenders;
+        }
+
+        /**
+         * The message in {@code b[off..off+len)}, authenticated, of this protocol, newer than anything its sender sent
+         * before; anything else is a {@link WireException} and leaves no trace but the sender's last number.
+         */
+        public M open(byte[] b, int off, int len) throws WireException {
+            if (len < HEADER + MAC_LEN || len > MAX_DATAGRAM) {
+                throw new WireException("a datagram of " + len + " bytes is not a troika datagram");
+            }
+            int bodyLength = len - HEADER - MAC_LEN;
+            byte[] expected = scratch.result();
+            scratch.mac(prefix, b, off, HEADER + bodyLength, expected, 0);
+            if (!Frames.equalInConstantTime(expected, b, off + HEADER + bodyLength)) {
+                throw new WireException("datagram MAC does not verify (wrong key or tampered datagram)");
+            }
+            ByteBuffer h = ByteBuffer.wrap(b, off, HEADER);
+            if (h.get(off) != 'T' || h.get(off + 1) != 'D' || h.get(off + 2) != VERSION) {
+                throw new WireException("datagram of another version");
+            }
+            if ((h.get(off + 3) & 0xff) != protocol.id()) {
+                throw new WireException("datagram of the " + Protocol.nameOf(h.get(off + 3) & 0xff) + " at a "
+                        + protocol.name() + " receiver");
+            }
+            int type = h.get(off + 4) & 0xff;
+            long sender = h.getLong(off + 5);
+            long seq = h.getLong(off + 13);
+            if ((h.getShort(off + 21) & 0xffff) != bodyLength) {
+                throw new WireException("datagram length field does not match its size");
+            }
+            long[] last = lastSeq.get(sender);
+            if (last == null) {
+                if (lastSeq.size() >= maxSenders) {
+                    throw new WireException("more than " + maxSenders + " senders");
+                }
+                last = new long[1];
+                lastSeq.put(sender, last);
+            }
+            if (seq <= last[0]) {
+                throw new WireException("datagram " + seq + " of a sender already at " + last[0]
+                        + " (replayed or late)");
+            }
+            last[0] = seq;
+            byte[] body = new byte[bodyLength];
+            System.arraycopy(b, off + HEADER, body, 0, bodyLength);
+            return protocol.decode(type, body);
+        }
+
+        /** Senders remembered. */
+        public int senders() {
+            return lastSeq.size();
+        }
+    }
+}

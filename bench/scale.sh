@@ -170,11 +170,12 @@ fi
 #              after a full collection and peak RSS per rank, fds), then SILENT ranks stop reporting: the hang must be
 #              declared within the timeout + one interval + the checker's 1 s step of the first one's last report (the
 #              time past the timeout is printed: at most interval + 1 s);
-#   leaves     an elastic generation's worker notifier: all N ranks report their leave at once (RankLeft, answered
-#              Noted, as every rank of a generation does when the world changes); each gives up 5 s after its first
-#              attempt, as DriverReporter does (target: none gives up); time from the first connect to the last Noted,
-#              the notifier's CPU seconds for it.
-# Drops (nstat, system-wide): UDP receive-buffer drops for progress, listen drops for leaves. Then each 10x step's ratio
+#   leaves     an elastic generation's worker notifier: all N ranks report their leave at once (a RankLeft datagram
+#              each, sent again with DriverReporter's growing pause until the notifier's answer for it arrives, as
+#              every rank of a generation does when the world changes, from up to 1,000 loopback addresses); each
+#              gives up 5 s after its first datagram (target: none gives up); time from the first datagram to the
+#              last answer, datagrams sent again, the notifier's CPU seconds for it.
+# Drops (nstat, system-wide): the kernel's UDP receive-buffer drops during the size's run. Then each 10x step's ratio
 # (target <= 12x).
 if part ranks; then
 echo
@@ -184,21 +185,19 @@ printf '%-7s %-8s %6s %11s %7s %6s %6s %9s %9s %8s %9s %6s %s\n' ranks service i
 rm -f "$work/rsim"
 for n in ${SIM_RANK_SIZES:-100 1000 10000}; do
   silent=$((n / 10 < 10 ? n / 10 : 10))
-  for svc in progress leaves; do
+  for svc in ${SIM_RANK_SERVICES:-progress leaves}; do
     if [ "$svc" = progress ]; then
       start_service "$work/svc.out" progress "$n" 20
     else
       start_service "$work/svc.out" notify "$n"
     fi
-    drops_of=listen_drops
-    [ "$svc" != progress ] || drops_of=udp_drops
-    drops0=$($drops_of)
+    drops0=$(udp_drops)
     cstart=$(cpu_ticks "$service")
     if [ "$svc" = progress ]; then
       interval=$(sed -n 's/^interval //p' "$work/svc.out")
       echo "$secret" | run_java 1g ranks "$addr" "$n" 60 "${WINDOW:-$n}" 22 "$silent" "$interval" >"$work/gen.out" 2>&1 3>&- &
     else
-      echo "$secret" | run_java 1g leaves "$addr" "$n" 30 "${WINDOW:-$n}" 3600 0 >"$work/gen.out" 2>&1 3>&- &
+      echo "$secret" | run_java 1g leaves "$addr" "$n" >"$work/gen.out" 2>&1 3>&- &
     fi
     gen=$!
     wait_for '^gaveup' "$work/gen.out" 600 || { echo "scale: $n ranks did not finish connecting ($svc):" >&2; tail "$work/svc.out" "$work/gen.out" >&2; exit 1; }
@@ -220,8 +219,8 @@ for n in ${SIM_RANK_SIZES:-100 1000 10000}; do
     rss=$(awk '/VmHWM/ { print $2 }' "/proc/$service/status")
     fds=$(ls "/proc/$service/fd" | wc -l)
     cpu=$(awk -v d=$(( $(cpu_ticks "$service") - cstart )) -v t="$ticks" 'BEGIN { printf "%.2f", d / t }')
-    drops=$(( $($drops_of) - drops0 ))
-    kill "$gen" 2>/dev/null; wait "$gen" 2>/dev/null || true # the generator, started above
+    drops=$(( $(udp_drops) - drops0 ))
+    kill "$gen" 2>/dev/null || true; wait "$gen" 2>/dev/null || true # the generator, started above (it may have ended)
     exec 3>&-; wait "$service" || true
     got=$(sed -n 's/^connected \([0-9]*\) .*/\1/p' "$work/gen.out")
     ms=$(sed -n 's/^connected [0-9]* retried [0-9]* in \([0-9]*\) ms/\1/p' "$work/gen.out")

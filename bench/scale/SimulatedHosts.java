@@ -64,11 +64,9 @@ import org.troika.wire.ProgressMessage;
  * do. Roles:
  * <ul>
  *   <li>{@code hosts}: task services: hello, Register, the driver's Registered, then a heartbeat every 2 s;</li>
- *   <li>{@code leaves}: ranks leaving an elastic generation at once: hello, RankLeft, the notifier's Noted, close; a
- *   rank not noted within 5 s of its first attempt gives up ({@code DriverReporter}'s patience).</li>
  * </ul>
  * ({@code ranks ADDR N SECONDS WINDOW SILENT_AFTER SILENT INTERVAL_MS} is N ranks reporting progress by datagram:
- * {@link #ranks}.) It prints {@code connected N retried R in MS ms} (first connect to the last client in: registered, first report
+ * {@link #ranks}; {@code leaves ADDR N ...} N ranks leaving an elastic generation by datagram: {@link #leaves}.) It prints {@code connected N retried R in MS ms} (first connect to the last client in: registered, first report
  * written, noted), {@code gaveup G} for the leaves, and SILENT_AFTER s later stops the periodic frames of the last
  * SILENT clients, keeping their connections, printing {@code silent NAME last EPOCH_MS} for each; it ends after SECONDS.
  */
@@ -87,13 +85,14 @@ public final class SimulatedHosts {
             case "driver" -> driver(secret, Integer.parseInt(args[1]), in);
             case "progress" -> progress(secret, Integer.parseInt(args[1]), Integer.parseInt(args[2]), in);
             case "notify" -> notify(secret, Integer.parseInt(args[1]), in);
+            case "leaves" -> leaves(WorkerNotifier.workerKey(secret), Endpoint.parseList(args[1], "ADDR").get(0),
+                    Integer.parseInt(args[2]));
             case "ranks" -> ranks(ProgressService.progressKey(secret), Endpoint.parseList(args[1], "ADDR").get(0),
                     Integer.parseInt(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[5]),
                     Integer.parseInt(args[6]), Integer.parseInt(args[7]));
             default -> {
                 Role role = switch (args[0]) {
                     case "hosts" -> new Hosts(secret);
-                    case "leaves" -> new Leaves(WorkerNotifier.workerKey(secret));
                     default -> throw new IllegalArgumentException("unknown mode " + args[0]);
                 };
                 new Generator(role, Endpoint.parseList(args[1], "ADDR").get(0), Integer.parseInt(args[2]),
@@ -235,6 +234,97 @@ public final class SimulatedHosts {
         }
     }
 
+    /**
+     * N ranks of generation 1 leaving at once as DriverReporter does: each sends its RankLeft datagram, and again after
+     * 50-100 ms, 100-200 ms, ... at most 1-2 s, until the notifier's answer for it arrives; a rank not noted 5 s after
+     * its first datagram gives up. The ranks are spread over up to 1,000 sockets, each on its own loopback address.
+     */
+    private static void leaves(Secret key, Endpoint service, int n) throws Exception {
+        int k = Math.min(n, 1000);
+        Selector selector = Selector.open();
+        DatagramChannel[] channels = new DatagramChannel[k];
+        List<Datagrams.Opener<ElasticMessage>> openers = new ArrayList<>(k);
+        for (int h = 0; h < k; h++) {
+            channels[h] = DatagramChannel.open();
+            channels[h].bind(new InetSocketAddress(address(h), 0));
+            channels[h].connect(service.socketAddress());
+            channels[h].configureBlocking(false);
+            channels[h].register(selector, SelectionKey.OP_READ, h);
+            openers.add(new Datagrams.Opener<>(Protocol.ELASTIC, key, 4));
+        }
+        byte[][] datagram = new byte[n][];
+        long[] sender = new long[n];
+        java.util.Map<Long, Integer> bySender = new java.util.HashMap<>(2 * n);
+        for (int i = 0; i < n; i++) {
+            Datagrams.Sealer<ElasticMessage> sealer = new Datagrams.Sealer<>(Protocol.ELASTIC, key);
+            datagram[i] = sealer.seal(new ElasticMessage.RankLeft(1, i, 75));
+            sender[i] = sealer.sender();
+            bySender.put(sender[i], i);
+        }
+        long[] next = new long[n];
+        long[] pause = new long[n];
+        boolean[] done = new boolean[n];
+        java.util.Arrays.fill(pause, 50);
+        long t0 = System.nanoTime();
+        long patience = TimeUnit.MILLISECONDS.toNanos(LEAVE_PATIENCE_MS);
+        long lastNoted = t0;
+        int noted = 0;
+        int gaveUp = 0;
+        long retried = 0;
+        ByteBuffer in = ByteBuffer.allocate(Datagrams.MAX_DATAGRAM + 1);
+        while (noted + gaveUp < n) {
+            long now = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                if (done[i] || now - (t0 + next[i]) < 0) {
+                    continue;
+                }
+                if (now - t0 >= patience) {
+                    done[i] = true;
+                    gaveUp++;
+                    continue;
+                }
+                if (next[i] != 0) {
+                    retried++;
+                }
+                channels[i % k].write(ByteBuffer.wrap(datagram[i]));
+                next[i] = now - t0 + TimeUnit.MILLISECONDS.toNanos(pause[i]
+                        + ThreadLocalRandom.current().nextLong(pause[i]));
+                pause[i] = Math.min(pause[i] * 2, 1_000);
+            }
+            selector.select(5);
+            for (SelectionKey key0 : selector.selectedKeys()) {
+                int h = (Integer) key0.attachment();
+                while (true) {
+                    in.clear();
+                    if (channels[h].receive(in) == null) {
+                        break;
+                    }
+                    try {
+                        if (openers.get(h).open(in.array(), 0, in.position()).message()
+                                instanceof ElasticMessage.NotedDatagram nd) {
+                            Integer i = bySender.get(nd.sender());
+                            if (i != null && !done[i]) {
+                                done[i] = true;
+                                noted++;
+                                lastNoted = System.nanoTime();
+                            }
+                        }
+                    } catch (org.troika.wire.WireException e) {
+                        // a repeated answer
+                    }
+                }
+            }
+            selector.selectedKeys().clear();
+        }
+        System.out.println("connected " + noted + " retried " + retried + " in " + (lastNoted - t0) / 1_000_000
+                + " ms");
+        System.out.println("gaveup " + gaveUp);
+        System.out.flush();
+        for (DatagramChannel c : channels) {
+            c.close();
+        }
+    }
+
     private static void send(DatagramChannel ch, Datagrams.Sealer<ProgressMessage> sealer, int rank, long c)
             throws IOException {
         ch.write(ByteBuffer.wrap(sealer.seal(new ProgressMessage.Report(new ProgressReport(rank, 0, c, c / 10, c, c,
@@ -268,11 +358,6 @@ public final class SimulatedHosts {
             return true;
         }
 
-        /** Whether the client, once in, closes its connection (it is done). */
-        default boolean closesWhenIn() {
-            return false;
-        }
-
         /** The interval of the client's periodic frame, in ns; 0 for none. */
         default long interval() {
             return 0;
@@ -280,11 +365,6 @@ public final class SimulatedHosts {
 
         default byte[] periodic(Client c) throws IOException {
             throw new UnsupportedOperationException("no periodic frame");
-        }
-
-        /** How long a client keeps trying to get in, from its first attempt, in ns; 0 for ever. */
-        default long patience() {
-            return 0;
         }
 
         default String name(Client c) {
@@ -333,40 +413,6 @@ public final class SimulatedHosts {
         }
     }
 
-    /** Ranks of generation 1 leaving at once: RankLeft, Noted, close; each gives up after DriverReporter's 5 s. */
-    private record Leaves(Secret key) implements Role {
-        @Override
-        public ClientSession<?> session(byte[] hello) throws IOException {
-            return new ClientSession<>(Protocol.ELASTIC, key, hello);
-        }
-
-        @Override
-        @SuppressWarnings("unchecked")
-        public byte[] first(Client c) throws IOException {
-            return ((ClientSession<ElasticMessage>) c.session).seal(new ElasticMessage.RankLeft(1, c.id, 75));
-        }
-
-        @Override
-        public boolean answered() {
-            return true;
-        }
-
-        @Override
-        public boolean accept(Client c, Object m) {
-            return m instanceof ElasticMessage.Noted;
-        }
-
-        @Override
-        public boolean closesWhenIn() {
-            return true;
-        }
-
-        @Override
-        public long patience() {
-            return TimeUnit.MILLISECONDS.toNanos(LEAVE_PATIENCE_MS);
-        }
-    }
-
     private static final int CONNECTING = 0, HELLO = 1, ANSWER = 2, ACTIVE = 3, SILENT = 4, GONE = 5;
 
     /** One simulated client. */
@@ -379,7 +425,6 @@ public final class SimulatedHosts {
         ByteBuffer in = ByteBuffer.allocate(256);
         long due;
         long backoff = 10;
-        long firstAttempt;
         long lastMillis;
         long count;
 
@@ -408,7 +453,6 @@ public final class SimulatedHosts {
         private final ArrayDeque<Client> periodic = new ArrayDeque<>();
         private int inFlight;
         private int in;
-        private int gaveUp;
         private int retried;
         private long firstConnect;
         private long allIn;
@@ -488,9 +532,6 @@ public final class SimulatedHosts {
 
         private void connect(Client c) {
             try {
-                if (c.firstAttempt == 0) {
-                    c.firstAttempt = System.nanoTime();
-                }
                 c.state = CONNECTING;
                 c.in.clear();
                 c.session = null;
@@ -524,14 +565,6 @@ public final class SimulatedHosts {
                 return;
             }
             long now = System.nanoTime();
-            if (role.patience() > 0 && now - c.firstAttempt - role.patience() >= 0) {
-                c.state = GONE;
-                if (gaveUp++ < 3) {
-                    System.out.println("gave up " + role.name(c));
-                }
-                done(now);
-                return;
-            }
             if (retried++ < 3) {
                 System.out.println("retried " + role.name(c));
             }
@@ -580,12 +613,7 @@ public final class SimulatedHosts {
         private void in(Client c) throws IOException {
             c.state = ACTIVE;
             c.in = null; // whatever the service sends from now on waits in the socket: this side reads nothing more
-            if (role.closesWhenIn()) {
-                c.state = GONE;
-                c.channel.close();
-            } else {
-                c.channel.keyFor(selector).interestOps(0);
-            }
+            c.channel.keyFor(selector).interestOps(0);
             long now = System.nanoTime();
             if (role.interval() > 0) {
                 c.due = now + role.interval();
@@ -596,11 +624,11 @@ public final class SimulatedHosts {
         }
 
         private void done(long now) {
-            if (in + gaveUp == n && allIn == 0) {
+            if (in == n && allIn == 0) {
                 allIn = now;
                 System.out.println("connected " + in + " retried " + retried + " in " + (now - firstConnect) / 1_000_000
                         + " ms");
-                System.out.println("gaveup " + gaveUp);
+                System.out.println("gaveup 0");
                 System.out.flush();
             }
         }

@@ -39,6 +39,30 @@ public final class Datagrams {
         return key.mac().copy().update(LABEL);
     }
 
+    /** An authenticated datagram: its sender, its number and its message. */
+    public record Opened<M>(long sender, long seq, M message) {}
+
+    /** The datagram its sender sent last, again (authenticated): answer it again if it asks for an answer. */
+    public static final class Repeated extends WireException {
+        private static final long serialVersionUID = 1L;
+        private final transient long sender;
+        private final transient long seq;
+
+        Repeated(long sender, long seq) {
+            super("datagram " + seq + " again");
+            this.sender = sender;
+            this.seq = seq;
+        }
+
+        public long sender() {
+            return sender;
+        }
+
+        public long seq() {
+            return seq;
+        }
+    }
+
     /** Seals one sender's datagrams. Not thread-safe: one sender, one thread. */
     public static final class Sealer<M> {
         private final Protocol<M> protocol;
@@ -56,6 +80,11 @@ public final class Datagrams {
         /** This sender's id. */
         public long sender() {
             return sender;
+        }
+
+        /** The number of the last datagram sealed (0 before the first). */
+        public long seq() {
+            return seq;
         }
 
         /** The next datagram carrying {@code m}. */
@@ -93,9 +122,11 @@ public final class Datagrams {
 
         /**
          * The message in {@code b[off..off+len)}, authenticated, of this protocol, newer than anything its sender sent
-         * before; anything else is a {@link WireException} and leaves no trace but the sender's last number.
+         * before; the same datagram again (its sender's last number: a sender that repeats because it heard no answer)
+         * is a {@link Repeated}; anything else is a {@link WireException} and leaves no trace but the sender's last
+         * number.
          */
-        public M open(byte[] b, int off, int len) throws WireException {
+        public Opened<M> open(byte[] b, int off, int len) throws WireException {
             if (len < HEADER + MAC_LEN || len > MAX_DATAGRAM) {
                 throw new WireException("a datagram of " + len + " bytes is not a troika datagram");
             }
@@ -127,14 +158,17 @@ public final class Datagrams {
                 last = new long[1];
                 lastSeq.put(sender, last);
             }
-            if (seq <= last[0]) {
+            if (seq == last[0]) {
+                throw new Repeated(sender, seq);
+            }
+            if (seq < last[0]) {
                 throw new WireException("datagram " + seq + " of a sender already at " + last[0]
                         + " (replayed or late)");
             }
             last[0] = seq;
             byte[] body = new byte[bodyLength];
             System.arraycopy(b, off + HEADER, body, 0, bodyLength);
-            return protocol.decode(type, body);
+            return new Opened<>(sender, seq, protocol.decode(type, body));
         }
 
         /** Senders remembered. */

@@ -14,6 +14,7 @@ final class ElasticCodec implements Codec<ElasticMessage> {
     static final int RANK_LEFT = 23;
     static final int NOTED = 24;
     static final int CHANGE_WORLD = 25;
+    static final int NOTED_DATAGRAM = 26;
 
     @Override
     public int typeOf(ElasticMessage m) {
@@ -25,6 +26,7 @@ final class ElasticCodec implements Codec<ElasticMessage> {
         if (m instanceof ElasticMessage.RankLeft) return RANK_LEFT;
         if (m instanceof ElasticMessage.Noted) return NOTED;
         if (m instanceof ElasticMessage.ChangeWorld) return CHANGE_WORLD;
+        if (m instanceof ElasticMessage.NotedDatagram) return NOTED_DATAGRAM;
         throw new IllegalArgumentException("no elastic wire type for " + m.getClass());
     }
 
@@ -47,6 +49,8 @@ final class ElasticCodec implements Codec<ElasticMessage> {
             o.u32(l.generation()).u32(l.rank()).u32(l.code());
         } else if (m instanceof ElasticMessage.Noted) {
             // no body
+        } else if (m instanceof ElasticMessage.NotedDatagram n) {
+            o.i64(n.sender()).i64(n.seq());
         } else if (m instanceof ElasticMessage.ChangeWorld c) {
             o.u32(c.change()).ints(c.leave()).u32(c.join().size());
             for (ElasticMessage.ChangeWorld.Spawn s : c.join()) {
@@ -68,6 +72,7 @@ final class ElasticCodec implements Codec<ElasticMessage> {
             case WORLD_CHANGED -> new ElasticMessage.WorldChanged(in.u32(), in.u32(), in.ints(), in.ints(), joined(in));
             case RANK_LEFT -> new ElasticMessage.RankLeft(in.u32(), in.u32(), in.u32());
             case NOTED -> new ElasticMessage.Noted();
+            case NOTED_DATAGRAM -> new ElasticMessage.NotedDatagram(in.i64(), in.i64());
             case CHANGE_WORLD -> new ElasticMessage.ChangeWorld(in.u32(), in.ints(), spawns(in), in.u32());
             default -> throw new WireException("unknown elastic message type " + type);
         };

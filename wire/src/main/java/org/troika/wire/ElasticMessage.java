@@ -101,4 +101,10 @@ public sealed interface ElasticMessage {
 
     /** driver → a rank: its event is recorded. */
     record Noted() implements ElasticMessage {}
+
+    /**
+     * driver → a rank, as a datagram ({@link Datagrams}): the event that came as datagram {@code seq} of sender
+     * {@code sender} is recorded (a {@link RankLeft} comes as a datagram: the launcher holds no connection per rank).
+     */
+    record NotedDatagram(long sender, long seq) implements ElasticMessage {}
 }

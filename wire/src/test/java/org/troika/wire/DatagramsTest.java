@@ -21,16 +21,18 @@ class DatagramsTest {
         byte[] first = sealer.seal(new ProgressMessage.Report("one"));
         byte[] second = sealer.seal(new ProgressMessage.Report("two \u00e9"));
         byte[] third = sealer.seal(new ProgressMessage.Report("three"));
-        assertEquals(new ProgressMessage.Report("one"), o.open(first, 0, first.length));
-        assertThrows(WireException.class, () -> o.open(first, 0, first.length), "a replay");
-        assertEquals(new ProgressMessage.Report("three"), o.open(third, 0, third.length));
+        assertEquals(new ProgressMessage.Report("one"), o.open(first, 0, first.length).message());
+        Datagrams.Repeated again = assertThrows(Datagrams.Repeated.class, () -> o.open(first, 0, first.length));
+        assertEquals(sealer.sender(), again.sender());
+        assertEquals(1, again.seq());
+        assertEquals(new ProgressMessage.Report("three"), o.open(third, 0, third.length).message());
         WireException late = assertThrows(WireException.class, () -> o.open(second, 0, second.length));
         assertTrue(late.getMessage().contains("replayed or late"), late.getMessage());
         // at an offset inside a larger buffer
         byte[] fourth = sealer.seal(new ProgressMessage.Report("four"));
         byte[] padded = new byte[fourth.length + 10];
         System.arraycopy(fourth, 0, padded, 7, fourth.length);
-        assertEquals(new ProgressMessage.Report("four"), o.open(padded, 7, fourth.length));
+        assertEquals(new ProgressMessage.Report("four"), o.open(padded, 7, fourth.length).message());
         assertEquals(1, o.senders());
     }
 
@@ -57,7 +59,7 @@ class DatagramsTest {
                 .seal(new ElasticMessage.RankLeft(1, 2, 3));
         WireException e = assertThrows(WireException.class, () -> o.open(otherProtocol, 0, otherProtocol.length));
         assertTrue(e.getMessage().contains("elastic protocol"), e.getMessage());
-        assertEquals(new ProgressMessage.Report("progress"), o.open(d, 0, d.length), "the original still opens");
+        assertEquals(new ProgressMessage.Report("progress"), o.open(d, 0, d.length).message(), "the original still opens");
     }
 
     @Test

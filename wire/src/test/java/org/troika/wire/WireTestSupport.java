@@ -125,6 +125,7 @@ final class WireTestSupport {
                         List.of(new ElasticMessage.WorldChanged.Joined(5, "node3"))),
                 new ElasticMessage.RankLeft(4, 2, 75),
                 new ElasticMessage.Noted(),
+                new ElasticMessage.NotedDatagram(-7_000_000_000L, 12),
                 new ElasticMessage.ChangeWorld(2, List.of(1, 3), List.of(new ElasticMessage.ChangeWorld.Spawn("node4",
                         2, true), new ElasticMessage.ChangeWorld.Spawn("node1", 1, false)), 6));
     }

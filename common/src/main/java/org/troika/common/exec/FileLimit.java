@@ -9,8 +9,9 @@ import org.troika.common.UsageException;
 /**
  * The file descriptors troika needs for a launch, and its limit raised to that before anything starts.
  *
- * <p>A launch keeps one connection per host at its driver service, one per rank at the hang watchdog's progress
- * service and at an elastic generation's notifier, and a remote shell's pipes per host while its task service starts.
+ * <p>A launch keeps one connection per host at its driver service and a remote shell's pipes per host while its task
+ * service starts; nothing per rank (the hang watchdog's reports and an elastic generation's leaves are datagrams on
+ * one socket each).
  * On Linux the JVM raises the soft limit ({@code ulimit -n}) to the hard one ({@code ulimit -Hn}) at start-up; past
  * the hard limit only a privileged process can go ({@code CAP_SYS_RESOURCE}, root), up to {@code fs.nr_open}. So:
  * <ol>
@@ -32,10 +33,9 @@ public final class FileLimit {
      * Descriptors a launch needs.
      *
      * @param hosts remote hosts with a task service (0 without the relay)
-     * @param rankConnections ranks that each keep a connection to the launcher (progress reports, rank events)
      */
-    public static long need(int hosts, long rankConnections) {
-        return BASE + (long) PER_HOST * hosts + rankConnections;
+    public static long need(int hosts) {
+        return BASE + (long) PER_HOST * hosts;
     }
 
     /** {@code prlimit}'s command that sets the soft and hard limit of process {@code pid} to {@code n} (pure). */

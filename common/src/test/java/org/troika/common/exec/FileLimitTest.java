@@ -16,9 +16,9 @@ class FileLimitTest {
     private final List<List<String>> ran = new ArrayList<>();
 
     @Test
-    void theNeedGrowsByAConnectionAndPipesPerHostAndAConnectionPerReportingRank() {
-        assertEquals(FileLimit.BASE, FileLimit.need(0, 0));
-        assertEquals(FileLimit.BASE + 4L * 10_000 + 80_000, FileLimit.need(10_000, 80_000));
+    void theNeedGrowsByAConnectionAndPipesPerHostAndNothingPerRank() {
+        assertEquals(FileLimit.BASE, FileLimit.need(0));
+        assertEquals(FileLimit.BASE + 4L * 10_000, FileLimit.need(10_000));
     }
 
     @Test
@@ -42,10 +42,9 @@ class FileLimitTest {
 
     @Test
     void whenItCannotBeRaisedOneLineNamesTheNeedTheLimitAndTheFix() {
-        UsageException e = assertThrows(UsageException.class, () -> FileLimit.ensure(50_256, "10000 hosts and 80000"
-                + " ranks", 42, limit::get, (argv, t) -> new CommandRunner.ProbeResult(1, "prlimit: Operation not"
+        UsageException e = assertThrows(UsageException.class, () -> FileLimit.ensure(50_256, "12500 hosts", 42, limit::get, (argv, t) -> new CommandRunner.ProbeResult(1, "prlimit: Operation not"
                 + " permitted")));
-        assertEquals("10000 hosts and 80000 ranks need about 50256 file descriptors, but troika may open at most 20000"
+        assertEquals("12500 hosts need about 50256 file descriptors, but troika may open at most 20000"
                 + " (ulimit -Hn) and could not raise that (raising it needs root with CAP_SYS_RESOURCE); raise the hard limit to 50256 or"
                 + " more (nofile in /etc/security/limits.conf, LimitNOFILE= for a service, or 'ulimit -Hn 50256' as"
                 + " root before starting troika)", e.getMessage());

@@ -142,7 +142,7 @@ final class RunCommand implements Subcommand {
         if (s.output().dir() != null) {
             SupervisedLaunch.checkRankFolder(s.output().dir()); // before any task service or rank starts
         }
-        ensureFileDescriptors(s, io.env(), planned.resolved().plan().hosts().size(), planned.resolved().plan().size());
+        ensureFileDescriptors(s, planned.resolved().plan().hosts().size());
         // issue 3 (RelaySession, owned by the launch-agent work): task services on the remote hosts and the troika-rsh
         // agent for Open MPI's daemons, plus network detection. Inactive (changes nothing) unless --launch-agent relay
         // or --remote-shell is given; a lost host is printed and ends mpirun (JobExecutor: the agents handed their
@@ -198,9 +198,7 @@ final class RunCommand implements Subcommand {
         if (s.output().dir() != null) {
             SupervisedLaunch.checkRankFolder(s.output().dir()); // before the first generation
         }
-        int slots = firstHosts.stream().mapToInt(HostSlots::slots).sum();
-        ensureFileDescriptors(s, io.env(), firstHosts.size(), Math.max(slots, s.elastic().maxNp() == null ? 0
-                : s.elastic().maxNp()));
+        ensureFileDescriptors(s, firstHosts.size());
         // the allocation (if any) does not change between generations: its launcher starts the task services
         org.troika.launcher.spi.Allocation allocation = allocation(io.env());
         String allocationShell = allocation == null ? null : allocation.remoteShell();
@@ -253,16 +251,14 @@ final class RunCommand implements Subcommand {
     }
 
     /**
-     * Raises troika's file-descriptor limit to what a launch over {@code hosts} hosts and {@code ranks} ranks needs, or
+     * Raises troika's file-descriptor limit to what a launch over {@code hosts} hosts needs, or
      * stops with one line naming the limit and the fix, before anything starts ({@link FileLimit}): a connection per
-     * host at the driver when task services run, per rank at an elastic job's notifier (the hang watchdog's reports
-     * are datagrams on one socket).
+     * host at the driver when task services run. Nothing per rank: the hang watchdog's reports and an elastic
+     * generation's leaves are datagrams on one socket each.
      */
-    private static void ensureFileDescriptors(RunSettings s, Map<String, String> env, int hosts, int ranks) {
+    private static void ensureFileDescriptors(RunSettings s, int hosts) {
         boolean relay = s.remote().launchAgent() == RunSettings.LaunchAgent.RELAY || s.remote().shell() != null;
-        int perRank = s.elastic().enabled() ? 1 : 0;
-        FileLimit.ensure(FileLimit.need(relay ? hosts : 0, (long) perRank * ranks), hosts + " hosts and " + ranks
-                + " ranks");
+        FileLimit.ensure(FileLimit.need(relay ? hosts : 0), hosts + " hosts");
     }
 
     /** The batch allocation this runs in, or {@code null} (outside one, or when it cannot be read). */

@@ -1,16 +1,29 @@
 package org.troika.launcher.exec;
 
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.DatagramChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import org.troika.wire.Datagrams;
 import org.troika.wire.ElasticMessage;
 import org.troika.wire.Endpoint;
 import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
 import org.troika.wire.WireConnection;
+import org.troika.wire.WireException;
 import org.troika.wire.WireServer;
 
 /**
@@ -20,21 +33,28 @@ import org.troika.wire.WireServer;
  * <pre>
  *   rank 0 ── hello (worker key) ── Subscribe(N) ─►  (the subscription = rendezvous reached)
  *          ◄─ Subscribed ◄─ [HostsChanged(t, bits) announced before the subscription] ◄─ HostsChanged ... ─
- *   a rank ── hello (worker key) ── WorldChanged(N, ...) | RankLeft(N, rank, code) ─►  {@link RankEvents}
+ *   rank 0 ── hello (worker key) ── WorldChanged(N, ...) ─►  {@link RankEvents}   (TCP: it names every rank)
  *          ◄─ Noted (after the listener took it) ... ─
+ *   a rank ── datagram RankLeft(N, rank, code) ─►  {@link RankEvents}              (UDP, the same port number)
+ *          ◄─ datagram NotedDatagram(sender, number) (after the listener took it; again for a repeat) ─
  * </pre>
  *
  * <p>Security: the troika wire's elastic protocol ({@link Protocol#ELASTIC}: the client proves the key in its hello,
- * then HMAC-SHA256 frames with fresh nonces and sequence numbers) keyed with the <b>worker key</b> ({@link #workerKey}),
- * not the job secret: ranks hold only this key, which opens nothing but this service. It runs on a {@link WireServer}
- * with small bounds ({@link #limits}): bodies of at most {@value #MAX_BODY} bytes plus 8 per rank, the hello and
- * first frame within the server's deadlines, one connection per rank and a few more. The socket binds to the address
- * that routes to the generation's first host (loopback for local hosts). A rank event of another generation, or any
- * frame but an event after one, is refused and ends the connection; nothing is acted upon for it.
+ * then HMAC-SHA256 frames with fresh nonces and sequence numbers; a datagram carries its own HMAC and number,
+ * {@link Datagrams}) keyed with the <b>worker key</b> ({@link #workerKey}), not the job secret: ranks hold only this
+ * key, which opens nothing but this service. Connections run on a {@link WireServer} with its default bounds (bodies
+ * of at most {@value #MAX_BODY} bytes plus 8 per rank); they are rank 0's. Both sockets bind to the address that
+ * routes to the generation's first host (loopback for local hosts). A rank event of another generation, or any frame
+ * but an event after one, is refused and ends the connection; nothing is acted upon for it. A datagram that does not
+ * verify is dropped unanswered.
  *
- * <p>Threads: the server runs in event mode (its selector thread reads every connection) and the events go to the
- * listener on one thread of this service, in arrival order: two threads whatever the number of ranks (issue 23: every
- * rank of a 10,000-host generation may report its leave at once; a thread per connection would be 10,000 threads).
+ * <p>Why datagrams for leaves (issue 23): every rank of a generation leaves at about the same moment. As a connection
+ * each, 10,000 hosts x 8 slots meant 80,000 descriptors on the launch node at once (past most login nodes' limits);
+ * as datagrams on one socket, none per rank. A rank repeats its leave until it is noted ({@code DriverReporter}); a
+ * repeat of an event already taken is answered again, never delivered twice.
+ *
+ * <p>Threads: the server's selector thread, this service's datagram thread, and the listener's one thread that takes
+ * the events in arrival order: the same few whatever the number of ranks.
  */
 public final class WorkerNotifier implements AutoCloseable {
     /** Label of the worker key derivation: worker key = HMAC-SHA256(job secret, label). */
@@ -53,6 +73,13 @@ public final class WorkerNotifier implements AutoCloseable {
 
     private final int generation;
     private final WireServer<ElasticMessage> server;
+    /** Rank events as datagrams, on the server's port number. */
+    private final DatagramChannel datagrams;
+    private final Thread datagramThread;
+    /** Seals the answers to datagrams (guarded by itself: the listener and the datagram thread both answer). */
+    private final Datagrams.Sealer<ElasticMessage> answers;
+    /** Each datagram sender's last event the listener took: a repeat of it is answered again. */
+    private final Map<Long, Long> noted = new ConcurrentHashMap<>();
     private final RankEvents events;
     private final List<WireConnection<ElasticMessage>> subscribers = new ArrayList<>();
     /** Runs the listener, one event after another, then answers the rank (the selector thread must not block). */
@@ -89,33 +116,126 @@ public final class WorkerNotifier implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.server = WireServer.startEvents("troika-worker-notifier-" + generation, Protocol.ELASTIC, workerKey,
-                List.of(bind), limits(size), new WireServer.Events<>() {
-                    @Override
-                    public void received(WireConnection<ElasticMessage> c, ElasticMessage m) throws IOException {
-                        WorkerNotifier.this.received(c, m);
-                    }
-
-                    @Override
-                    public void closed(WireConnection<ElasticMessage> c, IOException cause) {
-                        synchronized (WorkerNotifier.this) {
-                            subscribers.remove(c);
+        WireServer<ElasticMessage> srv = null;
+        DatagramChannel dc = null;
+        for (int attempt = 1; dc == null; attempt++) {
+            srv = WireServer.startEvents("troika-worker-notifier-" + generation, Protocol.ELASTIC, workerKey,
+                    List.of(bind), limits(size), new WireServer.Events<>() {
+                        @Override
+                        public void received(WireConnection<ElasticMessage> c, ElasticMessage m) throws IOException {
+                            WorkerNotifier.this.received(c, m);
                         }
+
+                        @Override
+                        public void closed(WireConnection<ElasticMessage> c, IOException cause) {
+                            synchronized (WorkerNotifier.this) {
+                                subscribers.remove(c);
+                            }
+                        }
+                    });
+            try {
+                dc = datagramSocket(bind, srv.endpoints().get(0).port());
+            } catch (BindException e) {
+                srv.close(); // the port number is taken for UDP here: another one
+                if (attempt == 8) {
+                    listener.shutdownNow();
+                    throw e;
+                }
+            } catch (IOException | RuntimeException e) {
+                srv.close();
+                listener.shutdownNow();
+                throw e;
+            }
+        }
+        this.server = srv;
+        this.datagrams = dc;
+        this.answers = new Datagrams.Sealer<>(Protocol.ELASTIC, workerKey);
+        Datagrams.Opener<ElasticMessage> opener = new Datagrams.Opener<>(Protocol.ELASTIC, workerKey,
+                2 * Math.max(1, size) + 16);
+        this.datagramThread = new Thread(() -> receiveDatagrams(opener),
+                "troika-worker-notifier-" + generation + "-datagrams");
+        datagramThread.setDaemon(true);
+        datagramThread.start();
+    }
+
+    /** A UDP socket on {@code port} of {@code bind}, with room for a whole generation's leaves at once. */
+    private static DatagramChannel datagramSocket(InetAddress bind, int port) throws IOException {
+        DatagramChannel dc = DatagramChannel.open(bind instanceof java.net.Inet6Address ? StandardProtocolFamily.INET6
+                : StandardProtocolFamily.INET);
+        try {
+            dc.setOption(StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER);
+            dc.bind(new InetSocketAddress(bind, port));
+            return dc;
+        } catch (IOException | RuntimeException e) {
+            dc.close();
+            throw e;
+        }
+    }
+
+    /** Receive buffer asked for (the kernel grants at most net.core.rmem_max; a rank repeats what was not kept). */
+    static final int RECEIVE_BUFFER = 4 << 20;
+
+    /** The datagram thread: a leave of this generation goes to the listener, then is answered; a repeat is answered. */
+    private void receiveDatagrams(Datagrams.Opener<ElasticMessage> opener) {
+        ByteBuffer buf = ByteBuffer.allocate(Datagrams.MAX_DATAGRAM + 1);
+        while (true) {
+            buf.clear();
+            SocketAddress from;
+            try {
+                from = datagrams.receive(buf);
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                if (!datagrams.isOpen()) {
+                    return;
+                }
+                continue;
+            }
+            try {
+                Datagrams.Opened<ElasticMessage> o = opener.open(buf.array(), 0, buf.position());
+                if (!(o.message() instanceof ElasticMessage.RankLeft l) || l.generation() != generation) {
+                    answer(from, new ElasticMessage.Refused("expected a rank's leave of generation " + generation));
+                    continue;
+                }
+                listener.execute(() -> {
+                    if (closed) {
+                        return;
                     }
+                    events.event(l);
+                    noted.put(o.sender(), o.seq());
+                    answer(from, new ElasticMessage.NotedDatagram(o.sender(), o.seq()));
                 });
+            } catch (Datagrams.Repeated r) {
+                Long taken = noted.get(r.sender());
+                if (taken != null && taken == r.seq()) {
+                    answer(from, new ElasticMessage.NotedDatagram(r.sender(), r.seq()));
+                } // else still queued for the listener: answered when it is taken
+            } catch (WireException e) {
+                // not authentic, replayed or late: dropped unanswered
+            } catch (RejectedExecutionException e) {
+                return; // closing
+            }
+        }
+    }
+
+    private void answer(SocketAddress to, ElasticMessage m) {
+        try {
+            byte[] d;
+            synchronized (answers) {
+                d = answers.seal(m);
+            }
+            datagrams.send(ByteBuffer.wrap(d), to);
+        } catch (IOException e) {
+            // the rank repeats if it still waits
+        }
     }
 
     /**
-     * Rank 0's subscription and one connection per reporting rank, a few more for retries; past that a rank is
-     * answered busy and retries. Every rank leaves at about the same time, so all of them may be connecting at once:
-     * bounding those not yet past the hello below the size made most ranks of a large generation give up (bench/scale.sh:
-     * with at most 256, 8,208 of 10,000 leaving ranks were not noted within their 5 s). A world report names every
-     * rank: 8 bytes each.
+     * The default bounds: connections are rank 0's (its subscription and the world reports it sends after a change in
+     * place), whatever the generation's size; ranks leave by datagram. A world report names every rank: 8 bytes each.
      */
     static WireServer.Limits limits(int size) {
-        int n = Math.max(1, size) + 8;
-        return WireServer.Limits.DEFAULT.withPending(n, Math.min(n, 64)).withMaxConnections(n)
-                .withMaxBody(MAX_BODY + 8 * Math.max(1, size));
+        return WireServer.Limits.DEFAULT.withMaxBody(MAX_BODY + 8 * Math.max(1, size));
     }
 
     /** The key ranks get instead of the job secret. */
@@ -242,6 +362,11 @@ public final class WorkerNotifier implements AutoCloseable {
         closed = true;
         listener.shutdownNow();
         server.close(); // closes the subscribers' connections too
+        try {
+            datagrams.close();
+        } catch (IOException ignored) {
+            // closing
+        }
         synchronized (this) {
             subscribers.clear();
         }

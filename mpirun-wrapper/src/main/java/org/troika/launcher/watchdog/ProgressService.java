@@ -83,7 +83,7 @@ public final class ProgressService implements AutoCloseable {
                 continue; // a datagram the kernel could not hand over: the next one will do
             }
             try {
-                if (opener.open(buf.array(), 0, buf.position()) instanceof ProgressMessage.Report r) {
+                if (opener.open(buf.array(), 0, buf.position()).message() instanceof ProgressMessage.Report r) {
                     sink.accept(ProgressReport.decode(r.text()));
                 }
             } catch (WireException | IllegalArgumentException e) {

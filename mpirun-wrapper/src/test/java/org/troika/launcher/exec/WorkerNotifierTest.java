@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.troika.wire.Datagrams;
 import org.troika.wire.ElasticMessage;
 import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
@@ -152,72 +153,146 @@ class WorkerNotifierTest {
             assertEquals(size, left.size());
         }
     }
-    /**
-     * Issue 23: every rank of a generation reports its leave at about the same moment, so all of them may be between
-     * connect and hello at once. With those bounded at 256, 8,208 of 10,000 simulated leaving ranks were answered busy
-     * until their 5 s ran out (bench/scale.sh). Here 600 ranks, 8 from each of 75 hosts (loopback addresses), connect
-     * and wait: every one gets the service's hello, none the busy one.
-     */
-    @Test
-    void noRankIsAnsweredBusyWhileTheWholeGenerationConnects() throws Exception {
-        int size = 600;
-        List<java.net.Socket> open = new java.util.ArrayList<>();
-        try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), 3, size, e -> { })) {
-            try {
-                for (int r = 0; r < size; r++) {
-                    java.net.Socket s = new java.net.Socket();
-                    open.add(s);
-                    int host = r / 8 + 1;
-                    s.bind(new java.net.InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 9, (byte) host}),
-                            0));
-                    s.connect(new java.net.InetSocketAddress(n.endpoint().address(), n.endpoint().port()), 10_000);
+    /** Ranks of a generation leaving by datagram, as DriverReporter does: each sends its leave until it is noted. */
+    static final class LeavingRanks implements AutoCloseable {
+        final List<java.net.DatagramSocket> sockets = new java.util.ArrayList<>();
+        final List<Datagrams.Sealer<ElasticMessage>> sealers = new java.util.ArrayList<>();
+        final List<byte[]> sent = new java.util.ArrayList<>();
+        final java.util.Map<Long, Integer> bySender = new java.util.HashMap<>();
+
+        /** {@code size} ranks on {@code hosts} sockets, each host its own loopback address. */
+        LeavingRanks(Secret key, int generation, int size, int hosts) throws IOException {
+            for (int h = 0; h < hosts; h++) {
+                java.net.DatagramSocket s = new java.net.DatagramSocket(new java.net.InetSocketAddress(
+                        InetAddress.getByAddress(new byte[] {127, 0, 9, (byte) (h + 1)}), 0));
+                s.setReceiveBufferSize(4 << 20);
+                sockets.add(s);
+            }
+            for (int r = 0; r < size; r++) {
+                Datagrams.Sealer<ElasticMessage> sealer = new Datagrams.Sealer<>(Protocol.ELASTIC, key);
+                sealers.add(sealer);
+                sent.add(sealer.seal(new ElasticMessage.RankLeft(generation, r, 0)));
+                bySender.put(sealer.sender(), r);
+            }
+        }
+
+        /** Sends every leave not noted yet, again every 200 ms, until all are noted or 20 s passed; the noted ranks. */
+        java.util.Set<Integer> leave(WorkerNotifier n, Secret key) throws Exception {
+            java.net.InetSocketAddress to = n.endpoint().socketAddress();
+            java.util.Set<Integer> noted = new java.util.HashSet<>();
+            List<Datagrams.Opener<ElasticMessage>> openers = new java.util.ArrayList<>();
+            for (int h = 0; h < sockets.size(); h++) {
+                openers.add(new Datagrams.Opener<>(Protocol.ELASTIC, key, 4));
+            }
+            long end = System.nanoTime() + 20_000_000_000L;
+            java.net.DatagramPacket in = new java.net.DatagramPacket(new byte[2048], 2048);
+            while (noted.size() < sent.size() && System.nanoTime() < end) {
+                for (int r = 0; r < sent.size(); r++) {
+                    if (!noted.contains(r)) {
+                        sockets.get(r % sockets.size()).send(new java.net.DatagramPacket(sent.get(r),
+                                sent.get(r).length, to));
+                    }
                 }
-                for (int r = 0; r < size; r++) {
-                    java.net.Socket s = open.get(r);
-                    s.setSoTimeout(10_000);
-                    byte[] hello = s.getInputStream().readNBytes(4);
-                    assertEquals(4, hello.length, "rank " + r + " got no hello");
-                    assertEquals("TK", new String(hello, 0, 2, java.nio.charset.StandardCharsets.US_ASCII));
-                    assertTrue(hello[3] != (byte) 0xFE, "rank " + r + " was answered busy (0xFE)");
+                long round = System.nanoTime() + 200_000_000L;
+                for (int h = 0; h < sockets.size(); h++) {
+                    java.net.DatagramSocket s = sockets.get(h);
+                    while (true) {
+                        long left = round - System.nanoTime();
+                        s.setSoTimeout((int) Math.max(1, left / 1_000_000 / sockets.size()));
+                        try {
+                            s.receive(in);
+                        } catch (java.net.SocketTimeoutException e) {
+                            break;
+                        }
+                        try {
+                            ElasticMessage m = openers.get(h).open(in.getData(), 0, in.getLength()).message();
+                            ElasticMessage.NotedDatagram nd = assertInstanceOf(ElasticMessage.NotedDatagram.class, m);
+                            Integer rank = bySender.get(nd.sender());
+                            assertEquals(1, nd.seq());
+                            assertEquals(h, rank % sockets.size(), "answered to the rank's own address");
+                            noted.add(rank);
+                        } catch (org.troika.wire.WireException e) {
+                            // an answer repeated: already counted
+                        }
+                    }
                 }
-            } finally {
-                for (java.net.Socket s : open) {
-                    s.close();
-                }
+            }
+            return noted;
+        }
+
+        @Override
+        public void close() {
+            for (java.net.DatagramSocket s : sockets) {
+                s.close();
             }
         }
     }
 
     /**
-     * Issue 23: the notifier serves every rank's connection in event mode. 300 ranks that reported and keep their
-     * connections open cost it its selector thread and one listener thread; a thread per connection (as before) would
-     * be 300 threads here and 10,000 at that many ranks.
+     * Issue 23: every rank of a generation reports its leave at about the same moment. As connections, 10,000 hosts x
+     * 8 slots would have held 80,000 descriptors on the launch node; as datagrams, the notifier holds its two sockets.
+     * Here 2,000 ranks on 250 hosts (loopback addresses) leave at once: every leave is noted once, each rank gets the
+     * answer to its own datagram, and repeats (ranks that did not hear the answer yet) are answered, not delivered again.
      */
     @Test
-    void manyRanksConnectedAtOnceCostTheServiceTwoThreadsNotOnePerRank() throws Exception {
+    void aWholeGenerationLeavesByDatagramAtOnceAndEachLeaveIsTakenOnce() throws Exception {
+        int size = 2_000;
+        java.util.List<Integer> left = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), 3, size,
+                e -> left.add(((ElasticMessage.RankLeft) e).rank()));
+                LeavingRanks ranks = new LeavingRanks(worker, 3, size, 250)) {
+            java.util.Set<Integer> noted = ranks.leave(n, worker);
+            assertEquals(size, noted.size());
+            assertEquals(size, left.size(), "each leave taken once");
+            assertEquals(size, new java.util.HashSet<>(left).size());
+            // every rank sends its same datagram again (none heard its answer, say): each is answered again and
+            // none is taken again
+            assertEquals(size, ranks.leave(n, worker).size(), "every repeat answered");
+            assertEquals(size, left.size());
+        }
+    }
+
+    @Test
+    void leavesOfAnotherGenerationAreRefusedAndForgedOnesUnanswered() throws Exception {
+        java.util.List<ElasticMessage> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), 3, 4, got::add);
+                java.net.DatagramSocket rank = new java.net.DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            rank.setSoTimeout(10_000);
+            rank.connect(n.endpoint().socketAddress());
+            byte[] other = new Datagrams.Sealer<>(Protocol.ELASTIC, worker).seal(new ElasticMessage.RankLeft(2, 1, 0));
+            rank.send(new java.net.DatagramPacket(other, other.length));
+            java.net.DatagramPacket in = new java.net.DatagramPacket(new byte[2048], 2048);
+            rank.receive(in);
+            assertInstanceOf(ElasticMessage.Refused.class, new Datagrams.Opener<>(Protocol.ELASTIC, worker, 1)
+                    .open(in.getData(), 0, in.getLength()).message());
+            for (Secret wrong : List.of(job, Secret.generate(),
+                    org.troika.launcher.watchdog.ProgressService.progressKey(job))) {
+                byte[] d = new Datagrams.Sealer<>(Protocol.ELASTIC, wrong).seal(new ElasticMessage.RankLeft(3, 1, 0));
+                rank.send(new java.net.DatagramPacket(d, d.length));
+            }
+            rank.setSoTimeout(500);
+            assertThrows(java.net.SocketTimeoutException.class, () -> rank.receive(in), "no answer to a forgery");
+            assertEquals(List.of(), got);
+        }
+    }
+
+    /**
+     * Issue 23: whatever the number of leaving ranks, the notifier has the same few threads (its server's selector
+     * and listener, its datagram thread, the events' thread) and accepts no connection for them.
+     */
+    @Test
+    void manyRanksLeavingCostTheServiceTheSameFewThreads() throws Exception {
         int size = 300;
         int generation = 7;
         java.util.Set<Integer> left = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        List<WireChannel<ElasticMessage>> open = new java.util.ArrayList<>();
         try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), generation, size,
-                e -> left.add(((ElasticMessage.RankLeft) e).rank()))) {
-            try {
-                for (int r = 0; r < size; r++) {
-                    WireChannel<ElasticMessage> ch = WireChannel.connectAny(List.of(n.endpoint()), Protocol.ELASTIC,
-                            worker, 30_000);
-                    open.add(ch);
-                    ch.send(new ElasticMessage.RankLeft(generation, r, 0));
-                    assertEquals(new ElasticMessage.Noted(), ch.receive());
-                }
-                assertEquals(size, left.size());
-                long threads = Thread.getAllStackTraces().keySet().stream()
-                        .filter(t -> t.getName().startsWith("troika-worker-notifier-" + generation)).count();
-                assertTrue(threads <= 3, "threads of the notifier with " + size + " ranks connected: " + threads);
-            } finally {
-                for (WireChannel<ElasticMessage> ch : open) {
-                    ch.close();
-                }
-            }
+                e -> left.add(((ElasticMessage.RankLeft) e).rank()));
+                LeavingRanks ranks = new LeavingRanks(worker, generation, size, 30)) {
+            assertEquals(size, ranks.leave(n, worker).size());
+            assertEquals(size, left.size());
+            long threads = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().startsWith("troika-worker-notifier-" + generation)).count();
+            assertTrue(threads <= 4, "threads of the notifier with " + size + " ranks: " + threads);
         }
     }
 }

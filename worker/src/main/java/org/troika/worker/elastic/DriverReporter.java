@@ -1,20 +1,26 @@
 package org.troika.worker.elastic;
 
 import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.SocketTimeoutException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.troika.common.TroikaEnv;
+import org.troika.wire.Datagrams;
 import org.troika.wire.ElasticMessage;
 import org.troika.wire.Endpoint;
 import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
 import org.troika.wire.WireChannel;
+import org.troika.wire.WireException;
 
 /**
  * What a rank tells the launcher about its generation's world: the rank events of troika-wire's elastic protocol
@@ -24,9 +30,13 @@ import org.troika.wire.WireChannel;
  * the contract between rank and launcher: the lines ranks print about the same events are for people and are never
  * read back.
  *
- * <p>Events go out in order over one connection, opened at the first, from a background thread: the training thread
+ * <p>Events go out in order from a background thread, each once the one before it is noted: the training thread
  * never waits for the network, except in {@link #leave}, which waits (at most {@link #LEAVE_TIMEOUT_MS}) until the
- * driver has noted every event, so the launcher knows them before this process, and so mpirun, ends. Never throws: a
+ * driver has noted every event, so the launcher knows them before this process, and so mpirun, ends. A world report
+ * (rank 0's, after a change in place) goes over a connection, opened at the first; the leave is one datagram
+ * ({@code Datagrams}, to the same host and port number), sent again with a growing pause (50 ms to 1 s, jittered)
+ * until the driver's {@link ElasticMessage.NotedDatagram} for it arrives: the launch node holds no connection per
+ * rank, and a whole generation leaving at once costs it no descriptor each. Never throws: a
  * driver it cannot reach or that refuses is reported once on stderr and the rank goes on (the launcher then judges
  * the generation by how mpirun ends).
  */
@@ -42,6 +52,7 @@ public final class DriverReporter {
     private ExecutorService sender;
     private Future<?> last;
     private WireChannel<ElasticMessage> channel; // the sender thread's
+    private DatagramSocket socket; // the sender thread's
     private volatile boolean failed; // reported once, nothing more is sent
 
     DriverReporter(List<Endpoint> driver, Secret key, String broken) {
@@ -136,6 +147,10 @@ public final class DriverReporter {
             return;
         }
         try {
+            if (event instanceof ElasticMessage.RankLeft) {
+                sendDatagram(event);
+                return;
+            }
             if (channel == null) {
                 channel = WireChannel.connectAny(driver, Protocol.ELASTIC, key, LEAVE_TIMEOUT_MS);
             }
@@ -151,6 +166,56 @@ public final class DriverReporter {
         }
     }
 
+    /**
+     * Sends {@code event} as a datagram until the driver notes it (at most {@link #LEAVE_TIMEOUT_MS}); on the sender
+     * thread. The same datagram each time: the driver answers a repeat again and never takes the event twice.
+     */
+    private void sendDatagram(ElasticMessage event) throws IOException {
+        if (socket == null) {
+            socket = new DatagramSocket();
+            socket.connect(driver.get(0).socketAddress());
+        }
+        Datagrams.Sealer<ElasticMessage> sealer = new Datagrams.Sealer<>(Protocol.ELASTIC, key);
+        Datagrams.Opener<ElasticMessage> opener = new Datagrams.Opener<>(Protocol.ELASTIC, key, 4);
+        byte[] d = sealer.seal(event);
+        DatagramPacket out = new DatagramPacket(d, d.length);
+        DatagramPacket in = new DatagramPacket(new byte[Datagrams.MAX_DATAGRAM + 1], Datagrams.MAX_DATAGRAM + 1);
+        long deadline = System.nanoTime() + LEAVE_TIMEOUT_MS * 1_000_000L;
+        long pause = 50;
+        while (true) {
+            socket.send(out);
+            long until = Math.min(deadline, System.nanoTime()
+                    + (pause + ThreadLocalRandom.current().nextLong(pause)) * 1_000_000L);
+            for (long left; (left = until - System.nanoTime()) > 0; ) {
+                socket.setSoTimeout((int) Math.max(1, left / 1_000_000L));
+                try {
+                    socket.receive(in);
+                } catch (SocketTimeoutException e) {
+                    break;
+                }
+                ElasticMessage reply;
+                try {
+                    reply = opener.open(in.getData(), 0, in.getLength()).message();
+                } catch (WireException e) {
+                    continue; // not the driver's, or a repeat of an answer already read
+                }
+                if (reply instanceof ElasticMessage.NotedDatagram n && n.sender() == sealer.sender()
+                        && n.seq() == sealer.seq()) {
+                    return;
+                }
+                if (reply instanceof ElasticMessage.Refused r) {
+                    complain("the driver at " + Endpoint.formatList(driver) + " refused " + event + ": "
+                            + r.reason());
+                    return;
+                }
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                throw new IOException("not noted within " + LEAVE_TIMEOUT_MS + " ms");
+            }
+            pause = Math.min(pause * 2, 1_000);
+        }
+    }
+
     /** One line, once; nothing is sent after it. */
     private synchronized void complain(String why) {
         if (!failed) {
@@ -162,6 +227,10 @@ public final class DriverReporter {
     }
 
     private void closeChannel() {
+        if (socket != null) {
+            socket.close();
+            socket = null;
+        }
         WireChannel<ElasticMessage> c = channel;
         channel = null;
         if (c != null) {

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.troika.wire.Datagrams;
 import org.troika.wire.ElasticMessage;
 import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
@@ -26,38 +29,113 @@ class DriverReporterTest {
     @TempDir
     Path tmp;
 
-    /** A driver's notifier that notes every event (after a pause, so an unwaited leave would be seen). */
-    static WireServer<ElasticMessage> driver(Secret key, List<ElasticMessage> noted, boolean refuse) throws Exception {
-        return WireServer.start("test-notifier", Protocol.ELASTIC, key, List.of(InetAddress.getLoopbackAddress()),
-                WireServer.Limits.DEFAULT, (WireChannel<ElasticMessage> ch, ElasticMessage first) -> {
-                    for (ElasticMessage m = first; ; m = ch.receive()) {
-                        if (refuse) {
-                            ch.send(new ElasticMessage.Refused("not this generation"));
-                            return;
+    /**
+     * A driver's notifier that notes every event after a pause (so an unwaited leave would be seen): connections on a
+     * WireServer, datagrams on a UDP socket of the same port number, as troika's WorkerNotifier. It leaves the first
+     * {@code ignored} datagrams unanswered (lost answers: the rank must send again).
+     */
+    static final class Driver implements AutoCloseable {
+        final WireServer<ElasticMessage> server;
+        final DatagramSocket socket;
+        final Thread thread;
+        final java.util.concurrent.atomic.AtomicInteger datagrams = new java.util.concurrent.atomic.AtomicInteger();
+
+        Driver(Secret key, List<ElasticMessage> noted, boolean refuse, int ignored) throws Exception {
+            server = WireServer.start("test-notifier", Protocol.ELASTIC, key, List.of(InetAddress.getLoopbackAddress()),
+                    WireServer.Limits.DEFAULT, (WireChannel<ElasticMessage> ch, ElasticMessage first) -> {
+                        for (ElasticMessage m = first; ; m = ch.receive()) {
+                            if (refuse) {
+                                ch.send(new ElasticMessage.Refused("not this generation"));
+                                return;
+                            }
+                            pause();
+                            noted.add(m);
+                            ch.send(new ElasticMessage.Noted());
                         }
+                    });
+            socket = new DatagramSocket(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(),
+                    server.endpoints().get(0).port()));
+            Datagrams.Opener<ElasticMessage> opener = new Datagrams.Opener<>(Protocol.ELASTIC, key, 16);
+            Datagrams.Sealer<ElasticMessage> answers = new Datagrams.Sealer<>(Protocol.ELASTIC, key);
+            thread = new Thread(() -> {
+                DatagramPacket p = new DatagramPacket(new byte[2048], 2048);
+                while (!socket.isClosed()) {
+                    try {
+                        socket.receive(p);
+                        if (datagrams.incrementAndGet() <= ignored) {
+                            continue;
+                        }
+                        ElasticMessage reply;
                         try {
-                            Thread.sleep(100);
-                        } catch (InterruptedException e) {
-                            return;
+                            Datagrams.Opened<ElasticMessage> o = opener.open(p.getData(), 0, p.getLength());
+                            pause();
+                            noted.add(o.message());
+                            reply = refuse ? new ElasticMessage.Refused("not this generation")
+                                    : new ElasticMessage.NotedDatagram(o.sender(), o.seq());
+                        } catch (Datagrams.Repeated r) {
+                            reply = new ElasticMessage.NotedDatagram(r.sender(), r.seq());
+                        } catch (org.troika.wire.WireException e) {
+                            continue;
                         }
-                        noted.add(m);
-                        ch.send(new ElasticMessage.Noted());
+                        byte[] d = answers.seal(reply);
+                        socket.send(new DatagramPacket(d, d.length, p.getSocketAddress()));
+                    } catch (java.io.IOException e) {
+                        return;
                     }
-                });
+                }
+            });
+            thread.start();
+        }
+
+        String address() {
+            return server.endpoints().get(0).toString();
+        }
+
+        private static void pause() {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            server.close();
+            socket.close();
+            thread.join(5_000);
+        }
     }
 
-    Map<String, String> env(WireServer<?> driver, Secret key) throws Exception {
+    static Driver driver(Secret key, List<ElasticMessage> noted, boolean refuse) throws Exception {
+        return new Driver(key, noted, refuse, 0);
+    }
+
+    Map<String, String> env(Driver driver, Secret key) throws Exception {
         Path file = tmp.resolve("worker.key");
         Files.writeString(file, key.encode());
-        return Map.of("TROIKA_WORKER_ADDR", driver.endpoints().get(0).toString(), "TROIKA_WORKER_SECRET_FILE",
-                file.toString());
+        return Map.of("TROIKA_WORKER_ADDR", driver.address(), "TROIKA_WORKER_SECRET_FILE", file.toString());
+    }
+
+    /** A leave whose datagrams or answers get lost is sent again until it is noted, and noted once. */
+    @Test
+    void aLeaveIsSentAgainUntilTheDriverNotesItAndIsNotedOnce() throws Exception {
+        Secret key = Secret.generate();
+        List<ElasticMessage> noted = new CopyOnWriteArrayList<>();
+        try (Driver d = new Driver(key, noted, false, 3)) {
+            long t0 = System.nanoTime();
+            DriverReporter.fromEnvironment(env(d, key)).leave(4, 2, 75);
+            assertEquals(List.of(new ElasticMessage.RankLeft(4, 2, 75)), noted);
+            assertEquals(4, d.datagrams.get(), "three lost, the fourth noted");
+            assertTrue(System.nanoTime() - t0 < 4_000_000_000L, "pauses 50-100, 100-200, 200-400 ms");
+        }
     }
 
     @Test
     void eventsArriveInOrderAndLeaveReturnsOnlyOnceTheDriverNotedThem() throws Exception {
         Secret key = Secret.generate();
         List<ElasticMessage> noted = new CopyOnWriteArrayList<>();
-        try (WireServer<ElasticMessage> d = driver(key, noted, false)) {
+        try (Driver d = driver(key, noted, false)) {
             DriverReporter r = DriverReporter.fromEnvironment(env(d, key));
             ElasticMessage.WorldChanged w = ElasticWorld.shrunk(2, 1, new int[] {0, 2, 3});
             r.report(w);
@@ -75,9 +153,9 @@ class DriverReporterTest {
     void theKeyInTheEnvironmentOpensTheSameChannelAsTheKeyFile() throws Exception {
         Secret key = Secret.generate();
         List<ElasticMessage> noted = new CopyOnWriteArrayList<>();
-        try (WireServer<ElasticMessage> d = driver(key, noted, false)) {
-            DriverReporter r = DriverReporter.fromEnvironment(Map.of("TROIKA_WORKER_ADDR",
-                    d.endpoints().get(0).toString(), "TROIKA_WORKER_KEY", key.encode()));
+        try (Driver d = driver(key, noted, false)) {
+            DriverReporter r = DriverReporter.fromEnvironment(Map.of("TROIKA_WORKER_ADDR", d.address(),
+                    "TROIKA_WORKER_KEY", key.encode()));
             r.leave(3, 1, 75);
             assertEquals(List.of(new ElasticMessage.RankLeft(3, 1, 75)), noted);
         }
@@ -102,7 +180,7 @@ class DriverReporterTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
         try {
-            try (WireServer<ElasticMessage> d = driver(key, new CopyOnWriteArrayList<>(), true)) {
+            try (Driver d = driver(key, new CopyOnWriteArrayList<>(), true)) {
                 DriverReporter r = DriverReporter.fromEnvironment(env(d, key));
                 r.report(ElasticWorld.shrunk(1, 1, new int[] {0}));
                 r.leave(1, 0, 0);
@@ -110,10 +188,25 @@ class DriverReporterTest {
             assertEquals(1, err.toString(StandardCharsets.UTF_8).lines().count(), err::toString);
             assertTrue(err.toString(StandardCharsets.UTF_8).contains("refused"), err::toString);
             err.reset();
-            try (WireServer<ElasticMessage> d = driver(Secret.generate(), new CopyOnWriteArrayList<>(), false)) {
-                DriverReporter.fromEnvironment(env(d, key)).leave(1, 0, 0); // the wrong key: the hello fails
+            try (Driver d = driver(Secret.generate(), new CopyOnWriteArrayList<>(), false)) {
+                // the wrong key: the datagrams are dropped unanswered, so the leave is never noted
+                DriverReporter.fromEnvironment(env(d, key)).leave(1, 0, 0);
             }
+            assertEquals(1, err.toString(StandardCharsets.UTF_8).lines().count(), err::toString);
+            assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("troika elastic: ")
+                    && err.toString(StandardCharsets.UTF_8).contains("within 5000 ms"), err::toString);
+            err.reset();
+            // nothing listens on the port: the kernel says so, and the rank does not wait its 5 s
+            int closedPort;
+            try (DatagramSocket gone = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+                closedPort = gone.getLocalPort();
+            }
+            long t0 = System.nanoTime();
+            Path file = tmp.resolve("worker.key");
+            DriverReporter.fromEnvironment(Map.of("TROIKA_WORKER_ADDR", "127.0.0.1:" + closedPort,
+                    "TROIKA_WORKER_SECRET_FILE", file.toString())).leave(1, 0, 0);
             assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("troika elastic: cannot report"), err::toString);
+            assertTrue(System.nanoTime() - t0 < 3_000_000_000L, "not the whole 5 s");
             err.reset();
             DriverReporter.fromEnvironment(Map.of("TROIKA_WORKER_ADDR", "127.0.0.1:9")).leave(1, 0, 0);
             assertTrue(err.toString(StandardCharsets.UTF_8).startsWith(

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -52,5 +53,16 @@ class FileLimitTest {
         UsageException missing = assertThrows(UsageException.class, () -> FileLimit.ensure(50_256, "x", 42,
                 limit::get, (argv, t) -> new CommandRunner.ProbeResult(CommandRunner.ProbeResult.NOT_FOUND, "")));
         assertTrue(missing.getMessage().contains("prlimit (util-linux) is not installed"), missing.getMessage());
+    }
+
+    @Test
+    void theSoftLimitIsReadFromProcLimitsAsTheJvmReportsIt() {
+        assertEquals(1024L, FileLimit.softOpenFiles("Max open files            1024                 524288               files     "));
+        assertEquals(Long.MAX_VALUE, FileLimit.softOpenFiles("Max open files            unlimited            unlimited            files"));
+        assertEquals(null, FileLimit.softOpenFiles("Max processes             95322                95322                processes"));
+        assertEquals(null, FileLimit.softOpenFiles("Max open files"));
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean u) {
+            assertEquals(u.getMaxFileDescriptorCount(), FileLimit.current(), "the file and the JVM agree");
+        }
     }
 }

@@ -17,7 +17,8 @@
 # Needs the built distribution (mvn -o -q install -DskipTests) and gcc. The MPI is troika's (TROIKA_MPIRUN, default
 # mpirun from PATH: Open MPI 4.1.4 here); TROIKA_MPIRUN=mpirun.mpich runs the same cases on MPICH's Hydra, and
 # OUTPUT_BENCH_MPI=openmpi5 runs the whole script (troika, mpirun and the rank programs) inside the Open MPI 5.0.7
-# root (scripts/openmpi5-root.sh; as root, through org.troika.testkit.OpenMpi5Root: needs testkit/target/classes).
+# root (scripts/openmpi5-root.sh; as root, through org.troika.testkit.OpenMpi5Root: needs testkit/target/classes),
+# with a copy of the distribution whose class-data archive troika-mkcds made for the root's JDK.
 # COMPARE=<other checkout>/dist/target/troika adds that build's plain `troika run` (COMPARE_RUNS runs per case,
 # default 1, each cut at COMPARE_CAP seconds, default 90: the build before the byte pipeline needed minutes for one
 # long line), to show before and after in the same script run.
@@ -44,6 +45,14 @@ cap=${COMPARE_CAP:-90}
 [ -z "$compare" ] || [ -x "$compare/bin/troika" ] || { echo "bench: COMPARE=$compare has no bin/troika" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+if [ -n "${OUTPUT_BENCH_INSIDE:-}" ]; then
+  # the root's JDK is not the build's: the distribution's class-data archive is for the build's JVM and is not used
+  # here (bin/troika checks lib/troika.jsa.jvm). A site with this JDK runs troika-mkcds once after installing; so does
+  # the bench, on a copy of the distribution
+  cp -a "$root/dist/target/troika" "$work/dist"
+  "$work/dist/bin/troika-mkcds" >/dev/null 2>&1 || echo "bench: troika-mkcds failed in the root; troika starts uncached" >&2
+  troika="$work/dist/bin/troika"
+fi
 
 cat >"$work/lines.c" <<'EOF'
 #include <stdio.h>

@@ -101,7 +101,11 @@ final class HmacSha256 {
         private final int[] h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
             0x5be0cd19};
         private final byte[] buf = new byte[BLOCK];
-        private final int[] w = new int[64];
+        /**
+         * The message schedule, made at the first compression: a keyed prefix (two per connection, kept for its life)
+         * is only copied from and never compresses, so it does not carry these 256 bytes.
+         */
+        private int[] w;
         private int bufLen;
         private long total;
 
@@ -173,6 +177,10 @@ final class HmacSha256 {
         }
 
         private void compress() {
+            int[] w = this.w;
+            if (w == null) {
+                w = this.w = new int[64];
+            }
             for (int i = 0; i < 16; i++) {
                 w[i] = (buf[4 * i] & 0xff) << 24 | (buf[4 * i + 1] & 0xff) << 16 | (buf[4 * i + 2] & 0xff) << 8
                         | (buf[4 * i + 3] & 0xff);

@@ -315,6 +315,17 @@ public final class ProcessSupervisor implements AutoCloseable {
     }
 
     /**
+     * Waits at most {@code timeout} for the plan's process to exit, and returns at once when it does (the JDK's
+     * reaper wakes the waiter); unlike {@link #waitFor(Duration)} it neither closes the guard pipe nor waits for the
+     * output streams.
+     *
+     * @return whether the process has exited
+     */
+    public boolean awaitExit(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
      * Like {@link #waitFor()} but gives up after {@code timeout}.
      *
      * @return the exit code, or {@code null} if the process is still running

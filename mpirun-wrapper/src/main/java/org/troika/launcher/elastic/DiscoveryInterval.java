@@ -11,10 +11,10 @@ import org.troika.launcher.spi.RunSettings;
  *   <li><b>Fixed</b> ({@code --discovery-interval S}, at least {@link #MINIMUM}): always {@code S}.
  *   <li><b>Adaptive</b> (the default with a discovery script): {@value #ADAPTIVE_FACTOR} times the duration of the
  *       last run, at least {@link #ADAPTIVE_FLOOR} and at most {@link #ADAPTIVE_CAP}. A host change is noticed
- *       on average half an interval after it happened, so a cheap script ({@code cat hosts}: ~10 ms from the JVM) is polled
- *       every 250 ms (about 125 ms to notice instead of 500 ms), while discovery takes at most
- *       1/({@value #ADAPTIVE_FACTOR}+1) of the time (under 5 % of a core) for any script faster than 50 ms; one that
- *       takes 50 ms or more keeps the old 1 s interval.
+ *       on average half an interval after it happened, so a cheap script ({@code cat hosts}: ~22 ms from the JVM,
+ *       its start and end included) is polled every ~440 ms (about 220 ms to notice instead of 500 ms), while
+ *       discovery takes at most 1/({@value #ADAPTIVE_FACTOR}+1) of the time for any script faster than 50 ms; one
+ *       that takes 50 ms or more keeps the old 1 s interval.
  * </ul>
  * A fixed host list ({@code -H} in elastic mode) runs no script and changes only when a blacklist cooldown ends
  * (whole seconds): it keeps the fixed {@link #FIXED_LIST} interval.

@@ -1,9 +1,19 @@
 package org.troika.wire;
 
+import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.DatagramChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Authenticated datagrams of one protocol, for messages that a sender repeats anyway and a receiver may miss now and
@@ -174,6 +184,101 @@ public final class Datagrams {
         /** Senders remembered. */
         public int senders() {
             return lastSeq.size();
+        }
+    }
+
+    /**
+     * Receive buffer a receiver asks for: a whole large job's senders may send within a few milliseconds. The kernel
+     * grants at most net.core.rmem_max (4 MiB on many distributions, 208 KiB on some); senders repeat what it drops.
+     */
+    public static final int RECEIVE_BUFFER = 4 << 20;
+
+    /** A UDP socket bound to {@code port} (0: any) of {@code address}, with {@link #RECEIVE_BUFFER} asked for. */
+    public static DatagramChannel bind(InetAddress address, int port) throws IOException {
+        DatagramChannel ch = DatagramChannel.open(address instanceof Inet6Address ? StandardProtocolFamily.INET6
+                : StandardProtocolFamily.INET);
+        try {
+            ch.setOption(StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER);
+            ch.bind(new InetSocketAddress(address, port));
+            return ch;
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A thread that receives a socket's datagrams, opens each ({@link Opener}: nothing is read before its MAC) and
+     * hands it to a {@link Handler}; it ends when the socket is closed ({@link #close}).
+     */
+    public static final class Receiver<M> implements AutoCloseable {
+        /** What a receiver does with its datagrams; called on its thread, one at a time. */
+        public interface Handler<M> {
+            /** An authenticated datagram, new from its sender; false when it is not one this service takes. */
+            boolean received(Opened<M> datagram, SocketAddress from);
+
+            /** The datagram its sender sent last, again (it heard no answer); nothing by default. */
+            default void repeated(Repeated repeat, SocketAddress from) {
+            }
+        }
+
+        private final DatagramChannel channel;
+        private final Thread thread;
+        private final AtomicLong dropped = new AtomicLong();
+
+        public Receiver(String name, DatagramChannel channel, Opener<M> opener, Handler<M> handler) {
+            this.channel = channel;
+            this.thread = new Thread(() -> run(opener, handler), name);
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void run(Opener<M> opener, Handler<M> handler) {
+            ByteBuffer buf = ByteBuffer.allocate(MAX_DATAGRAM + 1);
+            while (true) {
+                buf.clear();
+                SocketAddress from;
+                try {
+                    from = channel.receive(buf);
+                } catch (ClosedChannelException e) {
+                    return;
+                } catch (IOException e) {
+                    if (!channel.isOpen()) {
+                        return;
+                    }
+                    continue; // a datagram the kernel could not hand over: the next one will do
+                }
+                try {
+                    if (!handler.received(opener.open(buf.array(), 0, buf.position()), from)) {
+                        dropped.incrementAndGet();
+                    }
+                } catch (Repeated r) {
+                    dropped.incrementAndGet(); // never taken twice; the handler may answer it again
+                    handler.repeated(r, from);
+                } catch (WireException e) {
+                    dropped.incrementAndGet(); // not authentic, replayed or late: nothing was acted upon
+                }
+            }
+        }
+
+        /** Datagrams not taken so far: not authentic, repeated, replayed, late, or refused by the handler. */
+        public long dropped() {
+            return dropped.get();
+        }
+
+        /** Closes the socket and waits (at most 2 s) for the thread to end. */
+        @Override
+        public void close() {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+            try {
+                thread.join(2_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

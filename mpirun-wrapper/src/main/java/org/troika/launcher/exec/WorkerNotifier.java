@@ -3,12 +3,8 @@ package org.troika.launcher.exec;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.net.StandardProtocolFamily;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +19,6 @@ import org.troika.wire.Endpoint;
 import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
 import org.troika.wire.WireConnection;
-import org.troika.wire.WireException;
 import org.troika.wire.WireServer;
 
 /**
@@ -75,7 +70,7 @@ public final class WorkerNotifier implements AutoCloseable {
     private final WireServer<ElasticMessage> server;
     /** Rank events as datagrams, on the server's port number. */
     private final DatagramChannel datagrams;
-    private final Thread datagramThread;
+    private final Datagrams.Receiver<ElasticMessage> datagramReceiver;
     /** Seals the answers to datagrams (guarded by itself: the listener and the datagram thread both answer). */
     private final Datagrams.Sealer<ElasticMessage> answers;
     /** Each datagram sender's last event the listener took: a repeat of it is answered again. */
@@ -134,7 +129,7 @@ public final class WorkerNotifier implements AutoCloseable {
                         }
                     });
             try {
-                dc = datagramSocket(bind, srv.endpoints().get(0).port());
+                dc = Datagrams.bind(bind, srv.endpoints().get(0).port());
             } catch (BindException e) {
                 srv.close(); // the port number is taken for UDP here: another one
                 if (attempt == 8) {
@@ -150,72 +145,43 @@ public final class WorkerNotifier implements AutoCloseable {
         this.server = srv;
         this.datagrams = dc;
         this.answers = new Datagrams.Sealer<>(Protocol.ELASTIC, workerKey);
-        Datagrams.Opener<ElasticMessage> opener = new Datagrams.Opener<>(Protocol.ELASTIC, workerKey,
-                2 * Math.max(1, size) + 16);
-        this.datagramThread = new Thread(() -> receiveDatagrams(opener),
-                "troika-worker-notifier-" + generation + "-datagrams");
-        datagramThread.setDaemon(true);
-        datagramThread.start();
+        this.datagramReceiver = new Datagrams.Receiver<>("troika-worker-notifier-" + generation + "-datagrams", dc,
+                new Datagrams.Opener<>(Protocol.ELASTIC, workerKey, 2 * Math.max(1, size) + 16),
+                new Datagrams.Receiver.Handler<>() {
+                    @Override
+                    public boolean received(Datagrams.Opened<ElasticMessage> d, SocketAddress from) {
+                        return receivedDatagram(d, from);
+                    }
+
+                    @Override
+                    public void repeated(Datagrams.Repeated r, SocketAddress from) {
+                        Long taken = noted.get(r.sender());
+                        if (taken != null && taken == r.seq()) {
+                            answer(from, new ElasticMessage.NotedDatagram(r.sender(), r.seq()));
+                        } // else still queued for the listener: answered when it is taken
+                    }
+                });
     }
 
-    /** A UDP socket on {@code port} of {@code bind}, with room for a whole generation's leaves at once. */
-    private static DatagramChannel datagramSocket(InetAddress bind, int port) throws IOException {
-        DatagramChannel dc = DatagramChannel.open(bind instanceof java.net.Inet6Address ? StandardProtocolFamily.INET6
-                : StandardProtocolFamily.INET);
-        try {
-            dc.setOption(StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER);
-            dc.bind(new InetSocketAddress(bind, port));
-            return dc;
-        } catch (IOException | RuntimeException e) {
-            dc.close();
-            throw e;
+    /** On the datagram thread: a leave of this generation goes to the listener and is answered once it took it. */
+    private boolean receivedDatagram(Datagrams.Opened<ElasticMessage> d, SocketAddress from) {
+        if (!(d.message() instanceof ElasticMessage.RankLeft l) || l.generation() != generation) {
+            answer(from, new ElasticMessage.Refused("expected a rank's leave of generation " + generation));
+            return false;
         }
-    }
-
-    /** Receive buffer asked for (the kernel grants at most net.core.rmem_max; a rank repeats what was not kept). */
-    static final int RECEIVE_BUFFER = 4 << 20;
-
-    /** The datagram thread: a leave of this generation goes to the listener, then is answered; a repeat is answered. */
-    private void receiveDatagrams(Datagrams.Opener<ElasticMessage> opener) {
-        ByteBuffer buf = ByteBuffer.allocate(Datagrams.MAX_DATAGRAM + 1);
-        while (true) {
-            buf.clear();
-            SocketAddress from;
-            try {
-                from = datagrams.receive(buf);
-            } catch (ClosedChannelException e) {
-                return;
-            } catch (IOException e) {
-                if (!datagrams.isOpen()) {
+        try {
+            listener.execute(() -> {
+                if (closed) {
                     return;
                 }
-                continue;
-            }
-            try {
-                Datagrams.Opened<ElasticMessage> o = opener.open(buf.array(), 0, buf.position());
-                if (!(o.message() instanceof ElasticMessage.RankLeft l) || l.generation() != generation) {
-                    answer(from, new ElasticMessage.Refused("expected a rank's leave of generation " + generation));
-                    continue;
-                }
-                listener.execute(() -> {
-                    if (closed) {
-                        return;
-                    }
-                    events.event(l);
-                    noted.put(o.sender(), o.seq());
-                    answer(from, new ElasticMessage.NotedDatagram(o.sender(), o.seq()));
-                });
-            } catch (Datagrams.Repeated r) {
-                Long taken = noted.get(r.sender());
-                if (taken != null && taken == r.seq()) {
-                    answer(from, new ElasticMessage.NotedDatagram(r.sender(), r.seq()));
-                } // else still queued for the listener: answered when it is taken
-            } catch (WireException e) {
-                // not authentic, replayed or late: dropped unanswered
-            } catch (RejectedExecutionException e) {
-                return; // closing
-            }
+                events.event(l);
+                noted.put(d.sender(), d.seq());
+                answer(from, new ElasticMessage.NotedDatagram(d.sender(), d.seq()));
+            });
+        } catch (RejectedExecutionException e) {
+            // closing
         }
+        return true;
     }
 
     private void answer(SocketAddress to, ElasticMessage m) {
@@ -362,11 +328,7 @@ public final class WorkerNotifier implements AutoCloseable {
         closed = true;
         listener.shutdownNow();
         server.close(); // closes the subscribers' connections too
-        try {
-            datagrams.close();
-        } catch (IOException ignored) {
-            // closing
-        }
+        datagramReceiver.close();
         synchronized (this) {
             subscribers.clear();
         }

@@ -3,11 +3,7 @@ package org.troika.launcher.watchdog;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.troika.common.ProgressReport;
 import org.troika.wire.Datagrams;
@@ -15,7 +11,6 @@ import org.troika.wire.Endpoint;
 import org.troika.wire.ProgressMessage;
 import org.troika.wire.Protocol;
 import org.troika.wire.Secret;
-import org.troika.wire.WireException;
 
 /**
  * The launcher's progress service: one UDP socket receiving the {@link Protocol#PROGRESS} protocol's
@@ -33,16 +28,9 @@ import org.troika.wire.WireException;
 public final class ProgressService implements AutoCloseable {
     /** Label of the progress key derivation: progress key = HMAC-SHA256(job secret, label). */
     public static final String KEY_LABEL = "troika-progress-v1";
-    /**
-     * Receive buffer asked for: 10,000 ranks' first reports may come within a few milliseconds. The kernel grants at
-     * most net.core.rmem_max (4 MiB on many distributions, 208 KiB on some); what is not kept is sent again.
-     */
-    static final int RECEIVE_BUFFER = 4 << 20;
 
-    private final DatagramChannel channel;
     private final Endpoint endpoint;
-    private final Thread receiver;
-    private final AtomicLong dropped = new AtomicLong();
+    private final Datagrams.Receiver<ProgressMessage> receiver;
 
     /**
      * @param key the progress key ({@link #progressKey})
@@ -52,44 +40,20 @@ public final class ProgressService implements AutoCloseable {
      */
     public ProgressService(Secret key, InetAddress bind, int maxSenders, Consumer<ProgressReport> sink)
             throws IOException {
-        this.channel = DatagramChannel.open(bind instanceof java.net.Inet6Address
-                ? java.net.StandardProtocolFamily.INET6 : java.net.StandardProtocolFamily.INET);
-        try {
-            channel.setOption(StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER);
-            channel.bind(new InetSocketAddress(bind, 0));
-            this.endpoint = Endpoint.of((InetSocketAddress) channel.getLocalAddress());
-        } catch (IOException | RuntimeException e) {
-            channel.close();
-            throw e;
-        }
-        Datagrams.Opener<ProgressMessage> opener = new Datagrams.Opener<>(Protocol.PROGRESS, key, maxSenders);
-        this.receiver = new Thread(() -> receive(opener, sink), "troika-progress");
-        receiver.setDaemon(true);
-        receiver.start();
-    }
-
-    private void receive(Datagrams.Opener<ProgressMessage> opener, Consumer<ProgressReport> sink) {
-        ByteBuffer buf = ByteBuffer.allocate(Datagrams.MAX_DATAGRAM + 1);
-        while (true) {
-            buf.clear();
-            try {
-                channel.receive(buf);
-            } catch (ClosedChannelException e) {
-                return; // closed
-            } catch (IOException e) {
-                if (!channel.isOpen()) {
-                    return;
-                }
-                continue; // a datagram the kernel could not hand over: the next one will do
-            }
-            try {
-                if (opener.open(buf.array(), 0, buf.position()).message() instanceof ProgressMessage.Report r) {
-                    sink.accept(ProgressReport.decode(r.text()));
-                }
-            } catch (WireException | IllegalArgumentException e) {
-                dropped.incrementAndGet(); // not authentic, replayed, or not a report: nothing was acted upon
-            }
-        }
+        DatagramChannel channel = Datagrams.bind(bind, 0);
+        this.endpoint = Endpoint.of((InetSocketAddress) channel.getLocalAddress());
+        this.receiver = new Datagrams.Receiver<>("troika-progress", channel,
+                new Datagrams.Opener<>(Protocol.PROGRESS, key, maxSenders), (d, from) -> {
+                    if (!(d.message() instanceof ProgressMessage.Report r)) {
+                        return false;
+                    }
+                    try {
+                        sink.accept(ProgressReport.decode(r.text()));
+                        return true;
+                    } catch (IllegalArgumentException e) {
+                        return false; // not a report: nothing was acted upon
+                    }
+                });
     }
 
     /** The key ranks get instead of the job secret. */
@@ -103,20 +67,11 @@ public final class ProgressService implements AutoCloseable {
 
     /** Datagrams dropped so far (not authentic, replayed, late or not a report). */
     public long dropped() {
-        return dropped.get();
+        return receiver.dropped();
     }
 
     @Override
     public void close() {
-        try {
-            channel.close();
-        } catch (IOException ignored) {
-            // closing
-        }
-        try {
-            receiver.join(2_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        receiver.close();
     }
 }

@@ -55,8 +55,8 @@ public final class Datagrams {
     /** The datagram its sender sent last, again (authenticated): answer it again if it asks for an answer. */
     public static final class Repeated extends WireException {
         private static final long serialVersionUID = 1L;
-        private final transient long sender;
-        private final transient long seq;
+        private final long sender;
+        private final long seq;
 
         Repeated(long sender, long seq) {
             super("datagram " + seq + " again");
@@ -84,7 +84,7 @@ public final class Datagrams {
         public Sealer(Protocol<M> protocol, Secret key) {
             this.protocol = protocol;
             this.prefix = prefix(key);
-            this.sender = ByteBuffer.wrap(Nonces.random(8)).getLong();
+            this.sender = Nonces.randomLong();
         }
 
         /** This sender's id. */

@@ -40,6 +40,11 @@ public final class Nonces {
         return b;
     }
 
+    /** A random 64-bit number (ids and file names that must not be guessed or collide). */
+    public static long randomLong() {
+        return java.nio.ByteBuffer.wrap(random(8)).getLong();
+    }
+
     private static void fill(byte[] b) {
         try (InputStream in = new FileInputStream("/dev/urandom")) {
             if (in.readNBytes(b, 0, b.length) == b.length) {

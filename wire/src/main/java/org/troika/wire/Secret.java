@@ -29,7 +29,7 @@ public final class Secret {
     public static Secret generate() {
         byte[] b = Nonces.random(GENERATED_BYTES);
         Secret s = new Secret(b);
-        java.util.Arrays.fill(b, (byte) 0);
+        Arrays.fill(b, (byte) 0);
         return s;
     }
 

@@ -21,6 +21,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.regex.Pattern;
 import org.troika.common.UsageException;
 import org.troika.launcher.spi.RankOutput;
+import org.troika.wire.Nonces;
 
 /**
  * Writes the per-rank output files of a {@link RankOutput} ({@code --output-filename DIR}) from the rank bytes the
@@ -92,25 +93,15 @@ final class RankFileWriter implements AutoCloseable {
     }
 
     /**
-     * Creates and removes a probe file in {@code dir}: new (never through an existing name or link), named after this
-     * process and the moment. Not {@code Files.createTempFile}, whose SecureRandom costs every {@code troika run
-     * --output-filename} ~20 ms of start-up.
+     * Creates and removes a probe file in {@code dir}: new (never through an existing name or link), with a random
+     * name from the kernel's CSPRNG ({@code Nonces}, as the timeline's temporary files). Not
+     * {@code Files.createTempFile}, whose SecureRandom costs every {@code troika run --output-filename} ~20 ms of
+     * start-up.
      */
     private static void probeWrite(Path dir) throws IOException {
-        long pid = ProcessHandle.current().pid();
-        for (int attempt = 1; ; attempt++) {
-            Path probe = dir.resolve(".troika-write-check-" + pid + "-" + Long.toUnsignedString(System.nanoTime(), 36));
-            try {
-                Files.newByteChannel(probe, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
-            } catch (FileAlreadyExistsException e) {
-                if (attempt < 8) {
-                    continue;
-                }
-                throw e;
-            }
-            Files.delete(probe);
-            return;
-        }
+        Path probe = dir.resolve(".troika-write-check-" + Long.toUnsignedString(Nonces.randomLong(), 36));
+        Files.newByteChannel(probe, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
+        Files.delete(probe);
     }
 
     /** A rank file that exists must be a regular file (not followed if it is a link). */

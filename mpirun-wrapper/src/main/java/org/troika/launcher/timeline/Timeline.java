@@ -19,6 +19,7 @@ import org.troika.common.UsageException;
 import org.troika.common.exec.NativeText;
 import org.troika.launcher.spi.FileSource;
 import org.troika.launcher.spi.UserText;
+import org.troika.wire.Nonces;
 
 /**
  * What happened when in one {@code troika run}: planning, task-service starts per host, mpirun, generations with their
@@ -33,14 +34,6 @@ import org.troika.launcher.spi.UserText;
 public final class Timeline implements AutoCloseable {
     /** Longest file name (bytes) Linux file systems take. */
     static final int MAX_NAME_BYTES = 255;
-
-    /**
-     * Names of the temporary files a timeline is written through; made at the first write, not when the class loads:
-     * every run loads this class, and a SecureRandom's set-up (the security providers) cost each 14 ms of start-up.
-     */
-    private static final class TempNames {
-        static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
-    }
 
     /** The kinds of event; each has its colour in the HTML page and its category in the trace. */
     public enum Kind {
@@ -279,7 +272,8 @@ public final class Timeline implements AutoCloseable {
         try {
             Path dir = target.toAbsolutePath().getParent();
             Files.createDirectories(dir);
-            tmp = dir.resolve(".timeline-" + Long.toUnsignedString(TempNames.RANDOM.nextLong(), 36) + ".tmp");
+            // a random name from the kernel's CSPRNG (Nonces: no SecureRandom, whose providers' set-up costs ~14 ms)
+            tmp = dir.resolve(".timeline-" + Long.toUnsignedString(Nonces.randomLong(), 36) + ".tmp");
             try (SeekableByteChannel ch = Files.newByteChannel(tmp, StandardOpenOption.CREATE_NEW,
                     StandardOpenOption.WRITE)) {
                 ByteBuffer b = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));

@@ -164,6 +164,8 @@ public final class ProcessSupervisor implements AutoCloseable {
     private final List<Thread> readers = new ArrayList<>(2);
     private final Object lock = new Object();
     private boolean guardClosed;
+    /** {@link #close()} ended everything once: the plan had exited (or was ended) and its tagged rest was gone. */
+    private volatile boolean closed;
 
     private ProcessSupervisor(Process process, String tag, Duration guardGrace) {
         this.process = process;
@@ -407,16 +409,23 @@ public final class ProcessSupervisor implements AutoCloseable {
      * Ends supervision: if the plan still runs, {@link #terminate(Duration) terminates} it with the default grace,
      * else {@link #endLeftovers ends} whatever still carries its tag (with the guard grace); always closes the guard pipe. After {@code
      * close()} no process of the plan is left, whichever session it moved to (short of one that cleared its
-     * environment).
+     * environment). A second {@code close()} after one that ended finds nothing to end and only checks the guard pipe
+     * (no second walk through {@code /proc}): once the plan has exited and its tagged rest is gone, only that rest
+     * could have started more.
      */
     @Override
     public void close() {
+        if (closed) {
+            closeGuard();
+            return;
+        }
         try {
             if (process.isAlive()) {
                 terminate(DEFAULT_GRACE);
             } else {
                 endLeftovers(guardGrace);
             }
+            closed = true;
         } catch (InterruptedException e) {
             signalGroup(process.pid(), PosixSignal.KILL);
             killTagged();

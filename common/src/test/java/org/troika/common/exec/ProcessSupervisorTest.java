@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.troika.common.TroikaEnv;
 
 /** Component tests: real {@code sh} children, found afterwards by a unique marker in their environment. */
 class ProcessSupervisorTest {
@@ -249,6 +250,26 @@ class ProcessSupervisorTest {
         sup.close(); // ignores TERM: killed after the default grace
         assertEquals(List.of(), sup.tagged());
         assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(30));
+    }
+
+    @Test
+    void aSecondCloseDoesNotWalkTheProcessTableAgain() throws Exception {
+        // the launch closes its supervisor twice (await, then try-with-resources): the second walk through /proc cost
+        // ~20 ms of every run's exit. A process that merely carries the tag and appears after the first close (no
+        // process of the plan is left to start it) shows whether the second close looked
+        start("exit 0");
+        assertEquals(0, sup.waitFor());
+        sup.close();
+        ProcessBuilder pb = new ProcessBuilder("sleep", "306");
+        pb.environment().put(TroikaEnv.COMMAND_TAG, sup.tag());
+        Process stranger = pb.start();
+        try {
+            awaitTagged(1);
+            sup.close();
+            assertTrue(stranger.isAlive(), "the second close must not walk /proc and end it");
+        } finally {
+            stranger.destroyForcibly().waitFor();
+        }
     }
 
     @Test

@@ -133,6 +133,30 @@ public final class Communicator implements AutoCloseable {
         return new Intercommunicator(ctx, DynamicProcesses.of(mpi).spawn(request, root, handle));
     }
 
+    /**
+     * {@code MPI_Intercomm_create}: the inter-communicator between this communicator's ranks and another group, built
+     * through the two groups' leaders: {@code localLeader} here, {@code remoteLeader} as a rank of {@code peer}, a
+     * communicator holding both leaders ({@code peer} and {@code remoteLeader} count at the local leader only; the
+     * other ranks may pass this communicator). Collective over both groups; the two sides pass the same {@code tag}.
+     * Close the result when done.
+     */
+    public Intercommunicator intercommCreate(int localLeader, Communicator peer, int remoteLeader, int tag) {
+        Objects.requireNonNull(peer, "peer");
+        if (localLeader < 0 || localLeader >= size) {
+            throw new IllegalArgumentException("local leader " + localLeader + " is not a rank of this communicator of "
+                    + size);
+        }
+        if (rank == localLeader && (remoteLeader < 0 || remoteLeader >= peer.size())) {
+            throw new IllegalArgumentException("remote leader " + remoteLeader + " is not a rank of the peer "
+                    + "communicator of " + peer.size());
+        }
+        if (tag < 0) {
+            throw new IllegalArgumentException("tag " + tag + " is negative: use a tag >= 0");
+        }
+        return new Intercommunicator(ctx, DynamicProcesses.of(mpi).intercommCreate(handle, localLeader, peer.handle,
+                remoteLeader, tag));
+    }
+
     /** {@code MPI_Comm_dup}: the same ranks in a new communication context. Collective. Close it when done. */
     public Communicator dup() {
         return wrap(mpi.commDup(handle));

@@ -11,6 +11,7 @@ import org.troika.mpi.spi.NativeMpi;
 
 /**
  * MPI's dynamic-process calls ({@code MPI_Comm_spawn}, {@code MPI_Comm_get_parent}, {@code MPI_Intercomm_merge},
+ * {@code MPI_Intercomm_create},
  * {@code MPI_Comm_disconnect}, the {@code MPI_Info} calls they need), bound by name ({@link NativeMpi#function}) the
  * first time one is used, so neither backend carries them and a process that never spawns pays nothing. Arguments go
  * through native memory of direct buffers, kept reachable until the call returns.
@@ -21,6 +22,7 @@ final class DynamicProcesses {
     private final NativeFunction spawn;
     private final NativeFunction getParent;
     private final NativeFunction merge;
+    private final NativeFunction intercommCreate;
     private final NativeFunction disconnect;
     private final NativeFunction remoteSize;
     private final NativeFunction infoCreate;
@@ -34,6 +36,7 @@ final class DynamicProcesses {
         this.spawn = mpi.function("MPI_Comm_spawn", "aaihihaa");
         this.getParent = mpi.function("MPI_Comm_get_parent", "a");
         this.merge = mpi.function("MPI_Intercomm_merge", "hia");
+        this.intercommCreate = mpi.function("MPI_Intercomm_create", "hihiia");
         this.disconnect = mpi.function("MPI_Comm_disconnect", "a");
         this.remoteSize = mpi.function("MPI_Comm_remote_size", "ha");
         this.infoCreate = mpi.function("MPI_Info_create", "a");
@@ -103,6 +106,17 @@ final class DynamicProcesses {
     long merge(long intercomm, boolean high) {
         ByteBuffer out = direct(8);
         check("MPI_Intercomm_merge", merge.call(intercomm, high ? 1 : 0, mpi.address(out)));
+        return handle(out);
+    }
+
+    /**
+     * {@code MPI_Intercomm_create}: the inter-communicator between {@code local}'s group and the group whose leader is
+     * {@code remoteLeader} in {@code peer} ({@code peer} counts at the local leader only).
+     */
+    long intercommCreate(long local, int localLeader, long peer, int remoteLeader, int tag) {
+        ByteBuffer out = direct(8);
+        check("MPI_Intercomm_create", intercommCreate.call(local, localLeader, peer, remoteLeader, tag,
+                mpi.address(out)));
         return handle(out);
     }
 

@@ -2,7 +2,8 @@ package org.troika.mpi;
 
 /**
  * An inter-communicator between two groups of processes: the processes a {@link Communicator#spawn} started and their
- * parents ({@link Mpi#parent()} on the children's side). Its use here is {@link #merge}: one intra-communicator of both
+ * parents ({@link Mpi#parent()} on the children's side), or two groups joined through their leaders
+ * ({@link Communicator#intercommCreate}). Its use here is {@link #merge}: one intra-communicator of both
  * groups, on which every {@link Communicator} call works. Close it when done ({@code MPI_Comm_free}), or
  * {@link #disconnect} it.
  */

@@ -13,6 +13,7 @@ import java.util.List;
 import org.troika.mpi.Communicator;
 import org.troika.mpi.Datatype;
 import org.troika.mpi.Group;
+import org.troika.mpi.Intercommunicator;
 import org.troika.mpi.Mpi;
 import org.troika.mpi.MpiException;
 import org.troika.mpi.Op;
@@ -637,7 +638,23 @@ public final class ApiChecks extends RankChecks {
             int members = (size + 1 - rank % 2) / 2;
             check("split by parity, reversed by key", half.size() == members
                     && half.rank() == members - 1 - rank / 2);
+            if (size >= 2) {
+                // the two halves joined through their leaders (world ranks 0 and 1: each half's last by key) and
+                // merged with the odd half last: every world rank counted once, the even ranks first
+                int leader = half.size() - 1;
+                try (Intercommunicator both = half.intercommCreate(leader, world, rank % 2 == 0 ? 1 : 0, 71);
+                        Communicator merged = both.merge(rank % 2 == 1)) {
+                    int[] sum = {rank};
+                    merged.allreduce(sum, Op.SUM);
+                    check("intercommCreate between the halves: remote size " + both.remoteSize() + ", merged size "
+                            + merged.size() + ", sum " + sum[0], both.remoteSize() == size - members
+                            && merged.size() == size && sum[0] == size * (size - 1) / 2
+                            && (rank % 2 == 0) == (merged.rank() < (size + 1) / 2));
+                }
+            }
         }
+        expectIllegal("intercommCreate local leader", () -> world.intercommCreate(size, world, 0, 1));
+        expectIllegal("intercommCreate tag", () -> world.intercommCreate(0, world, 0, -1));
     }
 
     private void wtime() {

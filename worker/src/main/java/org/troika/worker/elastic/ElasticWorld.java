@@ -52,7 +52,8 @@ public final class ElasticWorld {
         this(world, node, shrinks, minSize, reporter, null, world.rank());
     }
 
-    private ElasticWorld(Communicator world, String node, boolean shrinks, int minSize, DriverReporter reporter,
+    /** A world that may grow in place by {@code spawner} (package-private: {@link #of} builds it from the environment). */
+    ElasticWorld(Communicator world, String node, boolean shrinks, int minSize, DriverReporter reporter,
             RankSpawner spawner, int id) {
         this.world = Objects.requireNonNull(world, "world");
         this.nodeId = UUID.nameUUIDFromBytes(Objects.requireNonNull(node, "node").getBytes(StandardCharsets.UTF_8))

@@ -1,0 +1,46 @@
+package org.troika.worker.elastic;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.troika.mpi.Communicator;
+import org.troika.mpi.Mpi;
+import org.troika.mpi.Op;
+import org.troika.wire.ElasticMessage;
+
+/**
+ * One rank of {@code GrowInPlaceMpiIntegrationTest}: the world is asked to grow by a rank whose program does not
+ * exist, so the spawn (rank 0's, {@link ElasticWorld#grow}) fails. Every rank must get the same answer, that the change
+ * cannot be made in place (then the driver relaunches), and the world must still work. Prints
+ * {@code rank R change refused size S sum X} (X: an allreduce of 1 per rank over {@link ElasticWorld#current()}) or
+ * {@code rank R change made size S}. Args: {@code STORE_DIR HOST} (the host the spawn asks for).
+ */
+public final class FailedSpawnRankMain {
+    private FailedSpawnRankMain() {}
+
+    public static void main(String[] args) {
+        try (Mpi mpi = Mpi.init()) {
+            Communicator world = Mpi.world();
+            int rank = world.rank();
+            RankSpawner nowhere = new RankSpawner(
+                    List.of("/nonexistent/troika-test/no-such-rank-program".getBytes(StandardCharsets.UTF_8)), Map.of());
+            ElasticWorld w = new ElasticWorld(world, "h" + rank, false, 1, DriverReporter.none(), nowhere, rank);
+            ElasticContext before = new ElasticContext(rank, 0, world.size(), 1, w.broadcaster(),
+                    new InMemoryHostUpdateSource(), new NodeStateStore(Path.of(args[0], "h" + rank), "j"));
+            String host = args[1];
+            Optional<ElasticContext> after = w.change(before, new ElasticMessage.ChangeWorld(1, List.of(),
+                    List.of(new ElasticMessage.ChangeWorld.Spawn(host, 1, false)), world.size()));
+            if (after.isPresent()) {
+                System.out.println("rank " + rank + " change made size " + after.get().size());
+            } else {
+                int[] sum = {1};
+                w.current().allreduce(sum, Op.SUM);
+                System.out.println("rank " + rank + " change refused size " + w.current().size() + " sum " + sum[0]);
+            }
+            System.out.flush();
+        }
+        System.exit(0);
+    }
+}

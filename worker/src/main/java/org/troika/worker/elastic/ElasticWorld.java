@@ -253,7 +253,7 @@ public final class ElasticWorld {
     /**
      * Spawns the new ranks and merges everyone: the survivors first (in their order), then the new ranks. Only the
      * survivors' rank 0 calls {@code MPI_Comm_spawn} (on a communicator of its own); the others wait for it in a
-     * non-blocking barrier that they test once a millisecond. A spawn over all survivors would keep every other
+     * non-blocking barrier that they test once a millisecond ({@link #awaitAll}). A spawn over all survivors would keep every other
      * rank polling inside MPI for the whole start of the new hosts' daemons and JVMs: measured on the 2 cores here
      * at 4 ranks, three ranks burned ~1.3 s of CPU each during a 2.8 s spawn. Then rank 0 tells whether the spawn
      * worked, and the parents and the new ranks build one inter-communicator through rank 0 and the new ranks' first
@@ -277,10 +277,7 @@ public final class ElasticWorld {
                             + e.getMessage() + "); the generation ends and the driver relaunches");
                 }
             }
-            org.troika.mpi.Request arrived = survivors.ibarrier();
-            while (!arrived.test()) {
-                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
-            }
+            awaitAll(survivors);
             survivors.allreduce(spawned, org.troika.mpi.Op.MIN);
             if (spawned[0] == 0) {
                 return null;
@@ -296,6 +293,18 @@ public final class ElasticWorld {
             if (alone != null) {
                 closeQuietly(alone);
             }
+        }
+    }
+
+    /**
+     * Waits until every rank of {@code c} has arrived, asleep: a non-blocking barrier tested once a millisecond. Ranks
+     * that wait inside a blocking MPI call poll at full speed, and while another rank is busy with something slow (a
+     * spawn: the new hosts' daemons and JVMs start), that CPU is theirs to lose wherever ranks share cores.
+     */
+    static void awaitAll(Communicator c) {
+        org.troika.mpi.Request arrived = c.ibarrier();
+        while (!arrived.test()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
         }
     }
 

@@ -52,7 +52,7 @@ public final class ElasticWorld {
         this(world, node, shrinks, minSize, reporter, null, world.rank());
     }
 
-    /** A world that may grow in place by {@code spawner} (package-private: {@link #of} builds it from the environment). */
+    /** A world that may grow in place by {@code spawner} ({@link #of} builds it from the environment). */
     ElasticWorld(Communicator world, String node, boolean shrinks, int minSize, DriverReporter reporter,
             RankSpawner spawner, int id) {
         this.world = Objects.requireNonNull(world, "world");
@@ -252,9 +252,9 @@ public final class ElasticWorld {
 
     /**
      * Spawns the new ranks and merges everyone: the survivors first (in their order), then the new ranks. Only the
-     * survivors' rank 0 calls {@code MPI_Comm_spawn} (on a communicator of its own); the others wait for it in a
-     * non-blocking barrier that they test once a millisecond ({@link #awaitAll}). A spawn over all survivors would keep every other
-     * rank polling inside MPI for the whole start of the new hosts' daemons and JVMs: measured on the 2 cores here
+     * survivors' rank 0 calls {@code MPI_Comm_spawn} (on a communicator of its own); the others wait for it asleep
+     * ({@link #awaitAll}). A spawn over all survivors would keep every other rank polling inside MPI for the whole
+     * start of the new hosts' daemons and JVMs: measured on the 2 cores here
      * at 4 ranks, three ranks burned ~1.3 s of CPU each during a 2.8 s spawn. Then rank 0 tells whether the spawn
      * worked, and the parents and the new ranks build one inter-communicator through rank 0 and the new ranks' first
      * ({@code MPI_Intercomm_create} over rank 0's merge with them; the new ranks do the same in {@link #of}) and

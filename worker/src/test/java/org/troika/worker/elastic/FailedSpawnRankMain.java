@@ -24,8 +24,8 @@ public final class FailedSpawnRankMain {
         try (Mpi mpi = Mpi.init()) {
             Communicator world = Mpi.world();
             int rank = world.rank();
-            RankSpawner nowhere = new RankSpawner(
-                    List.of("/nonexistent/troika-test/no-such-rank-program".getBytes(StandardCharsets.UTF_8)), Map.of());
+            byte[] program = "/nonexistent/troika-test/no-such-rank-program".getBytes(StandardCharsets.UTF_8);
+            RankSpawner nowhere = new RankSpawner(List.of(program), Map.of());
             ElasticWorld w = new ElasticWorld(world, "h" + rank, false, 1, DriverReporter.none(), nowhere, rank);
             ElasticContext before = new ElasticContext(rank, 0, world.size(), 1, w.broadcaster(),
                     new InMemoryHostUpdateSource(), new NodeStateStore(Path.of(args[0], "h" + rank), "j"));

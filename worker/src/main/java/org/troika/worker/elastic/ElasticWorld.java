@@ -271,7 +271,7 @@ public final class ElasticWorld {
             if (alone != null) {
                 try (Intercommunicator children = alone.spawn(request, 0)) {
                     withChildren = children.merge(false);
-                } catch (MpiException e) {
+                } catch (RuntimeException e) { // whatever failed, rank 0 joins the barrier: the others wait for it
                     spawned[0] = 0;
                     System.err.println("troika elastic: rank " + launchRank + " could not spawn the new ranks ("
                             + e.getMessage() + "); the generation ends and the driver relaunches");

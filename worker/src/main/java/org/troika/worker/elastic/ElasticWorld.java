@@ -260,13 +260,14 @@ public final class ElasticWorld {
      * ({@code MPI_Intercomm_create} over rank 0's merge with them; the new ranks do the same in {@link #of}) and
      * merge it.
      *
-     * @return the grown world, or {@code null} on every rank when the spawn failed (rank 0 says why)
-     * @throws MpiException when a rank fails during the change
+     * @return the grown world, or {@code null} on every rank when the spawn failed (rank 0 says why) or a rank failed
+     *     during the growth
      */
     private Communicator grow(Communicator survivors, org.troika.mpi.Spawn request) {
-        Communicator alone = survivors.split(survivors.rank() == 0 ? 0 : Communicator.UNDEFINED, 0);
+        Communicator alone = null;
         Communicator withChildren = null;
         try {
+            alone = survivors.split(survivors.rank() == 0 ? 0 : Communicator.UNDEFINED, 0);
             int[] spawned = {1};
             if (alone != null) {
                 try (Intercommunicator children = alone.spawn(request, 0)) {
@@ -286,6 +287,13 @@ public final class ElasticWorld {
                     1, JOIN_TAG)) {
                 return all.merge(false);
             }
+        } catch (MpiException e) {
+            // a rank failed during the growth: as when a spawn over all ranks failed, every rank leaves the
+            // generation (each sees the failure in a call it shares with the failed rank), and the relaunch also
+            // ends new ranks that may be waiting for their parents
+            System.err.println("troika elastic: rank " + launchRank + ": the growth failed (" + e.getMessage()
+                    + "); the generation ends and the driver relaunches");
+            return null;
         } finally {
             if (withChildren != null) {
                 closeQuietly(withChildren);

@@ -5,7 +5,7 @@
 # tags them mid-line), `longline N` prints one line of N bytes. For each case the exact mpirun command troika plans
 # (`troika run --dry-run`, last line) runs directly and through `troika run`, interleaved, RUNS times each (default 5),
 # stdout and stderr to /dev/null; the medians of the wall times are printed with the ratio troika / mpirun, and the
-# medians of the CPU time of each whole process tree (user + sys, /usr/bin/time), steadier on a loaded machine.
+# medians of the CPU time of each whole process tree (user + sys, bash's `time`), steadier on a loaded machine.
 #
 #   lines     2 ranks x 200,000 lines of 60 B    target: troika <= 1.2 x mpirun
 #   line64k   1 rank, one line of 65,536 B        (issue 22: 68 s before the byte pipeline)
@@ -28,6 +28,14 @@
 # Prints the load average before and after: on a shared machine read the ratios, not the times.
 set -euo pipefail
 runs=${1:-5}
+all_cases="lines line64k line300k line1m"
+cases=${OUTPUT_CASES:-$all_cases}
+for name in $cases; do
+  case " $all_cases " in
+    *" $name "*) ;;
+    *) echo "bench: unknown case '$name' in OUTPUT_CASES: use some of: $all_cases" >&2; exit 2 ;;
+  esac
+done
 root=$(cd "$(dirname "$0")/.." && pwd -P)
 troika="$root/dist/target/troika/bin/troika"
 if [ "${OUTPUT_BENCH_MPI:-}" = openmpi5 ] && [ -z "${OUTPUT_BENCH_INSIDE:-}" ]; then
@@ -89,19 +97,14 @@ gcc -O2 -o "$work/lines" "$work/lines.c"
 gcc -O2 -o "$work/longline" "$work/longline.c"
 
 now_ns() { date +%s%N; }
-have_time=; [ -x /usr/bin/time ] && have_time=1
 # run_one FILE LIMIT CMD...: runs CMD with output to /dev/null, cut at LIMIT seconds; appends its wall time in ms to
-# FILE and the CPU time of its process tree (user + sys of the waited-for processes, from /usr/bin/time or, where
-# there is none (the Open MPI 5 root), from bash's `time`) to FILE.cpu. A run cut at the limit counts as the limit
-# (printed as ">="); any other failure fails the bench.
+# FILE and the CPU time of its process tree (user + sys of the waited-for processes, from bash's `time`, which the
+# Open MPI 5 root has where it has no /usr/bin/time) to FILE.cpu. A run cut at the limit counts as the limit (printed
+# as ">="); any other failure fails the bench.
 run_one() {
   local file=$1 limit=$2 t0 t1 rc=0 TIMEFORMAT='%3U %3S'; shift 2
   t0=$(now_ns)
-  if [ -n "$have_time" ]; then
-    /usr/bin/time -f '%U %S' -o "$work/t" timeout -k 5 "$limit" "$@" </dev/null >/dev/null 2>"$work/err" || rc=$?
-  else
-    { time timeout -k 5 "$limit" "$@" </dev/null >/dev/null 2>"$work/err"; } 2>"$work/t" || rc=$?
-  fi
+  { time timeout -k 5 "$limit" "$@" </dev/null >/dev/null 2>"$work/err"; } 2>"$work/t" || rc=$?
   t1=$(now_ns)
   if [ "$rc" != 0 ] && [ "$rc" != 124 ] && [ "$rc" != 137 ]; then
     echo "bench: failed (exit $rc): $*" >&2; tail -5 "$work/err" >&2; exit 1
@@ -138,12 +141,15 @@ bench_case() {
 }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-cases=" ${OUTPUT_CASES:-lines line64k line300k line1m} "
 bench_case true 2 true
-case $cases in *" lines "*) bench_case lines 2 "$work/lines" 200000 ;; esac
-case $cases in *" line64k "*) bench_case line64k 1 "$work/longline" 65536 ;; esac
-case $cases in *" line300k "*) bench_case line300k 1 "$work/longline" 300000 ;; esac
-case $cases in *" line1m "*) bench_case line1m 1 "$work/longline" 1000000 ;; esac
+for name in $cases; do
+  case $name in
+    lines) bench_case lines 2 "$work/lines" 200000 ;;
+    line64k) bench_case line64k 1 "$work/longline" 65536 ;;
+    line300k) bench_case line300k 1 "$work/longline" 300000 ;;
+    line1m) bench_case line1m 1 "$work/longline" 1000000 ;;
+  esac
+done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 m() { median <"$work/$1"; }

@@ -41,7 +41,12 @@ public final class ProgressService implements AutoCloseable {
     public ProgressService(Secret key, InetAddress bind, int maxSenders, Consumer<ProgressReport> sink)
             throws IOException {
         DatagramChannel channel = Datagrams.bind(bind, 0);
-        this.endpoint = Endpoint.of((InetSocketAddress) channel.getLocalAddress());
+        try {
+            this.endpoint = Endpoint.of((InetSocketAddress) channel.getLocalAddress());
+        } catch (IOException | RuntimeException e) {
+            channel.close(); // no receiver owns it yet
+            throw e;
+        }
         this.receiver = new Datagrams.Receiver<>("troika-progress", channel,
                 new Datagrams.Opener<>(Protocol.PROGRESS, key, maxSenders), (d, from) -> {
                     if (!(d.message() instanceof ProgressMessage.Report r)) {

@@ -21,6 +21,14 @@ public final class MpiJob {
     private MpiJob() {}
 
     /**
+     * The environment for jobs that spawn: parents and spawned children are two jobs on this one machine, which Open
+     * MPI 5 joins over its TCP BTL. On a machine whose only other interface carries 192.0.2.2/24 and fd00::2/64 the
+     * parents found no way to the children ("Unable to find reachable pairing between local and remote interfaces",
+     * then a hang to the test's timeout); loopback is the network every job on one machine shares.
+     */
+    public static final Map<String, String> LOOPBACK_TCP = Map.of("OMPI_MCA_btl_tcp_if_include", "lo");
+
+    /**
      * The MPI under test: the MPIs {@code .ci/run} installs. Open MPI 4.1.4 and MPICH on the host, Open MPI 5.0.7 in
      * the trixie root (every command of that one runs through {@link OpenMpi5Root#command}).
      */

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
@@ -22,13 +21,6 @@ import org.troika.testkit.MpiJob.Launcher;
 @Tag("integration")
 class SpawnIntegrationTest {
     private static final Pattern MERGED = Pattern.compile("merged rank (\\d+) of (\\d+) sum (\\d+) parent (\\w+)");
-    /**
-     * Parents and spawned children are two jobs on this one machine, which Open MPI 5 joins over its TCP BTL. On a
-     * machine whose only other interface carries 192.0.2.2/24 and fd00::2/64 the parents found no way to the
-     * children ("Unable to find reachable pairing between local and remote interfaces", then a hang to the test's
-     * timeout); loopback is the network every job on one machine shares.
-     */
-    private static final Map<String, String> LOOPBACK_TCP = Map.of("OMPI_MCA_btl_tcp_if_include", "lo");
 
     @Test
     void openMpi4SpawnsAndMerges() {
@@ -38,12 +30,12 @@ class SpawnIntegrationTest {
     @Test
     void openMpi5SpawnsAndMerges() {
         assertGrew(MpiJob.run(Launcher.OPEN_MPI_5, 2, MpiJob.defaultJava(Launcher.OPEN_MPI_5), MpiJob.testClassPath(),
-                SpawnRankMain.class.getName(), List.of("2"), LOOPBACK_TCP, 120));
+                SpawnRankMain.class.getName(), List.of("2"), MpiJob.LOOPBACK_TCP, 120));
     }
 
     @Test
     void openMpi5SpawnsAndMergesWithFfm() {
-        assertGrew(RankJobs.run(Launcher.OPEN_MPI_5, 2, SpawnRankMain.class.getName(), List.of("2"), LOOPBACK_TCP));
+        assertGrew(RankJobs.run(Launcher.OPEN_MPI_5, 2, SpawnRankMain.class.getName(), List.of("2"), MpiJob.LOOPBACK_TCP));
     }
 
     @Test

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,9 +24,6 @@ import org.troika.worker.elastic.FailedSpawnRankMain;
  */
 @Tag("integration")
 class FailedSpawnMpiIntegrationTest {
-    /** Parents and (would-be) children are two jobs on this machine: Open MPI 5 joins them over loopback. */
-    private static final Map<String, String> LOOPBACK_TCP = Map.of("OMPI_MCA_btl_tcp_if_include", "lo");
-
     @TempDir
     Path nodes;
 
@@ -35,7 +31,7 @@ class FailedSpawnMpiIntegrationTest {
     @EnumSource(value = Launcher.class, names = {"OPEN_MPI_5", "MPICH"})
     void aFailedSpawnLeavesEveryRankInTheOldWorld(Launcher launcher) {
         MpiJob.Result r = MpiJob.run(launcher, 3, MpiJob.defaultJava(launcher), MpiJob.testClassPath(),
-                FailedSpawnRankMain.class.getName(), List.of(nodes.toString(), "localhost"), LOOPBACK_TCP, 180);
+                FailedSpawnRankMain.class.getName(), List.of(nodes.toString(), "localhost"), MpiJob.LOOPBACK_TCP, 180);
         if (launcher == Launcher.MPICH) {
             assertEquals(0, r.exitCode(), r.output());
         } // prterun ends with its own code after a failed spawn (183 here), whatever the ranks return

@@ -6,7 +6,10 @@ import java.util.Map;
 import org.troika.common.UsageException;
 import org.troika.mpi.Communicator;
 import org.troika.mpi.Mpi;
+import org.troika.mpi.ProcFailedException;
+import org.troika.mpi.RevokedException;
 import org.troika.worker.RankEnv;
+import org.troika.worker.elastic.CollectiveFailure;
 import org.troika.worker.elastic.DriverHostUpdateSource;
 import org.troika.worker.elastic.Elastic;
 import org.troika.worker.elastic.ElasticContext;
@@ -137,8 +140,8 @@ public final class ElasticTraining {
                     String line = "committed step=" + step + " size=" + s.context().size();
                     try {
                         s.commit();
-                    } catch (HostsUpdatedInterrupt e) {
-                        say(rank, line); // stored before the interrupt
+                    } catch (HostsUpdatedInterrupt | CollectiveFailure | ProcFailedException | RevokedException e) {
+                        say(rank, line); // kept before the host-update check that raised it: the next world resumes here
                         throw e;
                     }
                     say(rank, line);

@@ -256,6 +256,43 @@ class ElasticShrinkRunTest {
         }
     }
 
+    /**
+     * A kill during a growth: once the driver has sent the change (rank 0 spawning onto the added host, the other rank
+     * waiting for it), rank 1 is SIGKILLed. The job must end well whichever way the failure shows: exit 0, commits
+     * contiguous, every rank of the last world with the same model, nothing left on any host. Two ways were seen (7
+     * runs, Open MPI 5.0.7): ULFM reports the death (the growth fails on every rank, or a completed one shrinks), troika
+     * blacklists the dead rank's host and the last world is the first host and the added one; or PRRTE 3.0.8 ends the
+     * whole job with exit 0 ("UNSUPPORTED DAEMON ERROR STATE: NO PATH TO TARGET", 1 of 7) naming no rank: troika then
+     * relaunches the grown world of 3 from the last commit, since no rank left Elastic.run.
+     */
+    @Test
+    void aRankKilledWhileTheOthersGrowIsRecoveredFromTheLastCommit() throws Exception {
+        int steps = 120;
+        try (NetnsCluster c = NetnsCluster.create("ulgv", 210, 3)) {
+            List<String> h = ElasticRunTest.addresses(c);
+            ElasticRunTest e = elastic();
+            try (RunSupport run = trainingOnTwoOfThree(e, c, steps)) {
+                ProcessHandle rank1 = ElasticRunTest.findRank(run, 1, 1); // found before: a search can outlast a grow
+                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+                run.awaitErr(x -> x.contains("changes in place: 1 rank joins"), "the change in place");
+                rank1.destroyForcibly();
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                List<ElasticRunTest.Commit> commits = ElasticRunTest.commits(r.out());
+                ElasticRunTest.assertContiguous(commits, steps, r);
+                int last = commits.get(commits.size() - 1).size();
+                if (r.err().contains("blacklisted host " + h.get(1))) {
+                    assertEquals(2, last, r.toString());
+                } else {
+                    assertTrue(r.err().contains("never left Elastic.run (the MPI runtime ended the job)"), r.toString());
+                    assertEquals(3, last, r.toString());
+                }
+                assertEqualModels(r, steps, last);
+            }
+        }
+    }
+
     /** The elastic-run helpers of {@link ElasticRunTest}, writing under this test's folder. */
     private ElasticRunTest elastic() {
         ElasticRunTest e = new ElasticRunTest();

@@ -59,7 +59,12 @@ public abstract class State {
         resetCallbacks.add(Objects.requireNonNull(callback, "callback"));
     }
 
-    /** Commits the live state and then checks for host updates. */
+    /**
+     * Commits the live state and then checks for host updates. The commit is kept before the check: when the check
+     * throws ({@link HostsUpdatedInterrupt}, or {@link CollectiveFailure}, {@code ProcFailedException} or {@code
+     * RevokedException} because a peer died meanwhile), the world that goes on (the shrunk one, or the next generation)
+     * resumes from this commit.
+     */
     public final void commit() {
         org.troika.worker.Progress.commit();
         save();

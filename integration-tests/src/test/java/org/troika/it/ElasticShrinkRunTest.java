@@ -259,10 +259,10 @@ class ElasticShrinkRunTest {
     /**
      * A kill during a growth: once the driver has sent the change (rank 0 spawning onto the added host, the other rank
      * waiting for it), rank 1 is SIGKILLed. The job must end well whichever way the failure shows: exit 0, commits
-     * contiguous, every rank of the last world with the same model, nothing left on any host. Two ways were seen (7
+     * contiguous, every rank of the last world with the same model, nothing left on any host. Two ways were seen (16
      * runs, Open MPI 5.0.7): ULFM reports the death (the growth fails on every rank, or a completed one shrinks), troika
      * blacklists the dead rank's host and the last world is the first host and the added one; or PRRTE 3.0.8 ends the
-     * whole job with exit 0 ("UNSUPPORTED DAEMON ERROR STATE: NO PATH TO TARGET", 1 of 7) naming no rank: troika then
+     * whole job with exit 0 ("UNSUPPORTED DAEMON ERROR STATE: NO PATH TO TARGET", 1 of 16) naming no rank: troika then
      * relaunches the grown world of 3 from the last commit, since no rank left Elastic.run.
      */
     @Test

@@ -123,11 +123,8 @@ public final class MpirunCommandBuilder {
                 // growth in place (issue 25): the ranks spawn this command onto added hosts (worker's RankSpawner)
                 env.put(TroikaEnv.ELASTIC_SPAWN_COMMAND, SpawnCommand.encode(RankLaunch.rankCommand(ctx)));
             }
-            if (!setsMca(s.launcher().mpiArgs(), ctx.env(), DETECTOR)) {
-                // ULFM's own heartbeat detector, on a thread of its own: without it Open MPI 5.0.7's survivors at
-                // times never learn of a SIGKILLed rank (4 hosts x 1 rank: 0 of 5 in place; with it 3 of 3 within
-                // 170 ms, docs/elastic.md "SIGKILL"); a thread, so a rank busy outside MPI still sends its heartbeats
-                argv.addAll(List.of("--mca", DETECTOR, "true", "--mca", DETECTOR + "_thread", "true"));
+            if (DETECTOR_PARAMS.stream().noneMatch(p -> setsMca(s.launcher().mpiArgs(), ctx.env(), p))) {
+                argv.addAll(DETECTOR_ARGS);
             }
             if (!FaultTolerance.revokesHanSubcommunicators(mpi) && !setsMca(s.launcher().mpiArgs(), ctx.env(), "coll")) {
                 // a revoke does not reach coll/han's sub-communicators before Open MPI 5.0.10: survivors hang there
@@ -201,8 +198,21 @@ public final class MpirunCommandBuilder {
      * Whether the user chose the MCA parameter {@code name} for the ranks: {@code OMPI_MCA_<name>} in the environment,
      * or {@code --mca}/{@code -mca}/{@code --omca}/{@code --gmca} {@code name} among the extra mpirun arguments (pure).
      */
-    /** ULFM's heartbeat failure detector (Open MPI 5's {@code mpi_ft_detector}; period 3 s, timeout 10 s by default). */
-    static final String DETECTOR = "mpi_ft_detector";
+    /**
+     * ULFM's failure detector (Open MPI 5), on in every fault-tolerant launch unless the user set any of its parameters:
+     * without it Open MPI 5.0.7's survivors at times never learn of a SIGKILLed rank (4 hosts x 1 rank: 0 of 5 in place,
+     * a 20 s report timeout and a relaunch each; with it 6 of 6 in place within 220 ms: the death is then spread among
+     * the survivors as soon as one of them sees it). Its heartbeats are made too rare to matter (every hour, a rank
+     * suspected after a day of silence): with the defaults (3 s, 10 s) a rank that spends 10 s outside MPI is declared
+     * dead and aborts, and the detector's own thread ({@code mpi_ft_detector_thread}), which would keep beating,
+     * hangs MPI_Finalize in 5.0.7. docs/elastic.md "SIGKILL".
+     */
+    static final List<String> DETECTOR_ARGS = List.of("--mca", "mpi_ft_detector", "true",
+            "--mca", "mpi_ft_detector_period", "3600", "--mca", "mpi_ft_detector_timeout", "86400");
+
+    /** The detector's parameters: a user who sets any of them chooses the detector. */
+    static final List<String> DETECTOR_PARAMS = List.of("mpi_ft_detector", "mpi_ft_detector_thread",
+            "mpi_ft_detector_period", "mpi_ft_detector_timeout", "mpi_ft_detector_rdma_heartbeat");
 
     static boolean setsMca(List<String> mpiArgs, Map<String, String> env, String name) {
         if (env.containsKey("OMPI_MCA_" + name)) {

@@ -650,13 +650,15 @@ class MpirunCommandBuilderTest {
         if (ft) {
             assertTrue(exported(argv).contains(org.troika.common.TroikaEnv.FAULT_TOLERANCE), argv::toString);
         }
-        List<String> detector = List.of("--mca", "mpi_ft_detector", "true", "--mca", "mpi_ft_detector_thread", "true");
+        List<String> detector = List.of("--mca", "mpi_ft_detector", "true", "--mca", "mpi_ft_detector_period", "3600",
+                "--mca", "mpi_ft_detector_timeout", "86400");
         assertEquals(ft, Collections.indexOfSubList(argv, detector) >= 0, argv::toString);
     }
 
     /**
-     * ULFM's own failure detector is on wherever ULFM is (Open MPI 5.0.7 missed SIGKILLed ranks without it), unless
-     * the user set it themselves, in {@code --mpi-args} or the environment.
+     * ULFM's own failure detector is on wherever ULFM is (Open MPI 5.0.7 missed SIGKILLed ranks without it), with
+     * heartbeats too rare to declare a busy rank dead, unless the user set any of its parameters, in {@code --mpi-args}
+     * or the environment.
      */
     @Test
     void aFaultTolerantLaunchTurnsUlfmsDetectorOnUnlessTheUserSetIt() {
@@ -664,15 +666,16 @@ class MpirunCommandBuilderTest {
         env.put(org.troika.common.TroikaEnv.ELASTIC, "1");
         MpiInstall mpi = FlavorDetector.forFlavorName("openmpi5");
         RunSettings s = settings().with(FAULT_TOLERANCE, org.troika.launcher.spi.FaultTolerance.SHRINK);
-        List<String> on = List.of("--mca", "mpi_ft_detector", "true", "--mca", "mpi_ft_detector_thread", "true");
+        List<String> on = List.of("--mca", "mpi_ft_detector", "true", "--mca", "mpi_ft_detector_period", "3600",
+                "--mca", "mpi_ft_detector_timeout", "86400");
         assertTrue(Collections.indexOfSubList(USER.build(ctx(s, mpi, env)).launch().argv(), on) >= 0);
         Map<String, String> off = new TreeMap<>(env);
-        off.put("OMPI_MCA_mpi_ft_detector", "false");
+        off.put("OMPI_MCA_mpi_ft_detector_timeout", "30");
         assertFalse(USER.build(ctx(s, mpi, off)).launch().argv().contains("mpi_ft_detector"));
         RunSettings given = s.with(MPI_ARGS, List.of("--mca", "mpi_ft_detector", "false"));
         List<String> argv = USER.build(ctx(given, mpi, env)).launch().argv();
         assertEquals(1, Collections.frequency(argv, "mpi_ft_detector"), argv::toString);
-        assertFalse(argv.contains("mpi_ft_detector_thread"), argv::toString);
+        assertFalse(argv.contains("mpi_ft_detector_period"), argv::toString);
     }
 
     /**

@@ -170,9 +170,9 @@ public final class RunOptionTable {
             .help("elastic: relaunch (a dead rank ends the generation), shrink (the survivors go on: Open MPI 5,"
                     + " --with-ft ulfm) or auto (shrink where the MPI supports it; default)")
             .doc("elastic: what a dead rank does. `relaunch` ends the generation and starts the next; `shrink` runs"
-                    + " `mpirun --with-ft ulfm` (Open MPI 5+) and the survivors go on in the same processes"
-                    + " (`ElasticWorld`), below `--min-np` a relaunch; `auto` (default) = shrink on Open MPI 5+, else"
-                    + " relaunch")
+                    + " `mpirun --with-ft ulfm` (Open MPI 5+, with ULFM's failure detector on) and the survivors go on"
+                    + " in the same processes (`ElasticWorld`), below `--min-np` a relaunch; `auto` (default) = shrink"
+                    + " on Open MPI 5+, else relaunch")
             .elasticOnly().parsedBy(ValueParsers::faultTolerance).into("launcher.faultTolerance");
     // operability (docs/operability.md)
     public static final RunOption<Duration> HANG_TIMEOUT = named("--hang-timeout").arg("SECONDS")

@@ -33,8 +33,11 @@ import org.troika.wire.RelayMessage;
  * left behind (reparented out of the tree) are never ranks, and their ends are no deaths. A found rank's {@code
  * /proc/PID/stat} is then read every {@link #INTERVAL}: it has ended when the entry is gone, a zombie, or another
  * process with the same pid. Reading {@code /proc} is not free (here, in a sandbox on a loaded machine, ~1 ms per
- * file), so the whole process table is never scanned: a walk reads a few files per process of the daemons' trees, a
- * check one file per rank.
+ * file), so the whole process table is never scanned: a walk reads a few files per process of the daemons' trees (the
+ * environment only of processes it has not seen, or that are still young enough to be between fork and exec), a check
+ * one file per rank, and while no rank is watched the thread wakes only for the walks. An idle service's watch cost
+ * 3.3 ms of CPU a second before (the environments of the daemon and its non-rank children read and parsed at every
+ * walk), a third of a task service's CPU in a 64-host launch on one machine (docs/launch-agent.md).
  */
 final class RankWatch implements AutoCloseable {
     /** How often the found ranks are checked. */
@@ -42,6 +45,13 @@ final class RankWatch implements AutoCloseable {
     /** How often the commands' process trees are walked for new ranks (ranks start once per generation). */
     static final Duration DISCOVERY = Duration.ofMillis(1000);
     private static final Path PROC = Path.of("/proc");
+    /**
+     * The clock ticks per second of {@code /proc/PID/stat}'s start time: USER_HZ, 100 on every Linux architecture troika
+     * runs on (the kernel converts to it for user space whatever its own tick rate).
+     */
+    static final long TICKS_PER_SECOND = 100;
+    /** How long after its start a process's environment is read again while it is no rank: 10 s, in ticks. */
+    static final long EXEC_TICKS = 10 * TICKS_PER_SECOND;
 
     /** A watched rank process. */
     record Rank(long pid, long startTicks, int generation, int rank) {}
@@ -72,7 +82,8 @@ final class RankWatch implements AutoCloseable {
             while (!closed) {
                 try {
                     check(System.nanoTime());
-                    Thread.sleep(INTERVAL.toMillis());
+                    // nothing to check between walks while no rank is watched (an idle service wakes once a second)
+                    Thread.sleep(watchedCount() == 0 ? DISCOVERY.toMillis() : INTERVAL.toMillis());
                 } catch (InterruptedException e) {
                     return;
                 } catch (RuntimeException e) {
@@ -85,8 +96,13 @@ final class RankWatch implements AutoCloseable {
         return this;
     }
 
+    /** How many ranks are watched now. */
+    synchronized int watchedCount() {
+        return watched.size();
+    }
+
     /** One check at {@code nanos}: the trees are walked when {@link #DISCOVERY} has passed; ended ranks are reported. */
-    void check(long nanos) {
+    synchronized void check(long nanos) {
         if (nanos - lastWalk >= DISCOVERY.toNanos() || lastWalk == 0) {
             lastWalk = nanos;
             walk();
@@ -102,8 +118,9 @@ final class RankWatch implements AutoCloseable {
     }
 
     /** Walks the commands' trees: ranks not watched yet are watched. */
-    void walk() {
+    synchronized void walk() {
         Deque<Long> todo = new ArrayDeque<>(roots.get());
+        long now = uptimeTicks();
         Set<Long> visited = new HashSet<>();
         while (!todo.isEmpty()) {
             long pid = todo.pop();
@@ -115,8 +132,10 @@ final class RankWatch implements AutoCloseable {
                 continue; // gone, or a zombie
             }
             Seen s = seen.get(pid);
-            if (s == null || s.startTicks() != started || s.rank().isEmpty()) {
-                // read again while no rank: a daemon's child between fork and exec has the daemon's environment
+            if (s == null || s.startTicks() != started || s.rank().isEmpty() && young(started, now)) {
+                // read again while no rank and young: a daemon's child between fork and exec has the daemon's
+                // environment; once it is older than EXEC_TICKS, what it is is settled (a daemon, or a process of a
+                // generation without fault tolerance: read once, not every walk of the job's life)
                 s = new Seen(started, classify(pid, started, environ(pid)));
                 seen.put(pid, s);
             }
@@ -155,6 +174,24 @@ final class RankWatch implements AutoCloseable {
             return Optional.empty();
         }
         return Optional.of(new Rank(pid, startTicks, Integer.parseInt(gen), Integer.parseInt(rank)));
+    }
+
+    /**
+     * Whether a process that started at {@code startTicks} may still be between fork and exec at {@code nowTicks} (or
+     * the time is unknown: {@code nowTicks} negative).
+     */
+    static boolean young(long startTicks, long nowTicks) {
+        return nowTicks < 0 || nowTicks - startTicks < EXEC_TICKS;
+    }
+
+    /** The time since boot in clock ticks ({@code /proc/uptime}), or -1 when it cannot be read. */
+    private static long uptimeTicks() {
+        try {
+            String up = Files.readString(PROC.resolve("uptime"), StandardCharsets.US_ASCII);
+            return (long) (Double.parseDouble(up.substring(0, up.indexOf(' '))) * TICKS_PER_SECOND);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
     }
 
     /** The children of every thread of {@code pid} (a daemon forks from any of its threads). */

@@ -1,6 +1,7 @@
 package org.troika.rsh.task;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -32,6 +33,17 @@ class RankWatchTest {
                 new byte[0])) {
             assertEquals(Optional.empty(), RankWatch.classify(7, 99, notOne));
         }
+    }
+
+    /** A process's environment is read again only while it may be between fork and exec (10 s), or time is unknown. */
+    @Test
+    void onlyAYoungProcessMayStillBeBetweenForkAndExec() {
+        long start = 123_456;
+        assertTrue(RankWatch.young(start, start));
+        assertTrue(RankWatch.young(start, start + RankWatch.EXEC_TICKS - 1));
+        assertFalse(RankWatch.young(start, start + RankWatch.EXEC_TICKS));
+        assertFalse(RankWatch.young(start, start + 100 * RankWatch.EXEC_TICKS));
+        assertTrue(RankWatch.young(start, -1));
     }
 
     /**

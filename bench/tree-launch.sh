@@ -10,6 +10,8 @@
 #   bash bench/tree-launch.sh 2      (on a machine with nothing else running)
 # Needs root, Open MPI 4 (and the Open MPI 5 root for ompi5) and a build:
 #   mvn -o -q install -DskipTests && mvn -o -q test-compile -pl integration-tests
+# BENCH_TIMELINE=PREFIX gives every launch `--timeline PREFIX-MPI-HOSTS-RUN.json` (when the task services started and
+# registered, when mpirun ran); BENCH_PROGRAM="sleep 30" runs that instead of the hello (to watch idle task services).
 set -euo pipefail
 RUNS=${1:-2}
 MPIS=${2:-ompi4,ompi5}

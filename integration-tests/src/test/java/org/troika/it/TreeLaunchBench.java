@@ -62,7 +62,15 @@ public final class TreeLaunchBench {
                                     : "--mca plm_rsh_no_tree_spawn true --mca plm_rsh_num_concurrent "
                                             + (concurrent != null ? concurrent : n)));
                         }
-                        a.add(hello.toString());
+                        if (System.getenv("BENCH_TIMELINE") != null) {
+                            a.addAll(List.of("--timeline", System.getenv("BENCH_TIMELINE") + "-" + mpi.name() + "-" + n
+                                    + "-" + run + ".json"));
+                        }
+                        if (System.getenv("BENCH_PROGRAM") != null) {
+                            a.addAll(List.of(System.getenv("BENCH_PROGRAM").split(" ")));
+                        } else {
+                            a.add(hello.toString());
+                        }
                         String load = Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
                         long t0 = System.nanoTime();
                         RunSupport.Result r;

@@ -43,6 +43,34 @@ class LauncherCdsTest {
         assertEquals(0, foreign.stream().filter(l -> l.contains("(top)")).count(), "and does not map troika's");
     }
 
+    /**
+     * bin/troika-rsh maps the agent's archive for an agent and the task service's own for a task service (every host
+     * starts one; it loads ~450 classes an agent never does): both made at packaging, each with its JVM recorded.
+     */
+    @Test
+    void theLaunchAgentAndTheTaskServiceEachMapTheirOwnArchive() throws Exception {
+        Path lib = Dist.home().resolve("lib");
+        for (String a : List.of("troika-rsh.jsa", "troika-task.jsa")) {
+            assertTrue(Files.isRegularFile(lib.resolve(a)) && Files.isRegularFile(lib.resolve(a + ".jvm")), a);
+        }
+        assertTrue(archivesOpened("agent", "--help").contains("Opened archive " + lib.resolve("troika-rsh.jsa") + "."));
+        List<String> task = archivesOpened("task", "task-service", "--help");
+        assertTrue(task.contains("Opened archive " + lib.resolve("troika-task.jsa") + "."), task::toString);
+    }
+
+    /** The archives {@code troika-rsh ARGS} opened (-Xlog:cds), as "Opened archive PATH." lines. */
+    private List<String> archivesOpened(String name, String... args) throws Exception {
+        List<String> argv = new java.util.ArrayList<>(List.of(Dist.home().resolve("bin/troika-rsh").toString()));
+        argv.addAll(List.of(args));
+        Path out = tmp.resolve(name + ".out");
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(out.toFile());
+        pb.environment().put("TROIKA_RSH_JAVA_OPTS", "-Xlog:cds=info");
+        Process p = pb.start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "troika-rsh " + String.join(" ", args) + " ends");
+        return Files.readAllLines(out).stream().filter(l -> l.contains("Opened archive "))
+                .map(l -> l.substring(l.indexOf("Opened archive "))).toList();
+    }
+
     private List<String> classLoads(String javaHome, String name) throws Exception {
         Path log = tmp.resolve(name + ".txt");
         ProcessBuilder pb = new ProcessBuilder(Dist.troika().toString(), "--version").redirectErrorStream(true)

@@ -436,6 +436,35 @@ public final class ProcessSupervisor implements AutoCloseable {
     }
 
     /**
+     * {@link #close() Closes} every one of {@code supervisors} with one walk through {@code /proc} for the leftovers of
+     * those whose plan has exited, instead of one walk each: a task-service pool closing its hosts' remote shells made N
+     * walks of a process table that itself grows with N (64 namespace hosts here: ~1,000 processes read 64 times; at
+     * 10,000 hosts behind ssh, 10^8 reads). A supervisor whose plan still runs, or that left something carrying its
+     * tag, is closed on its own as before.
+     */
+    public static void closeAll(java.util.Collection<ProcessSupervisor> supervisors) {
+        List<ProcessSupervisor> exited = new ArrayList<>();
+        for (ProcessSupervisor s : supervisors) {
+            if (!s.closed && !s.process.isAlive()) {
+                exited.add(s);
+            } else {
+                s.close();
+            }
+        }
+        java.util.Set<String> tags = new java.util.HashSet<>();
+        exited.forEach(s -> tags.add(s.tag));
+        java.util.Map<String, List<ProcessHandle>> left = ProcessTable.withEnvValues(TroikaEnv.COMMAND_TAG, tags);
+        for (ProcessSupervisor s : exited) {
+            if (left.containsKey(s.tag)) {
+                s.close(); // ends its leftovers, as a close of its own does
+            } else {
+                s.closed = true; // what close() finds: the plan exited, nothing carries the tag
+                s.closeGuard();
+            }
+        }
+    }
+
+    /**
      * Sends SIGTERM to every process carrying this plan's tag at once, wherever it is (a command whose processes live
      * in a session of their own, as behind {@code setsid -w}); {@link #terminate} then escalates.
      *

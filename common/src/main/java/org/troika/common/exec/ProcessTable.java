@@ -40,6 +40,53 @@ public final class ProcessTable {
         return found;
     }
 
+    /**
+     * One walk for many markers: the live processes other than this JVM whose environment sets {@code key} to one of
+     * {@code values}, by that value (values nobody carries are absent). What {@link #withEnv} finds for each value, for
+     * the cost of one call instead of one per value.
+     */
+    public static java.util.Map<String, List<ProcessHandle>> withEnvValues(String key, java.util.Set<String> values) {
+        java.util.Map<String, List<ProcessHandle>> found = new java.util.HashMap<>();
+        if (values.isEmpty()) {
+            return found;
+        }
+        byte[] prefix = (key + "=").getBytes(StandardCharsets.UTF_8);
+        long self = ProcessHandle.current().pid();
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(PROC, "[0-9]*")) {
+            for (Path dir : dirs) {
+                long pid = Long.parseLong(dir.getFileName().toString());
+                String value = pid == self ? null : valueOf(dir.resolve("environ"), prefix);
+                if (value != null && values.contains(value) && !isZombie(dir)) {
+                    ProcessHandle.of(pid).ifPresent(h -> found.computeIfAbsent(value, v -> new ArrayList<>()).add(h));
+                }
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot list " + PROC, e);
+        }
+        return found;
+    }
+
+    /** The value of the first environment entry starting with {@code prefix} ({@code KEY=}), or {@code null}. */
+    private static String valueOf(Path environ, byte[] prefix) {
+        byte[] env;
+        try {
+            env = Files.readAllBytes(environ);
+        } catch (IOException | SecurityException e) {
+            return null; // gone, or not ours to read
+        }
+        int start = 0;
+        for (int i = 0; i <= env.length; i++) {
+            if (i == env.length || env[i] == 0) {
+                if (i - start >= prefix.length
+                        && java.util.Arrays.equals(env, start, start + prefix.length, prefix, 0, prefix.length)) {
+                    return new String(env, start + prefix.length, i - start - prefix.length, StandardCharsets.UTF_8);
+                }
+                start = i + 1;
+            }
+        }
+        return null;
+    }
+
     private static boolean hasEntry(Path environ, byte[] needle) {
         byte[] env;
         try {

@@ -272,6 +272,50 @@ class ProcessSupervisorTest {
         }
     }
 
+    /**
+     * A pool's shells closed together (one walk through /proc for all): the leftover of the one whose daemon detached
+     * is ended, and the others count as closed, as after a close of their own (a second close does not look again).
+     */
+    @Test
+    void closeAllEndsTheLeftoversOfEachAndClosesTheRest() throws Exception {
+        List<ProcessSupervisor> pool = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                pool.add(ProcessSupervisor.start(new LaunchPlan(List.of("sh", "-c", "exit 0"), env()),
+                        ProcessSupervisor.Options.of(out::add, err::add)));
+            }
+            ProcessSupervisor daemonizing = ProcessSupervisor.start(new LaunchPlan(List.of("sh", "-c",
+                    "setsid sleep 307 </dev/null >/dev/null 2>&1 & echo started"), env()),
+                    ProcessSupervisor.Options.of(out::add, err::add));
+            pool.add(daemonizing);
+            for (ProcessSupervisor p : pool) {
+                assertEquals(0, p.waitFor());
+            }
+            java.util.Map<String, List<ProcessHandle>> tagged = ProcessTable.withEnvValues(TroikaEnv.COMMAND_TAG,
+                    java.util.Set.of(pool.get(0).tag(), daemonizing.tag()));
+            assertEquals(java.util.Set.of(daemonizing.tag()), tagged.keySet(), "only the daemon carries a tag");
+            assertEquals(1, tagged.get(daemonizing.tag()).size());
+            ProcessSupervisor.closeAll(pool);
+            assertEquals(List.of(), daemonizing.tagged(), "the detached daemon was ended");
+            ProcessBuilder pb = new ProcessBuilder("sleep", "308");
+            pb.environment().put(TroikaEnv.COMMAND_TAG, pool.get(1).tag());
+            pb.environment().put(MARKER, marker);
+            Process stranger = pb.start();
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (pool.get(1).tagged().isEmpty() && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                pool.get(1).close();
+                assertTrue(stranger.isAlive(), "closed by closeAll: a later close must not look again");
+            } finally {
+                stranger.destroyForcibly().waitFor();
+            }
+        } finally {
+            pool.forEach(ProcessSupervisor::close);
+        }
+    }
+
     @Test
     void aDaemonThatDetachedAfterTheWrappedCommandLikeOrtedDaemonizeOutlivesWaitFor() throws Exception {
         // the task service's shape: setsid -w sh -c 'orted --daemonize' (fork, setsid in the child, parent exits)

@@ -632,18 +632,25 @@ public final class TaskServicePool implements AutoCloseable {
         stopShells(shells);
     }
 
-    /** Waits for the remote shells of services told to shut down, then ends those still running. */
+    /**
+     * Waits for the remote shells of services told to shut down (10 s for all of them together: they end at the same
+     * time), ends those still running, then closes them all with one walk through {@code /proc} for leftovers
+     * ({@link ProcessSupervisor#closeAll}; a close each was a walk per host over a process table that grows with the
+     * hosts).
+     */
     static void stopShells(List<ProcessSupervisor> shells) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         for (ProcessSupervisor p : shells) {
             try {
                 // told to shut down by the driver, the services exit and their remote shells with them
-                if (p.waitFor(Duration.ofSeconds(10)) == null) {
+                long left = Math.max(0, deadline - System.nanoTime());
+                if (p.waitFor(Duration.ofNanos(left)) == null) {
                     p.terminate(Duration.ofSeconds(3));
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            p.close();
         }
+        ProcessSupervisor.closeAll(shells);
     }
 }

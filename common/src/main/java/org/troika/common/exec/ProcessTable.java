@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * Finds processes by a marker in their environment (Linux {@code /proc}), e.g. every process of one job after a
@@ -19,25 +18,12 @@ public final class ProcessTable {
     private ProcessTable() {}
 
     /**
-     * Live processes other than this JVM whose environment contains {@code key=value}. Zombies (exited, not yet
-     * reaped) are left out; so are processes whose environment this user may not read.
+     * Live processes other than this JVM whose environment sets {@code key} to {@code value} (its first entry for
+     * {@code key}, as getenv reads it). Zombies (exited, not yet reaped) are left out; so are processes whose environment
+     * this user may not read.
      */
     public static List<ProcessHandle> withEnv(String key, String value) {
-        byte[] needle = (key + "=" + value).getBytes(StandardCharsets.UTF_8);
-        long self = ProcessHandle.current().pid();
-        List<ProcessHandle> found = new ArrayList<>();
-        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(PROC, "[0-9]*")) {
-            for (Path dir : dirs) {
-                long pid = Long.parseLong(dir.getFileName().toString());
-                if (pid != self && hasEntry(dir.resolve("environ"), needle) && !isZombie(dir)) {
-                    Optional<ProcessHandle> h = ProcessHandle.of(pid);
-                    h.ifPresent(found::add);
-                }
-            }
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException("cannot list " + PROC, e);
-        }
-        return found;
+        return withEnvValues(key, java.util.Set.of(value)).getOrDefault(value, List.of());
     }
 
     /**
@@ -85,25 +71,6 @@ public final class ProcessTable {
             }
         }
         return null;
-    }
-
-    private static boolean hasEntry(Path environ, byte[] needle) {
-        byte[] env;
-        try {
-            env = Files.readAllBytes(environ);
-        } catch (IOException | SecurityException e) {
-            return false; // gone, or not ours to read
-        }
-        int start = 0;
-        for (int i = 0; i <= env.length; i++) {
-            if (i == env.length || env[i] == 0) {
-                if (i - start == needle.length && java.util.Arrays.equals(env, start, i, needle, 0, needle.length)) {
-                    return true;
-                }
-                start = i + 1;
-            }
-        }
-        return false;
     }
 
     private static boolean isZombie(Path dir) {

@@ -185,42 +185,38 @@ class ElasticShrinkRunTest {
     @Test
     void aHostAddedToDiscoveryJoinsBySpawnAndTheOthersGoOnInTheirOwnProcesses() throws Exception {
         int steps = 120;
-        try (NetnsCluster c = NetnsCluster.create("ulgr", 208, 3)) {
-            List<String> h = ElasticRunTest.addresses(c);
-            ElasticRunTest e = elastic();
-            try (RunSupport run = trainingOnTwoOfThree(e, c, steps)) {
-                Set<Long> before = rankPids(run);
-                assertEquals(2, before.size(), run.err());
-                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
-                run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
-                Set<Long> after = rankPids(run);
-                RunSupport.Result r = run.waitFor();
-                run.assertNoSurvivors();
-                assertEquals(0, r.exitCode(), r.toString());
-                ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
-                // the spawned rank reports to the generation's notifier like the others (its address came with the
-                // spawn, its key from its host's task service): a rank that cannot says so on stderr
-                assertFalse(r.err().contains("the launcher learns of this rank's events only from how mpirun ends"),
-                        r.toString());
-                assertTrue(r.err().contains("generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1; 3 ranks"
-                        + " on"), r.toString());
-                if (r.err().contains("generation 2 (failure): 3 ranks on")
-                        || r.err().contains("generation 2 (hosts_updated): 3 ranks on")) {
-                    // PRRTE 3.0.8 lost the spawning rank's daemon in the spawn's connect step (docs/elastic.md: an
-                    // Open MPI 5.0.x defect, about half the growths on this machine) and ended the job with exit 0:
-                    // troika must not call that done; it relaunches the grown world from the last commit (for a
-                    // failure when no rank left Elastic.run, for the change when the ranks left together first)
-                    assertTrue(r.err().contains("PRTE has lost communication with a remote daemon"), r.toString());
-                    assertTrue(r.err().contains("done after 2 generation(s) and 2 reset(s)"), r.toString());
-                } else {
-                    assertTrue(after.containsAll(before), "the first ranks are the same processes: " + before + " -> "
-                            + after + "\n--- troika's stderr\n" + r.err());
-                    assertTrue(r.err().contains("done after 1 generation(s) and 1 reset(s)"), r.toString());
-                }
-                // every rank, the spawned one too (its own output tag), ends with the same model
-                assertEqualModels(r, steps, 3);
+        growing("ulgr", 208, steps, (run, h, third) -> {
+            Set<Long> before = rankPids(run);
+            assertEquals(2, before.size(), run.err());
+            third.add();
+            run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
+            Set<Long> after = rankPids(run);
+            RunSupport.Result r = run.waitFor();
+            run.assertNoSurvivors();
+            assertEquals(0, r.exitCode(), r.toString());
+            ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+            // the spawned rank reports to the generation's notifier like the others (its address came with the
+            // spawn, its key from its host's task service): a rank that cannot says so on stderr
+            assertFalse(r.err().contains("the launcher learns of this rank's events only from how mpirun ends"),
+                    r.toString());
+            assertTrue(r.err().contains("generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1; 3 ranks"
+                    + " on"), r.toString());
+            if (r.err().contains("generation 2 (failure): 3 ranks on")
+                    || r.err().contains("generation 2 (hosts_updated): 3 ranks on")) {
+                // PRRTE 3.0.8 lost the spawning rank's daemon in the spawn's connect step (docs/elastic.md: an
+                // Open MPI 5.0.x defect, about half the growths on this machine) and ended the job with exit 0:
+                // troika must not call that done; it relaunches the grown world from the last commit (for a
+                // failure when no rank left Elastic.run, for the change when the ranks left together first)
+                assertTrue(r.err().contains("PRTE has lost communication with a remote daemon"), r.toString());
+                assertTrue(r.err().contains("done after 2 generation(s) and 2 reset(s)"), r.toString());
+            } else {
+                assertTrue(after.containsAll(before), "the first ranks are the same processes: " + before + " -> "
+                        + after + "\n--- troika's stderr\n" + r.err());
+                assertTrue(r.err().contains("done after 1 generation(s) and 1 reset(s)"), r.toString());
             }
-        }
+            // every rank, the spawned one too (its own output tag), ends with the same model
+            assertEqualModels(r, steps, 3);
+        });
     }
 
     /**
@@ -232,28 +228,24 @@ class ElasticShrinkRunTest {
     @Test
     void aGrowthWhoseNewDaemonDiesIsRelaunchedFromTheLastCommitNotReportedDone() throws Exception {
         int steps = 120;
-        try (NetnsCluster c = NetnsCluster.create("ulgk", 209, 3)) {
-            List<String> h = ElasticRunTest.addresses(c);
-            ElasticRunTest e = elastic();
-            try (RunSupport run = trainingOnTwoOfThree(e, c, steps)) {
-                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
-                run.awaitErr(x -> x.contains("changes in place: 1 rank joins"), "the change in place");
-                ProcessHandle daemon = awaitNewDaemon();
-                daemon.destroyForcibly();
-                RunSupport.Result r = run.waitFor();
-                run.assertNoSurvivors();
-                assertEquals(0, r.exitCode(), r.toString());
-                // PRRTE ended the job (exit 1 here; exit 0 after its connect-step crash, which ShrinkTrackerTest
-                // covers: then troika says the ranks never left Elastic.run)
-                assertTrue(r.err().contains("PRTE has lost communication with a remote daemon"), r.toString());
-                assertTrue(r.err().contains("generation 2 (failure): 3 ranks on"), r.toString());
-                assertTrue(r.err().contains("done after 2 generation(s)"), r.toString());
-                List<ElasticRunTest.Commit> commits = ElasticRunTest.commits(r.out());
-                ElasticRunTest.assertContiguous(commits, steps, r);
-                assertEquals(3, commits.get(commits.size() - 1).size(), r.toString());
-                assertEqualModels(r, steps, 3);
-            }
-        }
+        growing("ulgk", 209, steps, (run, h, third) -> {
+            third.add();
+            run.awaitErr(x -> x.contains("changes in place: 1 rank joins"), "the change in place");
+            ProcessHandle daemon = awaitNewDaemon();
+            daemon.destroyForcibly();
+            RunSupport.Result r = run.waitFor();
+            run.assertNoSurvivors();
+            assertEquals(0, r.exitCode(), r.toString());
+            // PRRTE ended the job (exit 1 here; exit 0 after its connect-step crash, which ShrinkTrackerTest
+            // covers: then troika says the ranks never left Elastic.run)
+            assertTrue(r.err().contains("PRTE has lost communication with a remote daemon"), r.toString());
+            assertTrue(r.err().contains("generation 2 (failure): 3 ranks on"), r.toString());
+            assertTrue(r.err().contains("done after 2 generation(s)"), r.toString());
+            List<ElasticRunTest.Commit> commits = ElasticRunTest.commits(r.out());
+            ElasticRunTest.assertContiguous(commits, steps, r);
+            assertEquals(3, commits.get(commits.size() - 1).size(), r.toString());
+            assertEqualModels(r, steps, 3);
+        });
     }
 
     /**
@@ -268,27 +260,46 @@ class ElasticShrinkRunTest {
     @Test
     void aRankKilledWhileTheOthersGrowIsRecoveredFromTheLastCommit() throws Exception {
         int steps = 120;
-        try (NetnsCluster c = NetnsCluster.create("ulgv", 210, 3)) {
+        growing("ulgv", 210, steps, (run, h, third) -> {
+            ProcessHandle rank1 = ElasticRunTest.findRank(run, 1, 1); // found before: a search can outlast a grow
+            third.add();
+            run.awaitErr(x -> x.contains("changes in place: 1 rank joins"), "the change in place");
+            rank1.destroyForcibly();
+            RunSupport.Result r = run.waitFor();
+            run.assertNoSurvivors();
+            assertEquals(0, r.exitCode(), r.toString());
+            List<ElasticRunTest.Commit> commits = ElasticRunTest.commits(r.out());
+            ElasticRunTest.assertContiguous(commits, steps, r);
+            int last = commits.get(commits.size() - 1).size();
+            if (r.err().contains("blacklisted host " + h.get(1))) {
+                assertEquals(2, last, r.toString());
+            } else {
+                assertTrue(r.err().contains("never left Elastic.run (the MPI runtime ended the job)"), r.toString());
+                assertEquals(3, last, r.toString());
+            }
+            assertEqualModels(r, steps, last);
+        });
+    }
+
+    /** A growth test's part: the run (the first two of the hosts {@code h} training) and the third host to add. */
+    @FunctionalInterface
+    private interface Growth {
+        void check(RunSupport run, List<String> h, ThirdHost third) throws Exception;
+    }
+
+    /** Adds the third host to discovery. */
+    @FunctionalInterface
+    private interface ThirdHost {
+        void add() throws IOException;
+    }
+
+    /** {@code g} on three namespace hosts ({@code tag}, {@code subnet}) while the first two train {@code steps}. */
+    private void growing(String tag, int subnet, int steps, Growth g) throws Exception {
+        try (NetnsCluster c = NetnsCluster.create(tag, subnet, 3)) {
             List<String> h = ElasticRunTest.addresses(c);
             ElasticRunTest e = elastic();
             try (RunSupport run = trainingOnTwoOfThree(e, c, steps)) {
-                ProcessHandle rank1 = ElasticRunTest.findRank(run, 1, 1); // found before: a search can outlast a grow
-                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
-                run.awaitErr(x -> x.contains("changes in place: 1 rank joins"), "the change in place");
-                rank1.destroyForcibly();
-                RunSupport.Result r = run.waitFor();
-                run.assertNoSurvivors();
-                assertEquals(0, r.exitCode(), r.toString());
-                List<ElasticRunTest.Commit> commits = ElasticRunTest.commits(r.out());
-                ElasticRunTest.assertContiguous(commits, steps, r);
-                int last = commits.get(commits.size() - 1).size();
-                if (r.err().contains("blacklisted host " + h.get(1))) {
-                    assertEquals(2, last, r.toString());
-                } else {
-                    assertTrue(r.err().contains("never left Elastic.run (the MPI runtime ended the job)"), r.toString());
-                    assertEquals(3, last, r.toString());
-                }
-                assertEqualModels(r, steps, last);
+                g.check(run, h, () -> e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1"));
             }
         }
     }

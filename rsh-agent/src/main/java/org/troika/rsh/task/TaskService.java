@@ -710,8 +710,9 @@ public final class TaskService implements AutoCloseable {
             org.troika.common.PrivateFiles.deleteTreeQuietly(store);
         }
         running.values().parallelStream().forEach(this::terminate);
-        // commands that already ended may have left daemons (orted --daemonize, a rank's setsid -f): end them too
-        started.parallelStream().forEach(ProcessSupervisor::close);
+        // commands that already ended may have left daemons (orted --daemonize, a rank's setsid -f): end them too,
+        // with one walk through /proc for all of them (an elastic job's service has started a daemon per generation)
+        ProcessSupervisor.closeAll(List.copyOf(started));
         if (dropStore) {
             org.troika.common.PrivateFiles.deleteTreeQuietly(store); // a commit written while its rank was stopping
         }

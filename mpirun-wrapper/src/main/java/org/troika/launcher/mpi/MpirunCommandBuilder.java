@@ -195,10 +195,6 @@ public final class MpirunCommandBuilder {
     }
 
     /**
-     * Whether the user chose the MCA parameter {@code name} for the ranks: {@code OMPI_MCA_<name>} in the environment,
-     * or {@code --mca}/{@code -mca}/{@code --omca}/{@code --gmca} {@code name} among the extra mpirun arguments (pure).
-     */
-    /**
      * ULFM's failure detector (Open MPI 5), on in every fault-tolerant launch unless the user set any of its parameters:
      * without it Open MPI 5.0.7's survivors at times never learn of a SIGKILLed rank (4 hosts x 1 rank: 0 of 5 in place,
      * a 20 s report timeout and a relaunch each; with it 6 of 6 in place within 220 ms: the death is then spread among
@@ -214,6 +210,10 @@ public final class MpirunCommandBuilder {
     static final List<String> DETECTOR_PARAMS = List.of("mpi_ft_detector", "mpi_ft_detector_thread",
             "mpi_ft_detector_period", "mpi_ft_detector_timeout", "mpi_ft_detector_rdma_heartbeat");
 
+    /**
+     * Whether the user chose the MCA parameter {@code name} for the ranks: {@code OMPI_MCA_<name>} in the environment,
+     * or {@code --mca}/{@code -mca}/{@code --omca}/{@code --gmca} {@code name} among the extra mpirun arguments (pure).
+     */
     static boolean setsMca(List<String> mpiArgs, Map<String, String> env, String name) {
         if (env.containsKey("OMPI_MCA_" + name)) {
             return true;

@@ -83,7 +83,7 @@ final class RankWatch implements AutoCloseable {
                 try {
                     check(System.nanoTime());
                     // nothing to check between walks while no rank is watched (an idle service wakes once a second)
-                    Thread.sleep(watchedCount() == 0 ? DISCOVERY.toMillis() : INTERVAL.toMillis());
+                    Thread.sleep(watched.isEmpty() ? DISCOVERY.toMillis() : INTERVAL.toMillis());
                 } catch (InterruptedException e) {
                     return;
                 } catch (RuntimeException e) {
@@ -96,13 +96,8 @@ final class RankWatch implements AutoCloseable {
         return this;
     }
 
-    /** How many ranks are watched now. */
-    synchronized int watchedCount() {
-        return watched.size();
-    }
-
     /** One check at {@code nanos}: the trees are walked when {@link #DISCOVERY} has passed; ended ranks are reported. */
-    synchronized void check(long nanos) {
+    void check(long nanos) {
         if (nanos - lastWalk >= DISCOVERY.toNanos() || lastWalk == 0) {
             lastWalk = nanos;
             walk();
@@ -118,7 +113,7 @@ final class RankWatch implements AutoCloseable {
     }
 
     /** Walks the commands' trees: ranks not watched yet are watched. */
-    synchronized void walk() {
+    void walk() {
         Deque<Long> todo = new ArrayDeque<>(roots.get());
         long now = uptimeTicks();
         Set<Long> visited = new HashSet<>();

@@ -12,6 +12,8 @@
 #   mvn -o -q install -DskipTests && mvn -o -q test-compile -pl integration-tests
 # BENCH_TIMELINE=PREFIX gives every launch `--timeline PREFIX-MPI-HOSTS-RUN.json` (when the task services started and
 # registered, when mpirun ran); BENCH_PROGRAM="sleep 30" runs that instead of the hello (to watch idle task services).
+# BENCH_PRIVATE_PIDS=1 (Open MPI 4 only) gives every host its own PID namespace and /proc, and starts commands on the
+# hosts through NetnsCluster's `enter` (private /tmp, /dev/shm, hostname) instead of `ip netns exec`.
 set -euo pipefail
 RUNS=${1:-2}
 MPIS=${2:-ompi4,ompi5}

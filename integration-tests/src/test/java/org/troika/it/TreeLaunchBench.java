@@ -42,7 +42,16 @@ public final class TreeLaunchBench {
         int largest = Arrays.stream(sizes).max().orElseThrow();
         boolean clean = true;
         // killed (the script's trap, Ctrl-C): NetnsCluster's own shutdown hook deletes the 64 namespaces and their processes
-        NetnsCluster c = NetnsCluster.create("tlb", subnet, largest);
+        // BENCH_PRIVATE_PIDS=1: every host has its own process table (a walk through /proc reads that host's only)
+        boolean privatePids = "1".equals(System.getenv("BENCH_PRIVATE_PIDS"));
+        if (privatePids && mpis.contains(Launcher.OPEN_MPI_5)) {
+            System.err.println("tree-launch: BENCH_PRIVATE_PIDS=1 needs the hosts' mount namespaces, which the Open MPI 5"
+                    + " root cannot enter: run it with MPIS=ompi4");
+            System.exit(2);
+        }
+        NetnsCluster c = privatePids ? NetnsCluster.withPrivatePids("tlb", subnet, largest, List.of(work))
+                : NetnsCluster.create("tlb", subnet, largest);
+        String remoteShell = privatePids ? c.remoteShell() : "ip netns exec {host}";
         try {
             List<String> all = c.hosts().stream().map(NetnsCluster.Host::address).toList();
             for (Launcher mpi : mpis) {
@@ -54,7 +63,7 @@ public final class TreeLaunchBench {
                     for (int n : sizes) {
                         List<String> hosts = all.subList(0, n);
                         List<String> a = new ArrayList<>(List.of("-np", Integer.toString(n), "-H",
-                                RelayRunTest.hostList(hosts), "--remote-shell", "ip netns exec {host}"));
+                                RelayRunTest.hostList(hosts), "--remote-shell", remoteShell));
                         if (flat) {
                             a.addAll(List.of("--mpi-args", mpi == Launcher.OPEN_MPI_5
                                     ? "--prtemca plm_ssh_no_tree_spawn true --prtemca plm_ssh_num_concurrent "
@@ -100,9 +109,9 @@ public final class TreeLaunchBench {
                         clean &= left == 0 && r.exitCode() == 0;
                         long ranks = r.outLines().stream().filter(l -> l.contains("rank ")).count();
                         times.computeIfAbsent(n, k -> new ArrayList<>()).add(ms);
-                        System.out.printf("%s %s hosts=%d run=%d: %d ms, exit %d, ranks %d/%d, %s; left on hosts: %d;"
-                                + " load %s%n", mpi.name(), flat ? "flat" : "tree", n, run, ms, r.exitCode(), ranks, n,
-                                seen, left, load);
+                        System.out.printf("%s %s%s hosts=%d run=%d: %d ms, exit %d, ranks %d/%d, %s; left on hosts: %d;"
+                                + " load %s%n", mpi.name(), flat ? "flat" : "tree", privatePids ? " private-pids" : "",
+                                n, run, ms, r.exitCode(), ranks, n, seen, left, load);
                         if (r.exitCode() != 0) {
                             System.out.println(r);
                         }

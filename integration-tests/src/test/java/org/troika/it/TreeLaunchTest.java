@@ -35,15 +35,18 @@ class TreeLaunchTest {
     void theLaunchNodeStartsOnlyItsDirectChildrenAndNoAgentOutlivesItsDaemonsStart(Launcher mpi) throws Exception {
         Requires.root();
         Requires.command("unshare");
+        // Open MPI 4: share-nothing hosts, each with its own /tmp, /dev/shm, hostname and process table. Open MPI 5:
         // shared-file hosts (ip netns exec), as RelayRunTest's Open MPI 5 case: the trixie root is not on a
         // share-nothing host; the driver gives each host's daemon its own UTS name, so session folders do not collide
         Path hello = CPrograms.compile(mpi, tmp, "hello", RelayRunTest.HELLO_C);
-        try (NetnsCluster c = NetnsCluster.create("trl", 248, HOSTS)) {
+        boolean shareNothing = mpi == Launcher.OPEN_MPI;
+        try (NetnsCluster c = shareNothing ? NetnsCluster.withPrivatePids("trl", 248, HOSTS, List.of(tmp))
+                : NetnsCluster.create("trl", 248, HOSTS)) {
             List<String> hosts = c.hosts().stream().map(NetnsCluster.Host::address).toList();
             try (AgentSampler agents = new AgentSampler(hosts, 50);
                     RunSupport run = RunSupport.start(mpi, tmp, Map.of(), "-np", Integer.toString(HOSTS), "-H",
-                            RelayRunTest.hostList(hosts), "--remote-shell", "ip netns exec {host}", hello.toString(),
-                            "6")) {
+                            RelayRunTest.hostList(hosts), "--remote-shell", shareNothing ? c.remoteShell()
+                                    : "ip netns exec {host}", hello.toString(), "6")) {
                 run.awaitOut(o -> o.lines().filter(l -> l.contains("rank ")).count() == HOSTS, "every rank running");
                 // every daemon runs and the ranks too: the agents handed their daemons over and went
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);

@@ -52,6 +52,8 @@ public final class NetnsCluster implements AutoCloseable {
     private final List<Host> hosts;
     private final Path dir;
     private final List<MachineLock> locks;
+    /** Every host also has its own PID namespace and /proc ({@link #withPrivatePids}). */
+    private final boolean privatePids;
     /** Ends the cluster when its JVM ends without {@link #close()} (a bench or test killed by TERM or Ctrl-C). */
     private final Thread cleanupAtExit = new Thread(this::closeOnce, "netns-cluster-cleanup");
     private boolean closed;
@@ -61,7 +63,9 @@ public final class NetnsCluster implements AutoCloseable {
     private final List<String> sharedPrivate = new ArrayList<>();
     private boolean sshd;
 
-    private NetnsCluster(String tag, int subnet, int bridges, List<Host> hosts, Path dir, List<MachineLock> locks) {
+    private NetnsCluster(String tag, int subnet, int bridges, List<Host> hosts, Path dir, List<MachineLock> locks,
+            boolean privatePids) {
+        this.privatePids = privatePids;
         this.tag = tag;
         this.subnet = subnet;
         this.bridges = bridges;
@@ -87,7 +91,21 @@ public final class NetnsCluster implements AutoCloseable {
      *     {@code /tmp} or {@code /dev/shm} need naming, everything else outside them is visible anyway
      */
     public static NetnsCluster create(String tag, int subnet, int n, List<Path> shared) throws IOException {
-        return create(tag, subnet, n, shared, 1);
+        return create(tag, subnet, n, shared, 1, false);
+    }
+
+    /**
+     * Like {@link #create(String, int, int, List)}, and every host has its own PID namespace with its own
+     * {@code /proc}, as a real node has its own process table: a walk through {@code /proc} on one host reads that
+     * host's processes only (with one shared PID namespace it reads every host's, which makes per-host work grow with
+     * the host count). Commands enter it through {@link #remoteShell()} / {@link #execPrefix} ({@code ip netns exec}
+     * does not). Pids that ranks print are then the host's, not this machine's: not for tests that signal a rank by the
+     * pid it printed. The Open MPI 5 root cannot use it (entering a host's mount namespace leaves the root).
+     */
+    public static NetnsCluster withPrivatePids(String tag, int subnet, int n, List<Path> shared) throws IOException {
+        List<Path> all = new ArrayList<>(shared);
+        Dist.homeIfBuilt().ifPresent(all::add);
+        return create(tag, subnet, n, all, 1, true);
     }
 
     /**
@@ -97,11 +115,11 @@ public final class NetnsCluster implements AutoCloseable {
     public static NetnsCluster onBridges(String tag, int subnet, int n, int bridges) throws IOException {
         List<Path> shared = new ArrayList<>();
         Dist.homeIfBuilt().ifPresent(shared::add);
-        return create(tag, subnet, n, shared, bridges);
+        return create(tag, subnet, n, shared, bridges, false);
     }
 
-    private static NetnsCluster create(String tag, int subnet, int n, List<Path> shared, int bridges)
-            throws IOException {
+    private static NetnsCluster create(String tag, int subnet, int n, List<Path> shared, int bridges,
+            boolean privatePids) throws IOException {
         Requires.root();
         Requires.command("ip");
         Requires.command("unshare");
@@ -121,7 +139,7 @@ public final class NetnsCluster implements AutoCloseable {
         }
         // the shared home must not live under /tmp: every host has its own /tmp
         NetnsCluster c = new NetnsCluster(tag, subnet, bridges, List.copyOf(hosts),
-                Files.createTempDirectory(Path.of("/var/tmp"), "troika-netns-" + tag + "-"), locks);
+                Files.createTempDirectory(Path.of("/var/tmp"), "troika-netns-" + tag + "-"), locks, privatePids);
         Runtime.getRuntime().addShutdownHook(c.cleanupAtExit);
         try {
             c.removeLeftovers();
@@ -150,7 +168,8 @@ public final class NetnsCluster implements AutoCloseable {
                 etcHosts.append(h.address()).append(' ').append(h.hostname()).append('\n');
             }
             Files.writeString(c.dir.resolve("etc-hosts"), etcHosts.toString());
-            Files.writeString(c.dir.resolve("enter"), ENTER.replace("@DIR@", c.dir.toString()));
+            Files.writeString(c.dir.resolve("enter"), ENTER.replace("@DIR@", c.dir.toString())
+                    .replace("@PIDNS@", privatePids ? " -p" : ""));
             Files.setPosixFilePermissions(c.dir.resolve("enter"), PosixFilePermissions.fromString("rwx------"));
             for (Host h : hosts) {
                 c.startAnchor(h, shared);
@@ -281,7 +300,15 @@ public final class NetnsCluster implements AutoCloseable {
     private void startAnchor(Host h, List<Path> shared) throws IOException {
         Path stage = dir.resolve("stage-" + h.hostname());
         List<String> argv = new ArrayList<>(List.of("ip", "netns", "exec", h.netns(), "unshare", "--mount", "--uts",
-                "--propagation", "private", "/bin/sh", "-c", ANCHOR, h.hostname(), stage.toString(),
+                "--propagation", "private"));
+        if (privatePids) {
+            // the anchor becomes the host's init (killed with unshare: the whole host goes), /proc its own
+            argv.addAll(List.of("--pid", "--kill-child", "--mount-proc"));
+        }
+        argv.addAll(List.of(privatePids ? "/bin/bash" : "/bin/sh", "-c", ANCHOR.replace("@SLEEP@", privatePids
+                // as init it adopts the host's orphans: with a CHLD trap bash reaps each one that ends, while it
+                // waits without a child of its own on its stdin (this JVM's pipe: it ends with the JVM)
+                ? "trap : CHLD; while :; do read -r _; [ $? -eq 1 ] && exit 0; done" : "exec sleep infinity"), h.hostname(), stage.toString(),
                 dir.resolve("etc-hosts").toString()));
         for (Path p : shared) {
             String abs = p.toAbsolutePath().normalize().toString();
@@ -305,6 +332,11 @@ public final class NetnsCluster implements AutoCloseable {
             throw new IOException("the anchor of " + h.netns() + " did not start: " + rest);
         }
         long pid = Long.parseLong(line.substring("ready ".length()).trim());
+        if (privatePids) {
+            // it printed its pid in the host's namespace (1): nsenter needs this machine's, that of unshare's child
+            pid = p.toHandle().children().findFirst().orElseThrow(() -> new IOException("the anchor of " + h.netns()
+                    + " has no init process")).pid();
+        }
         anchorPids.put(h.netns(), pid);
         Files.writeString(dir.resolve("anchor-" + h.netns() + ".pid"), pid + "\n");
     }
@@ -327,7 +359,7 @@ public final class NetnsCluster implements AutoCloseable {
             "  mount --move \"$stage/$i\" \"$p\"; i=$((i+1))",
             "done",
             "echo \"ready $$\"",
-            "exec sleep infinity");
+            "@SLEEP@");
 
     /** enter HOST CMD...: CMD on fake host HOST, in its namespaces, with a login-like environment (as over ssh). */
     private static final String ENTER = String.join("\n",
@@ -336,7 +368,7 @@ public final class NetnsCluster implements AutoCloseable {
             "# login-like environment, as ssh would. Written by testkit NetnsCluster.",
             "h=$1; shift",
             "pid=$(cat \"@DIR@/anchor-$h.pid\" 2>/dev/null) || { echo \"enter: no host $h\" >&2; exit 255; }",
-            "exec nsenter -t \"$pid\" -m -u -n --wd=/ -- env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \\",
+            "exec nsenter -t \"$pid\" -m -u -n@PIDNS@ --wd=/ -- env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \\",
             "  HOME=/root LANG=C.UTF-8 ${JAVA_HOME:+JAVA_HOME=$JAVA_HOME} \"$@\"",
             "");
 
@@ -393,6 +425,7 @@ public final class NetnsCluster implements AutoCloseable {
     public List<Long> livePids(Host host) throws IOException {
         List<Long> out = new ArrayList<>();
         Long anchor = anchorPids.get(host.netns());
+        Process anchorStart = anchors.get(host.netns()); // unshare, the init's parent with private PIDs
         Long sshdPid = null;
         try {
             sshdPid = Long.parseLong(Files.readString(dir.resolve("sshd-" + host.netns() + ".pid")).trim());
@@ -400,7 +433,8 @@ public final class NetnsCluster implements AutoCloseable {
             // no sshd on this host
         }
         for (long pid : pids(host.netns())) {
-            if (anchor != null && pid == anchor || sshdPid != null && pid == sshdPid) {
+            if (anchor != null && pid == anchor || sshdPid != null && pid == sshdPid
+                    || anchorStart != null && pid == anchorStart.pid()) {
                 continue;
             }
             try {
@@ -456,7 +490,13 @@ public final class NetnsCluster implements AutoCloseable {
         }
         closed = true;
         for (Host h : hosts) {
+            Process anchor = anchors.get(h.netns());
             try {
+                if (privatePids && anchor != null) {
+                    // its init ignores SIGTERM; killing unshare kills the init and with it every process of the host
+                    anchor.destroyForcibly();
+                    anchor.waitFor();
+                }
                 for (int round = 0; round < 50; round++) {
                     List<Long> live = pids(h.netns());
                     if (live.isEmpty()) {
@@ -471,7 +511,6 @@ public final class NetnsCluster implements AutoCloseable {
                 // namespace already gone
             }
             exitCode(List.of("ip", "netns", "del", h.netns()));
-            Process anchor = anchors.get(h.netns());
             if (anchor != null) {
                 anchor.destroyForcibly();
             }

@@ -409,7 +409,10 @@ public final class NetnsCluster implements AutoCloseable {
         return sshConfig;
     }
 
-    /** Kills every process in {@code host}'s namespace with SIGKILL (the host "dies"). */
+    /**
+     * Kills every process in {@code host}'s namespace with SIGKILL (the host "dies"). With private PIDs that includes
+     * the host's init, so the host cannot be entered again.
+     */
     public void kill(Host host) throws IOException {
         for (long pid : pids(host.netns())) {
             ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);

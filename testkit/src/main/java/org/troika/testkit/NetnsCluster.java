@@ -76,9 +76,14 @@ public final class NetnsCluster implements AutoCloseable {
 
     /** {@link #create(String, int, int, List)} sharing the distribution under test ({@link Dist#home()}) when built. */
     public static NetnsCluster create(String tag, int subnet, int n) throws IOException {
-        List<Path> shared = new ArrayList<>();
-        Dist.homeIfBuilt().ifPresent(shared::add);
-        return create(tag, subnet, n, shared);
+        return create(tag, subnet, n, withDist(List.of()));
+    }
+
+    /** {@code shared} and the distribution under test ({@link Dist#home()}) when it is built. */
+    private static List<Path> withDist(List<Path> shared) {
+        List<Path> all = new ArrayList<>(shared);
+        Dist.homeIfBuilt().ifPresent(all::add);
+        return all;
     }
 
 
@@ -103,9 +108,7 @@ public final class NetnsCluster implements AutoCloseable {
      * pid it printed. The Open MPI 5 root cannot use it (entering a host's mount namespace leaves the root).
      */
     public static NetnsCluster withPrivatePids(String tag, int subnet, int n, List<Path> shared) throws IOException {
-        List<Path> all = new ArrayList<>(shared);
-        Dist.homeIfBuilt().ifPresent(all::add);
-        return create(tag, subnet, n, all, 1, true);
+        return create(tag, subnet, n, withDist(shared), 1, true);
     }
 
     /**
@@ -113,9 +116,7 @@ public final class NetnsCluster implements AutoCloseable {
      * {@code b}'s subnet 10.(S+2b).0.0/24, sharing the distribution under test when built.
      */
     public static NetnsCluster onBridges(String tag, int subnet, int n, int bridges) throws IOException {
-        List<Path> shared = new ArrayList<>();
-        Dist.homeIfBuilt().ifPresent(shared::add);
-        return create(tag, subnet, n, shared, bridges, false);
+        return create(tag, subnet, n, withDist(List.of()), bridges, false);
     }
 
     private static NetnsCluster create(String tag, int subnet, int n, List<Path> shared, int bridges,

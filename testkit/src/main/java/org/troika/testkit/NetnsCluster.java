@@ -306,11 +306,9 @@ public final class NetnsCluster implements AutoCloseable {
             // the anchor becomes the host's init (killed with unshare: the whole host goes), /proc its own
             argv.addAll(List.of("--pid", "--kill-child", "--mount-proc"));
         }
-        argv.addAll(List.of(privatePids ? "/bin/bash" : "/bin/sh", "-c", ANCHOR.replace("@SLEEP@", privatePids
-                // as init it adopts the host's orphans: with a CHLD trap bash reaps each one that ends, while it
-                // waits without a child of its own on its stdin (this JVM's pipe: it ends with the JVM)
-                ? "trap : CHLD; while :; do read -r _; [ $? -eq 1 ] && exit 0; done" : "exec sleep infinity"), h.hostname(), stage.toString(),
-                dir.resolve("etc-hosts").toString()));
+        argv.addAll(List.of(privatePids ? "/bin/bash" : "/bin/sh", "-c",
+                ANCHOR.replace("@SLEEP@", privatePids ? INIT_WAIT : "exec sleep infinity"), h.hostname(),
+                stage.toString(), dir.resolve("etc-hosts").toString()));
         for (Path p : shared) {
             String abs = p.toAbsolutePath().normalize().toString();
             if (abs.equals("/tmp") || abs.startsWith("/tmp/") || abs.startsWith("/dev/shm/")) {
@@ -361,6 +359,13 @@ public final class NetnsCluster implements AutoCloseable {
             "done",
             "echo \"ready $$\"",
             "@SLEEP@");
+
+    /**
+     * How the anchor waits as a host's init (private PIDs): it adopts the host's orphans, and with a CHLD trap bash
+     * reaps each one that ends, while it waits on its stdin (this JVM's pipe: it ends with the JVM) without a child of
+     * its own that would count as a leftover.
+     */
+    private static final String INIT_WAIT = "trap : CHLD; while :; do read -r _; [ $? -eq 1 ] && exit 0; done";
 
     /** enter HOST CMD...: CMD on fake host HOST, in its namespaces, with a login-like environment (as over ssh). */
     private static final String ENTER = String.join("\n",

@@ -112,11 +112,15 @@ class SlurmClusterTest {
         Map<Integer, String> hostByRank = runTemplateJob("relay", List.of("--verbose", "--launch-agent", "relay"));
         assertEquals(Map.of(0, "n1", 1, "n1", 2, "n2", 3, "n2", 4, "n3", 5, "n3"), hostByRank);
         String output = Files.readString(dir.resolve("relay.out"));
-        for (String n : List.of("n2", "n3")) {
-            org.junit.jupiter.api.Assertions.assertTrue(output.contains("troika: starting the task service of " + n
-                    + ": srun --nodes=1 --ntasks=1 --overlap --nodelist=" + n + " "), output);
-        }
-        org.junit.jupiter.api.Assertions.assertFalse(output.contains("task service of n1"), output);
+        // issue 23: one srun step for both services (one process on the launch node, not one per host)
+        org.junit.jupiter.api.Assertions.assertEquals(1, output.lines().filter(l -> l.startsWith(
+                "troika: starting the task service")).count(), output);
+        org.junit.jupiter.api.Assertions.assertTrue(output.contains("troika: starting the task services of n2..n3 (2"
+                + " hosts): srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --overlap --kill-on-bad-exit=0 --input=all"
+                + " --nodelist=n2,n3 "), output);
+        org.junit.jupiter.api.Assertions.assertTrue(output.contains(" task-service --host-from-env SLURMD_NODENAME "),
+                output);
+        org.junit.jupiter.api.Assertions.assertFalse(output.contains("n1.."), output);
         org.junit.jupiter.api.Assertions.assertFalse(output.lines().anyMatch(l -> l.contains(": ssh ")), output);
         org.junit.jupiter.api.Assertions.assertTrue(output.contains("--mca plm rsh --mca plm_rsh_agent "), output);
     }

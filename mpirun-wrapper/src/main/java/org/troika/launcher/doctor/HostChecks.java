@@ -156,7 +156,8 @@ final class HostChecks {
         hosts.forEach(h -> output.put(h, new StringBuffer()));
         PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
         TaskServicePool.Config config = TaskServicePool.Config.of("troika doctor", Secret.generate(),
-                ServiceStart.throughShell(shell, troikaRsh, tmp, h -> output.get(h)::append, null),
+                // one by one: what each host's service printed is reported under that host
+                ServiceStart.throughShell(shell, troikaRsh, tmp, h -> output.get(h)::append, null).oneByOne(),
                 HostAddresses::routeTo, timeout, quiet).withSeparateSharedHostnames(false);
         try (TaskServicePool pool = TaskServicePool.open(config)) {
             long t0 = System.nanoTime();

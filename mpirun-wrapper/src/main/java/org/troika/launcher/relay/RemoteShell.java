@@ -99,6 +99,54 @@ public final class RemoteShell {
         return ProcessSupervisor.start(new LaunchPlan(argv(host, words), env), stdin == null ? o : o.withStdin(stdin));
     }
 
+    /**
+     * Longest {@code --nodelist} value passed on the command line; a longer list goes through a file (one argument may
+     * not exceed 128 KiB on Linux: 10,000 names of 13 characters and their commas are that much).
+     */
+    static final int NODE_LIST_ARG_MAX = 32 * 1024;
+
+    /** A command started on several hosts by one process here, and the host-list file it read (or {@code null}). */
+    public record Together(ProcessSupervisor process, List<String> argv, Path hostFile) {}
+
+    /** Whether this shell starts a command on many hosts with one process here ({@link #startTogether}). */
+    public boolean startsTogether() {
+        return RemoteShellCommandBuilder.buildTogether(settings, allocationShell, 2, "a,b", List.of("true")) != null;
+    }
+
+    /**
+     * Starts {@code words} once on each of {@code hosts} with one process on this machine (one {@code srun} step), or
+     * returns {@code null} when this shell starts one host at a time ({@link RemoteShellCommandBuilder#buildTogether}).
+     *
+     * @param tmp where a host list too long for the command line is written (delete it once the command runs)
+     * @param stdin a file every host's command reads on its stdin, or {@code null}
+     */
+    public Together startTogether(List<String> hosts, List<String> words, LineSink out, LineSink err, Path stdin,
+            Path tmp) throws IOException {
+        String joined = String.join(",", hosts);
+        if (RemoteShellCommandBuilder.buildTogether(settings, allocationShell, hosts.size(), joined, words) == null) {
+            return null;
+        }
+        Path hostFile = null;
+        String nodeList = joined;
+        if (joined.length() > NODE_LIST_ARG_MAX) {
+            hostFile = java.nio.file.Files.createTempFile(tmp, "troika-hosts-", ".txt");
+            java.nio.file.Files.write(hostFile, hosts);
+            nodeList = hostFile.toString();
+        }
+        ProcessSupervisor.Options o = ProcessSupervisor.Options.of(out, err);
+        List<String> argv = RemoteShellCommandBuilder.buildTogether(settings, allocationShell, hosts.size(), nodeList,
+                words);
+        try {
+            return new Together(ProcessSupervisor.start(new LaunchPlan(argv, env), stdin == null ? o : o.withStdin(stdin)),
+                    argv, hostFile);
+        } catch (IOException | RuntimeException e) {
+            if (hostFile != null) {
+                java.nio.file.Files.deleteIfExists(hostFile);
+            }
+            throw e;
+        }
+    }
+
     /** One host's run of {@link #runOnAll}: its result and when it started and ended (epoch milliseconds). */
     public record Ran(ProbeResult result, long startedMillis, long endedMillis) {}
 

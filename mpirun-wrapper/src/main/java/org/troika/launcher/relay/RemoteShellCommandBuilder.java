@@ -18,7 +18,8 @@ import org.troika.wire.Endpoint;
  *       -o ServerAliveInterval=2 -o ServerAliveCountMax=3 HOST 'quoted service words'} (ssh hands one string to the
  *       remote shell, so the words are shell-quoted at this boundary).</li>
  *   <li>{@code blaunch}: {@code blaunch HOST words...} (LSF).</li>
- *   <li>{@code srun}: {@code srun --nodes=1 --ntasks=1 --overlap --nodelist=HOST words...} (inside a Slurm allocation).</li>
+ *   <li>{@code srun}: {@code srun --nodes=1 --ntasks=1 --overlap --nodelist=HOST words...} (inside a Slurm allocation);
+ *       task services of many hosts start in one step ({@link #buildTogether}).</li>
  *   <li>anything else is a template split into words like a shell command line (single and double quotes and
  *       backslashes honoured, nothing expanded), {@code {host}} replaced in each word, the service words appended,
  *       e.g. {@code ip netns exec ns-{host}} or {@code sh -c 'exec ip netns exec "$0" "$@"' {host}}.</li>
@@ -36,8 +37,25 @@ public final class RemoteShellCommandBuilder {
      * agents there get the launch agent key of that label instead of the job secret.
      */
     public static List<String> serviceWords(Path troikaRsh, String host, Endpoint driver, String agentLabel) {
-        List<String> w = new ArrayList<>(List.of(troikaRsh.toString(), "task-service", "--host", host, "--driver",
-                driver.toString(), "--secret-stdin"));
+        return serviceWords(troikaRsh, List.of("--host", host), driver, agentLabel);
+    }
+
+    /**
+     * The task-service words one {@code srun} step runs on each of its hosts ({@link #buildTogether}): the same command
+     * line everywhere, each service naming its host by {@link #STEP_HOST_VARIABLE}.
+     */
+    public static List<String> stepServiceWords(Path troikaRsh, Endpoint driver, String agentLabel) {
+        return serviceWords(troikaRsh, List.of("--host-from-env", STEP_HOST_VARIABLE), driver, agentLabel);
+    }
+
+    /** What names the host in each task of an srun step: Slurm's node name, the word the allocation's host list has. */
+    public static final String STEP_HOST_VARIABLE = "SLURMD_NODENAME";
+
+    private static List<String> serviceWords(Path troikaRsh, List<String> hostWords, Endpoint driver,
+            String agentLabel) {
+        List<String> w = new ArrayList<>(List.of(troikaRsh.toString(), "task-service"));
+        w.addAll(hostWords);
+        w.addAll(List.of("--driver", driver.toString(), "--secret-stdin"));
         if (agentLabel != null) {
             w.addAll(List.of("--agent-label", agentLabel));
         }
@@ -60,6 +78,25 @@ public final class RemoteShellCommandBuilder {
             return s.remote().shell().trim();
         }
         return allocationShell != null && !allocationShell.isBlank() ? allocationShell : "ssh";
+    }
+
+    /**
+     * The argv that starts {@code words} once on each of {@code hosts} hosts with one process on this machine, or
+     * {@code null} when the shell starts one host at a time (everything but {@code srun}): {@code srun --nodes=K
+     * --ntasks=K --ntasks-per-node=1 --overlap --kill-on-bad-exit=0 --input=all --nodelist=LIST words...}. One task
+     * that fails does not end the others; every task reads the same stdin (the secret line).
+     *
+     * @param nodeList the hosts joined with commas, or a file that lists them (srun reads a value with a '/' as a file)
+     */
+    public static List<String> buildTogether(RunSettings s, String allocationShell, int hosts, String nodeList,
+            List<String> words) {
+        if (!remoteShell(s, allocationShell).equals("srun")) {
+            return null;
+        }
+        List<String> argv = new ArrayList<>(List.of("srun", "--nodes=" + hosts, "--ntasks=" + hosts,
+                "--ntasks-per-node=1", "--overlap", "--kill-on-bad-exit=0", "--input=all", "--nodelist=" + nodeList));
+        argv.addAll(words);
+        return argv;
     }
 
     /**

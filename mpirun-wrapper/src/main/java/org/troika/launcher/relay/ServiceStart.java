@@ -21,9 +21,14 @@ public interface ServiceStart {
      * A started service: the remote shell that runs it and the file its stdin reads the job secret from (deleted once
      * it registered), both {@code null} when it was started elsewhere.
      */
-    record Started(ProcessSupervisor shell, Path secretFile) {
+    record Started(ProcessSupervisor shell, Path secretFile, Path hostFile) {
         /** Started by someone else: nothing to watch or clean up here. */
         public static final Started ELSEWHERE = new Started(null, null);
+
+        /** One host's start: no host-list file. */
+        public Started(ProcessSupervisor shell, Path secretFile) {
+            this(shell, secretFile, null);
+        }
     }
 
     /**
@@ -33,6 +38,22 @@ public interface ServiceStart {
      * @param secret the job secret (handed over on stdin, never in argv)
      */
     Started start(String host, Endpoint driver, String agentLabel, Secret secret) throws IOException;
+
+    /**
+     * Starts the services of all of {@code hosts} (two or more) with one process here, all registering at {@code
+     * driver} with {@code agentLabel}, when this start can ({@code srun}: one step); {@code null} when it starts one
+     * host at a time: the pool then calls {@link #start} for each. The result is shared: its process runs every one of
+     * the services, and the files go once all of them registered.
+     */
+    default Started startTogether(List<String> hosts, Endpoint driver, String agentLabel, Secret secret)
+            throws IOException {
+        return null;
+    }
+
+    /** This start, one host at a time even where its shell could start many together. */
+    default ServiceStart oneByOne() {
+        return this::start;
+    }
 
     /** Services started by others ({@link Started#ELSEWHERE}); the pool only expects them. */
     static ServiceStart elsewhere() {
@@ -48,21 +69,53 @@ public interface ServiceStart {
      */
     static ServiceStart throughShell(RemoteShell shell, Path troikaRsh, Path tmp, Function<String, LineSink> output,
             PrintStream verbose) {
-        return (host, driver, label, secret) -> {
-            List<String> words = RemoteShellCommandBuilder.serviceWords(troikaRsh, host, driver, label);
-            if (verbose != null) {
-                verbose.println("troika: starting the task service of " + host + ": "
-                        + String.join(" ", shell.argv(host, words)));
+        return new ServiceStart() {
+            @Override
+            public Started start(String host, Endpoint driver, String label, Secret secret) throws IOException {
+                List<String> words = RemoteShellCommandBuilder.serviceWords(troikaRsh, host, driver, label);
+                if (verbose != null) {
+                    verbose.println("troika: starting the task service of " + host + ": "
+                            + String.join(" ", shell.argv(host, words)));
+                }
+                Path stdin = secret.writeToPrivateFile(tmp);
+                try {
+                    LineSink out = output.apply(host);
+                    return new Started(shell.start(host, words, out, out, stdin), stdin);
+                } catch (IOException | RuntimeException e) {
+                    Secret.deleteFile(stdin);
+                    throw e;
+                }
             }
-            Path stdin = secret.writeToPrivateFile(tmp);
-            try {
-                LineSink out = output.apply(host);
-                return new Started(shell.start(host, words, out, out, stdin), stdin);
-            } catch (IOException | RuntimeException e) {
-                Secret.deleteFile(stdin);
-                throw e;
+
+            /** One srun step: the launch node keeps one process for all of these hosts, not one each. */
+            @Override
+            public Started startTogether(List<String> hosts, Endpoint driver, String label, Secret secret)
+                    throws IOException {
+                if (!shell.startsTogether()) {
+                    return null;
+                }
+                List<String> words = RemoteShellCommandBuilder.stepServiceWords(troikaRsh, driver, label);
+                String name = togetherName(hosts);
+                Path stdin = secret.writeToPrivateFile(tmp);
+                try {
+                    LineSink out = output.apply(name);
+                    RemoteShell.Together t = shell.startTogether(hosts, words, out, out, stdin, tmp);
+                    if (verbose != null) {
+                        verbose.println("troika: starting the task services of " + name + ": "
+                                + String.join(" ", t.argv()));
+                    }
+                    return new Started(t.process(), stdin, t.hostFile());
+                } catch (IOException | RuntimeException e) {
+                    Secret.deleteFile(stdin);
+                    throw e;
+                }
             }
         };
+    }
+
+    /** How the output of services started together is tagged: {@code FIRST..LAST (N hosts)}. */
+    static String togetherName(List<String> hosts) {
+        return hosts.get(0) + ".." + hosts.get(hosts.size() - 1) + " (" + hosts.size() + " hosts)";
     }
 
     /** Each host's service output on {@code err}, every segment tagged {@code [task-service HOST]}. */

@@ -119,7 +119,11 @@ public final class TaskServicePool implements AutoCloseable {
         final long startedMicros;
         HostState state = HostState.STARTING;
         ProcessSupervisor shell;
+        /** Whether {@link #shell} runs other hosts' services too (one srun step): never ended for this host alone. */
+        boolean sharedShell;
         java.nio.file.Path secretFile;
+        /** The host list its shell read (services started together with a long list), deleted with the secret file. */
+        java.nio.file.Path hostFile;
         /** Why it stopped before registering, for the error that names it. */
         String problem;
         /** The files (variable names) it holds. */
@@ -226,6 +230,7 @@ public final class TaskServicePool implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("the task-service pool is closed");
             }
+            List<String> toStart = new ArrayList<>();
             for (String host : new LinkedHashSet<>(hosts)) {
                 Entry running = entries.get(host);
                 if (running != null && !running.state.isFinal() && !running.shellEnded()) {
@@ -235,14 +240,78 @@ public final class TaskServicePool implements AutoCloseable {
                     end(running, HostState.STOPPED, "its remote shell ended");
                     restarted.add(host);
                 }
-                String why = startOne(host);
-                if (why != null) {
-                    failed.put(host, why);
+                toStart.add(host);
+            }
+            for (List<String> group : togetherGroups(toStart, failed)) {
+                if (group.size() < 2 || !startTogether(group, failed)) {
+                    for (String host : group) {
+                        String why = startOne(host);
+                        if (why != null) {
+                            failed.put(host, why);
+                        }
+                    }
                 }
             }
         }
         restarted.forEach(h -> releaseQuietly(h, "restarting its service"));
         return failed;
+    }
+
+    /**
+     * {@code hosts} in groups whose services could start together (the same driver listener and agent label), in
+     * start order; a host whose listener cannot be opened fails here (into {@code failed}). Under the monitor.
+     */
+    private List<List<String>> togetherGroups(List<String> hosts, Map<String, String> failed) {
+        Map<List<Object>, List<String>> groups = new LinkedHashMap<>();
+        for (String host : hosts) {
+            try {
+                Endpoint at = driverFor(host).listen(config.route().to(host));
+                groups.computeIfAbsent(java.util.Arrays.asList(at, config.agentLabel().apply(host)),
+                        k -> new ArrayList<>()).add(host);
+            } catch (IOException e) {
+                groups.computeIfAbsent(List.of(host), k -> new ArrayList<>()).add(host); // startOne names the failure
+            }
+        }
+        return List.copyOf(groups.values());
+    }
+
+    /**
+     * Starts {@code group}'s services with one process here when the start can ({@link ServiceStart#startTogether}),
+     * under the monitor; {@code false} when it cannot (nothing started: start them one by one).
+     */
+    private boolean startTogether(List<String> group, Map<String, String> failed) {
+        long micros = config.timeline().nowMicros();
+        List<Entry> started = new ArrayList<>();
+        ServiceStart.Started s;
+        try {
+            DriverService d = driverFor(group.get(0));
+            Endpoint at = d.listen(config.route().to(group.get(0)));
+            d.expect(group);
+            for (String host : group) {
+                Entry e = new Entry(host, micros);
+                entries.remove(host); // re-inserted last: start order
+                entries.put(host, e);
+                started.add(e);
+            }
+            s = config.start().startTogether(group, at, config.agentLabel().apply(group.get(0)), config.secret());
+        } catch (IOException | UsageException ex) {
+            for (Entry e : started) {
+                driver.release(e.host, "not started");
+                end(e, HostState.STOPPED, ex.getMessage());
+                failed.put(e.host, ex.getMessage());
+            }
+            return true;
+        }
+        if (s == null) {
+            return false;
+        }
+        for (Entry e : started) {
+            e.shell = s.shell();
+            e.sharedShell = true;
+            e.secretFile = s.secretFile();
+            e.hostFile = s.hostFile();
+        }
+        return true;
     }
 
     /** Starts one host's service (under the monitor); its failure, or {@code null}. */
@@ -288,8 +357,7 @@ public final class TaskServicePool implements AutoCloseable {
             if (e == null || e.state != HostState.STARTING || !move(e, HostState.REGISTERED)) {
                 return;
             }
-            Secret.deleteFile(e.secretFile);
-            e.secretFile = null;
+            deleteFiles(e);
             if (awaited.remove(host) && awaited.isEmpty()) {
                 notifyAll(); // one wake-up for the whole start, not one per host: no quadratic rescans
             }
@@ -327,10 +395,26 @@ public final class TaskServicePool implements AutoCloseable {
             return;
         }
         e.problem = problem;
-        Secret.deleteFile(e.secretFile);
-        e.secretFile = null;
+        deleteFiles(e);
         if (e.shell != null) {
             stoppedShells.add(e.shell);
+        }
+    }
+
+    /**
+     * Deletes the secret (and host-list) file {@code e}'s remote shell read: it has started the service, which read its
+     * stdin (services started together share the files; the first of them to register or end deletes them).
+     */
+    private static void deleteFiles(Entry e) {
+        Secret.deleteFile(e.secretFile);
+        e.secretFile = null;
+        if (e.hostFile != null) {
+            try {
+                java.nio.file.Files.deleteIfExists(e.hostFile);
+            } catch (IOException ignored) {
+                // a host list, not a secret: best effort
+            }
+            e.hostFile = null;
         }
     }
 
@@ -362,8 +446,8 @@ public final class TaskServicePool implements AutoCloseable {
             }
             boolean wasUp = e.state.isUp();
             end(e, HostState.STOPPED, why);
-            if (!wasUp && e.shell != null && e.shell.isAlive()) {
-                unregistered = e.shell;
+            if (!wasUp && e.shell != null && !e.sharedShell && e.shell.isAlive()) {
+                unregistered = e.shell; // a shared one runs other hosts' services: this one, if it registers, is refused
             }
         }
         releaseQuietly(host, why);
@@ -613,12 +697,15 @@ public final class TaskServicePool implements AutoCloseable {
             }
             closed = true;
             for (Entry e : entries.values()) {
-                if (e.state == HostState.STARTING && e.shell != null) {
+                if (e.state == HostState.STARTING && e.shell != null && !e.sharedShell) {
                     unregistered.add(e.shell); // no Shutdown reaches it: ended below instead of waited for
                 }
                 end(e, HostState.STOPPED, "job finished");
             }
-            shells.addAll(stoppedShells);
+            // services started together share one shell: waited for once
+            java.util.Set<ProcessSupervisor> distinct = java.util.Collections.newSetFromMap(
+                    new java.util.IdentityHashMap<>());
+            stoppedShells.stream().filter(distinct::add).forEach(shells::add);
             stoppedShells.clear();
             shells.removeAll(unregistered);
         }

@@ -53,6 +53,30 @@ class RemoteShellCommandBuilderTest {
         assertEquals(WORDS, srun.subList(5, srun.size()));
     }
 
+    /**
+     * Issue 23: inside Slurm one step starts every host's service (one srun on the launch node, not one per host), each
+     * naming its host by Slurm's node name; the other shells start one host at a time.
+     */
+    @Test
+    void srunStartsManyHostsServicesInOneStepTheOtherShellsOneByOne() {
+        List<String> words = RemoteShellCommandBuilder.stepServiceWords(Path.of("/opt/troika/bin/troika-rsh"),
+                Endpoint.parse("10.0.0.1:4000", "driver"), "ab12");
+        assertEquals(List.of("/opt/troika/bin/troika-rsh", "task-service", "--host-from-env", "SLURMD_NODENAME",
+                "--driver", "10.0.0.1:4000", "--secret-stdin", "--agent-label", "ab12"), words);
+        assertEquals(List.of("srun", "--nodes=3", "--ntasks=3", "--ntasks-per-node=1", "--overlap",
+                "--kill-on-bad-exit=0", "--input=all", "--nodelist=n2,n3,n4", "x"),
+                RemoteShellCommandBuilder.buildTogether(settings(null, null, null), "srun", 3, "n2,n3,n4", List.of("x")));
+        assertEquals("srun", RemoteShellCommandBuilder.buildTogether(settings("srun", null, null), null, 2, "a,b",
+                List.of("x")).get(0));
+        for (String shell : new String[] {null, "ssh", "blaunch", "ip netns exec {host}"}) {
+            assertEquals(null, RemoteShellCommandBuilder.buildTogether(settings(shell, null, null), null, 2, "a,b",
+                    List.of("x")), shell);
+        }
+        // --remote-shell wins over the allocation's srun
+        assertEquals(null, RemoteShellCommandBuilder.buildTogether(settings("ssh", null, null), "srun", 2, "a,b",
+                List.of("x")));
+    }
+
     @Test
     void aTemplateGetsTheHostSubstituted() {
         List<String> argv = RemoteShellCommandBuilder.build(settings("ip netns exec ns-{host}", null, null), null, "n2", WORDS);

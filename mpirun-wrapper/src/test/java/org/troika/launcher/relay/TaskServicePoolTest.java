@@ -206,4 +206,51 @@ class TaskServicePoolTest {
                 .map(org.troika.launcher.timeline.Timeline.Event::host).sorted().toList();
         assertEquals(List.of("a", "b", "c"), spans, errBytes.toString(StandardCharsets.UTF_8));
     }
+    /**
+     * Issue 23: a start that covers many hosts with one process here (one srun step) is asked once for all of a
+     * round's hosts; its process is shared: a host of it that never registers is named and stopped without ending the
+     * others' services, and the files its process read (the secret, a long host list) are gone once a service
+     * registered.
+     */
+    @Test
+    void servicesStartedTogetherShareOneProcessAndAMissingOneDoesNotEndTheOthers() throws Exception {
+        ServiceStart single = inProcess();
+        List<List<String>> together = new CopyOnWriteArrayList<>();
+        List<org.troika.common.exec.ProcessSupervisor> steps = new CopyOnWriteArrayList<>();
+        Path secretFile = java.nio.file.Files.createFile(tmp.resolve("secret"));
+        Path hostFile = java.nio.file.Files.createFile(tmp.resolve("hosts"));
+        ServiceStart step = new ServiceStart() {
+            @Override
+            public Started start(String host, Endpoint driver, String label, Secret key) throws IOException {
+                throw new AssertionError("started " + host + " alone");
+            }
+
+            @Override
+            public Started startTogether(List<String> hosts, Endpoint driver, String label, Secret key)
+                    throws IOException {
+                together.add(List.copyOf(hosts));
+                for (String h : hosts) {
+                    if (!h.equals("never")) { // this host's task fails to start: the step goes on
+                        single.start(h, driver, label, key);
+                    }
+                }
+                org.troika.common.exec.ProcessSupervisor p = org.troika.common.exec.ProcessSupervisor.start(
+                        new org.troika.common.exec.LaunchPlan(List.of("sleep", "5"), Map.of()), l -> { }, l -> { });
+                steps.add(p);
+                return new Started(p, secretFile, hostFile);
+            }
+        };
+        TaskServicePool pool = pool(step, loopback(), Duration.ofSeconds(2));
+        HostsNotReadyException e = assertThrows(HostsNotReadyException.class,
+                () -> pool.ready(List.of("a", "b", "never")));
+        assertEquals(List.of(List.of("a", "b", "never")), together);
+        assertEquals(List.of("never"), e.missing());
+        assertEquals(HostState.STOPPED, pool.state("never"));
+        assertTrue(pool.state("a").isUp() && pool.state("b").isUp(), pool.state("a") + " " + pool.state("b"));
+        assertTrue(steps.get(0).isAlive(), "the step of a and b was ended with the host that never came");
+        assertTrue(!java.nio.file.Files.exists(secretFile) && !java.nio.file.Files.exists(hostFile));
+        pool.ready(List.of("a", "b"));
+        assertEquals(HostState.PROVISIONED, pool.state("b"));
+        assertEquals(1, together.size(), "a and b started again: " + together);
+    }
 }

@@ -16,8 +16,10 @@ import org.troika.wire.Endpoint;
 import org.troika.wire.Secret;
 
 /**
- * {@code troika-rsh task-service --host HOST [--driver ADDR:PORT[,...]] [--secret-stdin] [--agent-label HEX]
- * [--heartbeat-ms N] [--liveness-ms N]}: runs the task service of one host until the driver goes away. With
+ * {@code troika-rsh task-service (--host HOST | --host-from-env NAME) [--driver ADDR:PORT[,...]] [--secret-stdin]
+ * [--agent-label HEX] [--heartbeat-ms N] [--liveness-ms N]}: runs the task service of one host until the driver goes
+ * away. {@code --host-from-env} takes the host word from the service's environment (one {@code srun} step starts the
+ * services of many hosts with one command line; each reads {@code SLURMD_NODENAME}). With
  * {@code --agent-label}, tree-spawned agents get the launch agent key derived with that label ({@link AgentKey}),
  * never the job secret. The driver address defaults to
  * {@link TroikaEnv#DRIVER_ADDR}; the secret comes from the environment, or with {@code --secret-stdin} from the first
@@ -31,6 +33,7 @@ public final class TaskServiceMain {
 
     public static int run(List<String> args, Map<String, String> env) {
         String host = null;
+        String hostVariable = null;
         String driver = env.get(TroikaEnv.DRIVER_ADDR);
         boolean secretStdin = false;
         String agentLabel = null;
@@ -40,13 +43,24 @@ public final class TaskServiceMain {
             String a = args.get(i);
             switch (a) {
                 case "--host" -> host = value(args, ++i, a);
+                case "--host-from-env" -> hostVariable = value(args, ++i, a);
                 case "--driver" -> driver = value(args, ++i, a);
                 case "--secret-stdin" -> secretStdin = true;
                 case "--agent-label" -> agentLabel = AgentKey.checkLabel(value(args, ++i, a));
                 case "--heartbeat-ms" -> heartbeat = millis(value(args, ++i, a), a);
                 case "--liveness-ms" -> liveness = millis(value(args, ++i, a), a);
                 default -> throw new UsageException("task-service: unknown option '" + a
-                        + "'; expected --host, --driver, --secret-stdin, --agent-label, --heartbeat-ms, --liveness-ms");
+                        + "'; expected --host, --host-from-env, --driver, --secret-stdin, --agent-label, --heartbeat-ms, --liveness-ms");
+            }
+        }
+        if (hostVariable != null) {
+            if (host != null) {
+                throw new UsageException("task-service: give --host or --host-from-env, not both");
+            }
+            host = env.get(hostVariable);
+            if (host == null || host.isBlank()) {
+                throw new UsageException("task-service --host-from-env " + hostVariable + ": the variable is not set"
+                        + " here (it names this host inside an srun step; run the service there, or give --host)");
             }
         }
         if (host == null || host.isBlank()) {

@@ -163,7 +163,10 @@ public sealed interface RelayMessage {
     /** agent → task: stop the command of {@code requestId} (process tree: TERM, grace, KILL). */
     record Abort(long requestId) implements RelayMessage {}
 
-    /** task → agent: a chunk of the command's output; stream 1 = stdout, 2 = stderr. */
+    /**
+     * task → agent: a chunk of the command's output; stream 1 = stdout, 2 = stderr. Also task → driver on the control
+     * connection: a line of what a detached service itself prints (its remote shell has gone).
+     */
     record Output(int stream, byte[] data) implements RelayMessage {
         public Output {
             data = data.clone();

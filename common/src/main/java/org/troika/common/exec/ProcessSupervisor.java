@@ -317,6 +317,13 @@ public final class ProcessSupervisor implements AutoCloseable {
     }
 
     /**
+     * The plan's process's exit code, or {@code null} while it runs; never waits (nor for its output streams).
+     */
+    public Integer exitCode() {
+        return process.isAlive() ? null : process.exitValue();
+    }
+
+    /**
      * Waits at most {@code timeout} for the plan's process to exit, and returns at once when it does (the JDK's
      * reaper wakes the waiter); unlike {@link #waitFor(Duration)} it neither closes the guard pipe nor waits for the
      * output streams.

@@ -108,6 +108,15 @@ public final class RemoteShell {
     /** A command started on several hosts by one process here, and the host-list file it read (or {@code null}). */
     public record Together(ProcessSupervisor process, List<String> argv, Path hostFile) {}
 
+    /**
+     * Whether task services started through this shell leave it once registered ({@code --detach}), so that its
+     * process here ends: ssh and templates. Not srun and blaunch: a batch system ends what its task leaves behind when
+     * the task exits (Slurm's step, LSF's RES), and srun starts many hosts with one process anyway.
+     */
+    public boolean detaches() {
+        return !name().equals("srun") && !name().equals("blaunch");
+    }
+
     /** Whether this shell starts a command on many hosts with one process here ({@link #startTogether}). */
     public boolean startsTogether() {
         return RemoteShellCommandBuilder.buildTogether(settings, allocationShell, 2, "a,b", List.of("true")) != null;

@@ -41,6 +41,19 @@ public final class RemoteShellCommandBuilder {
     }
 
     /**
+     * {@link #serviceWords(Path, String, Endpoint, String)}, and with {@code detach} the service leaves its remote
+     * shell once registered ({@code --detach}: the shell's process on this machine ends then).
+     */
+    public static List<String> serviceWords(Path troikaRsh, String host, Endpoint driver, String agentLabel,
+            boolean detach) {
+        List<String> w = new ArrayList<>(serviceWords(troikaRsh, host, driver, agentLabel));
+        if (detach) {
+            w.add(w.indexOf("--secret-stdin") + 1, "--detach");
+        }
+        return List.copyOf(w);
+    }
+
+    /**
      * The task-service words one {@code srun} step runs on each of its hosts ({@link #buildTogether}): the same command
      * line everywhere, each service naming its host by {@link #STEP_HOST_VARIABLE}.
      */

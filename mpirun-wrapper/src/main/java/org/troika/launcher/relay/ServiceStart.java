@@ -21,14 +21,21 @@ public interface ServiceStart {
      * A started service: the remote shell that runs it and the file its stdin reads the job secret from (deleted once
      * it registered), both {@code null} when it was started elsewhere.
      */
-    record Started(ProcessSupervisor shell, Path secretFile, Path hostFile) {
+    record Started(ProcessSupervisor shell, Path secretFile, Path hostFile, boolean detaches) {
         /** Started by someone else: nothing to watch or clean up here. */
         public static final Started ELSEWHERE = new Started(null, null);
 
-        /** One host's start: no host-list file. */
+        /** One host's start in the foreground of its shell: no host-list file. */
         public Started(ProcessSupervisor shell, Path secretFile) {
-            this(shell, secretFile, null);
+            this(shell, secretFile, null, false);
         }
+    }
+
+    /**
+     * A line a detached service printed (it reached the driver: its remote shell has gone), written where that host's
+     * shell output went.
+     */
+    default void detachedOutput(String host, byte[] line) {
     }
 
     /**
@@ -52,7 +59,18 @@ public interface ServiceStart {
 
     /** This start, one host at a time even where its shell could start many together. */
     default ServiceStart oneByOne() {
-        return this::start;
+        ServiceStart self = this;
+        return new ServiceStart() {
+            @Override
+            public Started start(String host, Endpoint driver, String agentLabel, Secret secret) throws IOException {
+                return self.start(host, driver, agentLabel, secret);
+            }
+
+            @Override
+            public void detachedOutput(String host, byte[] line) {
+                self.detachedOutput(host, line);
+            }
+        };
     }
 
     /** Services started by others ({@link Started#ELSEWHERE}); the pool only expects them. */
@@ -72,7 +90,8 @@ public interface ServiceStart {
         return new ServiceStart() {
             @Override
             public Started start(String host, Endpoint driver, String label, Secret secret) throws IOException {
-                List<String> words = RemoteShellCommandBuilder.serviceWords(troikaRsh, host, driver, label);
+                boolean detaches = shell.detaches();
+                List<String> words = RemoteShellCommandBuilder.serviceWords(troikaRsh, host, driver, label, detaches);
                 if (verbose != null) {
                     verbose.println("troika: starting the task service of " + host + ": "
                             + String.join(" ", shell.argv(host, words)));
@@ -80,11 +99,16 @@ public interface ServiceStart {
                 Path stdin = secret.writeToPrivateFile(tmp);
                 try {
                     LineSink out = output.apply(host);
-                    return new Started(shell.start(host, words, out, out, stdin), stdin);
+                    return new Started(shell.start(host, words, out, out, stdin), stdin, null, detaches);
                 } catch (IOException | RuntimeException e) {
                     Secret.deleteFile(stdin);
                     throw e;
                 }
+            }
+
+            @Override
+            public void detachedOutput(String host, byte[] line) {
+                output.apply(host).accept(new String(line, java.nio.charset.StandardCharsets.UTF_8));
             }
 
             /** One srun step: the launch node keeps one process for all of these hosts, not one each. */
@@ -104,7 +128,7 @@ public interface ServiceStart {
                         verbose.println("troika: starting the task services of " + name + ": "
                                 + String.join(" ", t.argv()));
                     }
-                    return new Started(t.process(), stdin, t.hostFile());
+                    return new Started(t.process(), stdin, t.hostFile(), false);
                 } catch (IOException | RuntimeException e) {
                     Secret.deleteFile(stdin);
                     throw e;

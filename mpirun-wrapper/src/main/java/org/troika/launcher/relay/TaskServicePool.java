@@ -34,7 +34,8 @@ import org.troika.wire.Secret;
  *   pool.ready(hosts)          start the missing ones, wait until registered, hand over files: PROVISIONED
  *   pool.stop(host, why)       Shutdown to its service (or its remote shell ended): STOPPED
  *   driver reports a loss      LOST, printed, told to the {@link #onHostLost} listener
- *   pool.close()               Shutdown to every service, remote shells waited for, stdin files gone
+ *   pool.close()               Shutdown to every service; their remote shells (or, for services that detached
+ *                              from theirs, their driver connections) waited for; stdin files gone
  * </pre>
  *
  * <p>Network: the driver listens on the local address that routes to each host ({@link Config#route}), one listener
@@ -51,6 +52,9 @@ import org.troika.wire.Secret;
  * missing (remote shells that ended, start timeouts) every {@link #POLL}: O(hosts) per look, never per registration.
  */
 public final class TaskServicePool implements AutoCloseable {
+    /** How long the services told to shut down at close may take to end, all together. */
+    static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(10);
+
     /** How often a wait for registrations looks at remote shells that ended. */
     static final Duration POLL = Duration.ofMillis(20);
 
@@ -135,8 +139,19 @@ public final class TaskServicePool implements AutoCloseable {
             this.startedMicros = startedMicros;
         }
 
+        /** Whether its service left {@link #shell} once registered: that shell's end is then no sign of its end. */
+        boolean detaches;
+
+        /**
+         * Whether its remote shell ended, and with it the service: not so for a detaching service's shell once it
+         * registered, nor for one that exited 0 (it does only after the service said it registered and detached; the
+         * driver's report of that registration may still be on its way).
+         */
         boolean shellEnded() {
-            return shell != null && !shell.isAlive();
+            if (shell == null || shell.isAlive()) {
+                return false;
+            }
+            return !detaches || !state.isUp() && !Integer.valueOf(0).equals(shell.exitCode());
         }
     }
 
@@ -326,6 +341,7 @@ public final class TaskServicePool implements AutoCloseable {
             ServiceStart.Started s = config.start().start(host, at, config.agentLabel().apply(host), config.secret());
             e.shell = s.shell();
             e.secretFile = s.secretFile();
+            e.detaches = s.detaches();
             return null;
         } catch (IOException | UsageException ex) {
             if (driver != null) {
@@ -344,6 +360,7 @@ public final class TaskServicePool implements AutoCloseable {
                     config.heartbeat(), config.liveness(), config.driverBeat(), this::lost);
             d.onRegistered(this::registered);
             d.onRankEnded((host, ended) -> onRankEnded.accept(host, ended));
+            d.onServiceOutput((host, out) -> config.start().detachedOutput(host, out.data()));
             driver = d;
         }
         return driver;
@@ -686,17 +703,22 @@ public final class TaskServicePool implements AutoCloseable {
         return new StartProgress.Hosts(hosts.size(), up, slowest == null ? null : slowest.host);
     }
 
-    /** Shutdown to every service, waits for their remote shells (then ends them), deletes the stdin files. */
+    /**
+     * Shutdown to every service, waits until they ended (detached ones: their driver connections closed; the others:
+     * their remote shells exited, else ended), deletes the stdin files.
+     */
     @Override
     public void close() {
         List<ProcessSupervisor> shells = new ArrayList<>();
         List<ProcessSupervisor> unregistered = new ArrayList<>();
+        boolean anyDetached = false;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
             for (Entry e : entries.values()) {
+                anyDetached |= e.detaches && e.state.isUp();
                 if (e.state == HostState.STARTING && e.shell != null && !e.sharedShell) {
                     unregistered.add(e.shell); // no Shutdown reaches it: ended below instead of waited for
                 }
@@ -711,7 +733,8 @@ public final class TaskServicePool implements AutoCloseable {
         }
         DriverService d = driver;
         if (d != null) {
-            d.close();
+            // services that left their remote shells: their connections' end is the only sign that they stopped
+            d.close(anyDetached ? SHUTDOWN_WAIT : Duration.ZERO);
         }
         for (ProcessSupervisor p : unregistered) {
             p.close();
@@ -726,7 +749,7 @@ public final class TaskServicePool implements AutoCloseable {
      * hosts).
      */
     static void stopShells(List<ProcessSupervisor> shells) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        long deadline = System.nanoTime() + SHUTDOWN_WAIT.toNanos();
         for (ProcessSupervisor p : shells) {
             try {
                 // told to shut down by the driver, the services exit and their remote shells with them

@@ -97,4 +97,23 @@ class RemoteShellTest {
         }
         assertTrue(!Files.exists(tmp.resolve("args.txt")), "srun ran");
     }
+
+    /**
+     * Services started over ssh or a template leave their shell once registered; srun's and blaunch's are kept (the
+     * batch system would end what a finished task left behind).
+     */
+    @Test
+    void servicesDetachFromSshAndTemplatesNotFromTheBatchSystemsLaunchers() {
+        for (String name : new String[] {"ssh", "ip netns exec {host}"}) {
+            assertTrue(new RemoteShell(RunSettings.of(List.of("true")).with(REMOTE_SHELL, name), null, Map.of())
+                    .detaches(), name);
+        }
+        assertTrue(new RemoteShell(RunSettings.of(List.of("true")), null, Map.of()).detaches(), "ssh by default");
+        for (String allocation : new String[] {"srun", "blaunch"}) {
+            assertTrue(!new RemoteShell(RunSettings.of(List.of("true")), allocation, Map.of()).detaches(), allocation);
+        }
+        assertEquals(List.of("/t/troika-rsh", "task-service", "--host", "n2", "--driver", "10.0.0.1:4000",
+                "--secret-stdin", "--detach", "--agent-label", "ab"), RemoteShellCommandBuilder.serviceWords(
+                        Path.of("/t/troika-rsh"), "n2", new org.troika.wire.Endpoint("10.0.0.1", 4000), "ab", true));
+    }
 }

@@ -237,7 +237,7 @@ class TaskServicePoolTest {
                 org.troika.common.exec.ProcessSupervisor p = org.troika.common.exec.ProcessSupervisor.start(
                         new org.troika.common.exec.LaunchPlan(List.of("sleep", "5"), Map.of()), l -> { }, l -> { });
                 steps.add(p);
-                return new Started(p, secretFile, hostFile);
+                return new Started(p, secretFile, hostFile, false);
             }
         };
         TaskServicePool pool = pool(step, loopback(), Duration.ofSeconds(2));
@@ -252,5 +252,61 @@ class TaskServicePoolTest {
         pool.ready(List.of("a", "b"));
         assertEquals(HostState.PROVISIONED, pool.state("b"));
         assertEquals(1, together.size(), "a and b started again: " + together);
+    }
+
+    /**
+     * Issue 23: a service that detaches from its remote shell (ssh) once registered. Its shell exits 0 then, possibly
+     * before the driver's report of the registration reached the pool: that is no failure, and the host is not
+     * started again. A shell that exits otherwise before its service registered still fails the host at once. What a
+     * detached service prints reaches the launcher over the driver connection, a line at a time, tagged by host.
+     */
+    @Test
+    void aDetachedServicesShellEndingIsNoFailureAndItsOutputComesOverTheDriver() throws Exception {
+        ServiceStart single = inProcess();
+        List<String> printed = new CopyOnWriteArrayList<>();
+        ServiceStart detaching = new ServiceStart() {
+            @Override
+            public Started start(String host, Endpoint driver, String label, Secret key) throws IOException {
+                // the shell exits at once: 0 as after a detach, 3 as a shell that failed (its service never started)
+                String code = host.equals("broken") ? "3" : "0";
+                org.troika.common.exec.ProcessSupervisor shell = org.troika.common.exec.ProcessSupervisor.start(
+                        new org.troika.common.exec.LaunchPlan(List.of("sh", "-c", "exit " + code), Map.of()),
+                        l -> { }, l -> { });
+                if (!host.equals("broken")) {
+                    try {
+                        shell.awaitExit(Duration.ofSeconds(10)); // ended before its service even connects
+                    } catch (InterruptedException e) {
+                        throw new java.io.InterruptedIOException();
+                    }
+                    single.start(host, driver, label, key);
+                }
+                return new Started(shell, null, null, true);
+            }
+
+            @Override
+            public void detachedOutput(String host, byte[] line) {
+                printed.add(host + ": " + new String(line, StandardCharsets.UTF_8));
+            }
+        };
+        TaskServicePool pool = pool(detaching, loopback(), Duration.ofSeconds(30));
+        long t0 = System.nanoTime();
+        HostsNotReadyException e = assertThrows(HostsNotReadyException.class,
+                () -> pool.ready(List.of("a", "b", "broken")));
+        assertEquals(List.of("broken"), e.missing());
+        assertTrue(e.getMessage().contains("broken (exit 3)"), e.getMessage());
+        assertTrue(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0) < 20, "waited for the start timeout");
+        pool.ready(List.of("a", "b"));
+        assertEquals(HostState.PROVISIONED, pool.state("a"));
+        assertEquals(Map.of(), pool.start(List.of("a", "b"))); // their shells ended: not started again
+        assertEquals(2, told.size(), told.toString());
+
+        java.io.OutputStream err = services.get("a").toDriver(2);
+        err.write("first\nsec".getBytes(StandardCharsets.UTF_8));
+        err.write("ond\n".getBytes(StandardCharsets.UTF_8));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (printed.size() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(List.of("a: first\n", "a: second\n"), printed);
     }
 }

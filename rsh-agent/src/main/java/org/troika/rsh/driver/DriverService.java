@@ -102,6 +102,8 @@ public final class DriverService implements AutoCloseable {
         volatile CountDownLatch probeDone = new CountDownLatch(1);
         volatile Map<String, List<String>> probe = Map.of();
         final Map<String, java.util.concurrent.CompletableFuture<String>> stored = new ConcurrentHashMap<>();
+        /** Counted down when its connection ended, whoever ended it. */
+        final CountDownLatch ended = new CountDownLatch(1);
 
         Registration(HostInfo info, WireConnection<RelayMessage> channel, long now, long heartbeat) {
             this.info = info;
@@ -257,6 +259,16 @@ public final class DriverService implements AutoCloseable {
     }
 
     private volatile java.util.function.BiConsumer<String, RelayMessage.RankEnded> onRankEnded;
+
+    /**
+     * Where what detached task services print goes ({@link RelayMessage.Output} on their control connection, a line
+     * per frame), with the host word; called on the driver's callback thread, in arrival order.
+     */
+    public void onServiceOutput(java.util.function.BiConsumer<String, RelayMessage.Output> listener) {
+        this.onServiceOutput = listener;
+    }
+
+    private volatile java.util.function.BiConsumer<String, RelayMessage.Output> onServiceOutput;
 
     /** Whether the agent key is still accepted. */
     public boolean agentKeyOpen() {
@@ -499,6 +511,12 @@ public final class DriverService implements AutoCloseable {
                 if (told != null) {
                     callbacks.execute(() -> told.accept(r.info.host(), e));
                 }
+            } else if (m instanceof RelayMessage.Output o) {
+                var told = onServiceOutput;
+                if (told != null) {
+                    // the callbacks' one thread keeps the arrival order; a blocked stderr never stalls the selector
+                    callbacks.execute(() -> told.accept(r.info.host(), o));
+                }
             }
             return;
         }
@@ -558,7 +576,11 @@ public final class DriverService implements AutoCloseable {
 
     /** A connection ended; a registered host's end that this side did not cause is its loss. */
     private void closed(WireConnection<RelayMessage> c, IOException cause) {
-        if (cause == null || !(c.attachment() instanceof Registration r)) {
+        if (!(c.attachment() instanceof Registration r)) {
+            return;
+        }
+        r.ended.countDown();
+        if (cause == null) {
             return;
         }
         reportLost(r, cause instanceof WireException ? "protocol error from its task service: " + cause.getMessage()
@@ -690,14 +712,38 @@ public final class DriverService implements AutoCloseable {
     /** Tells every task service to stop and closes the registry. */
     @Override
     public void close() {
+        close(Duration.ZERO);
+    }
+
+    /**
+     * Shutdown to every registered service, then waits at most {@code awaitEnd} (for all together) until each ended
+     * its connection, which a service does once it has stopped its commands: services that detached from their remote
+     * shells have no process on this machine to wait for instead. Then closes everything.
+     */
+    public void close(Duration awaitEnd) {
         closing = true;
         server.stopAccepting();
-        for (Registration r : hosts.values()) {
+        List<Registration> told = new ArrayList<>(hosts.values());
+        for (Registration r : told) {
             try {
                 r.channel.send(new RelayMessage.Shutdown("job finished"));
             } catch (IOException ignored) {
                 // already gone
             }
+        }
+        long deadline = System.nanoTime() + awaitEnd.toNanos();
+        for (Registration r : told) {
+            try {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !r.ended.await(left, TimeUnit.NANOSECONDS)) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        for (Registration r : told) {
             r.channel.close();
         }
         server.close();

@@ -574,6 +574,57 @@ public final class TaskService implements AutoCloseable {
         }
     }
 
+    /**
+     * A stream whose bytes go to the driver as {@link RelayMessage.Output} frames on the control connection, a line per
+     * frame (a longer run without a newline in 64 KiB pieces), for a service that detached from its remote shell
+     * ({@code --detach}): what it and its handed-over daemons print still reaches the launcher, which tags it with the
+     * host. Dropped once the driver is gone (the service then stops).
+     */
+    public java.io.OutputStream toDriver(int stream) {
+        return new DriverOutput(stream);
+    }
+
+    private final class DriverOutput extends java.io.OutputStream {
+        private static final int PIECE = 64 * 1024;
+        private final int stream;
+        private final java.io.ByteArrayOutputStream pending = new java.io.ByteArrayOutputStream();
+
+        DriverOutput(int stream) {
+            this.stream = stream;
+        }
+
+        @Override
+        public void write(int b) {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            int start = off;
+            for (int i = off; i < off + len; i++) {
+                if (b[i] == '\n' || pending.size() + (i - start) + 1 >= PIECE) {
+                    pending.write(b, start, i + 1 - start);
+                    send();
+                    start = i + 1;
+                }
+            }
+            pending.write(b, start, off + len - start);
+        }
+
+        private void send() {
+            byte[] data = pending.toByteArray();
+            pending.reset();
+            WireChannel<RelayMessage> c = control;
+            if (c != null && !stopping) {
+                try {
+                    c.send(new RelayMessage.Output(stream, data));
+                } catch (IOException gone) {
+                    // the driver is gone: the control loop stops the service
+                }
+            }
+        }
+    }
+
     /** Names a {@link RelayMessage.PrivateFile} may set for commands: troika's own file variables only. */
     private static final java.util.regex.Pattern PRIVATE_FILE_ENV = java.util.regex.Pattern.compile(
             "TROIKA_[A-Z0-9_]+_FILE");

@@ -17,9 +17,10 @@ import org.troika.wire.Secret;
 
 /**
  * {@code troika-rsh task-service (--host HOST | --host-from-env NAME) [--driver ADDR:PORT[,...]] [--secret-stdin]
- * [--agent-label HEX] [--heartbeat-ms N] [--liveness-ms N]}: runs the task service of one host until the driver goes
+ * [--detach] [--agent-label HEX] [--heartbeat-ms N] [--liveness-ms N]}: runs the task service of one host until the driver goes
  * away. {@code --host-from-env} takes the host word from the service's environment (one {@code srun} step starts the
- * services of many hosts with one command line; each reads {@code SLURMD_NODENAME}). With
+ * services of many hosts with one command line; each reads {@code SLURMD_NODENAME}). With {@code --detach} it leaves its remote shell once registered
+ * ({@link #detach}). With
  * {@code --agent-label}, tree-spawned agents get the launch agent key derived with that label ({@link AgentKey}),
  * never the job secret. The driver address defaults to
  * {@link TroikaEnv#DRIVER_ADDR}; the secret comes from the environment, or with {@code --secret-stdin} from the first
@@ -36,6 +37,7 @@ public final class TaskServiceMain {
         String hostVariable = null;
         String driver = env.get(TroikaEnv.DRIVER_ADDR);
         boolean secretStdin = false;
+        boolean detach = false;
         String agentLabel = null;
         long heartbeat = Liveness.HEARTBEAT.toMillis();
         long liveness = Liveness.DRIVER_TIMEOUT.toMillis();
@@ -46,11 +48,12 @@ public final class TaskServiceMain {
                 case "--host-from-env" -> hostVariable = value(args, ++i, a);
                 case "--driver" -> driver = value(args, ++i, a);
                 case "--secret-stdin" -> secretStdin = true;
+                case "--detach" -> detach = true;
                 case "--agent-label" -> agentLabel = AgentKey.checkLabel(value(args, ++i, a));
                 case "--heartbeat-ms" -> heartbeat = millis(value(args, ++i, a), a);
                 case "--liveness-ms" -> liveness = millis(value(args, ++i, a), a);
                 default -> throw new UsageException("task-service: unknown option '" + a
-                        + "'; expected --host, --host-from-env, --driver, --secret-stdin, --agent-label, --heartbeat-ms, --liveness-ms");
+                        + "'; expected --host, --host-from-env, --driver, --secret-stdin, --detach, --agent-label, --heartbeat-ms, --liveness-ms");
             }
         }
         if (hostVariable != null) {
@@ -86,6 +89,9 @@ public final class TaskServiceMain {
                 }
             }, "troika-task-service-stop");
             Runtime.getRuntime().addShutdownHook(hook);
+            if (detach) {
+                detach(service);
+            }
             String reason = service.awaitStop();
             return reason != null && reason.startsWith("driver: ") ? 0 : 1;
         } catch (IOException e) {
@@ -96,6 +102,34 @@ public final class TaskServiceMain {
             Thread.currentThread().interrupt();
             return 1;
         }
+    }
+
+    /** What a detaching service writes on its stdout once registered: its remote shell may end now. */
+    public static final String DETACHED = "troika-task-service-detached";
+
+    /**
+     * Leaves the remote shell that started this service (registered by now): says {@link #DETACHED} on stdout, from now
+     * on sends what it prints to the driver ({@link TaskService#toDriver}), and closes its stdin, stdout and stderr
+     * (the JDK puts {@code /dev/null} in their place), so the remote shell's connection ends: no process for this host
+     * stays on the launch node. {@code bin/troika-rsh} started this JVM in the background for it and exits with the
+     * line. The service still ends with the driver: its Shutdown, its connection's end, or its silence while
+     * unreachable.
+     */
+    private static void detach(TaskService service) {
+        java.io.PrintStream out = System.out;
+        java.io.PrintStream err = System.err;
+        java.io.InputStream in = System.in;
+        out.print(DETACHED + "\n");
+        out.flush();
+        System.setOut(new java.io.PrintStream(service.toDriver(1), true));
+        System.setErr(new java.io.PrintStream(service.toDriver(2), true));
+        try {
+            in.close();
+        } catch (IOException ignored) {
+            // already gone
+        }
+        out.close();
+        err.close();
     }
 
     /** Where the service keeps its private files: {@code $TMPDIR} when set (as for the rest of the job), else /tmp. */

@@ -26,9 +26,7 @@ class NetnsSshRunTest {
 
     @Test
     void anMpiJobRunsOverSshWithDetectedNetworks() throws Exception {
-        Requires.root();
-        Requires.command("ssh");
-        try (NetnsCluster c = NetnsCluster.create("nss", 224, 3)) {
+        try (NetnsCluster c = sshHosts("nss", 224)) {
             Path sshConfig = c.startSshd();
             List<String> hosts = c.hosts().stream().map(NetnsCluster.Host::address).toList();
             // Open MPI's ssh needs the test's client config too
@@ -64,9 +62,7 @@ class NetnsSshRunTest {
      */
     @Test
     void relayServicesStartedOverSshLeaveNoSshClientOnTheLaunchNodeWhileTheJobRuns() throws Exception {
-        Requires.root();
-        Requires.command("ssh");
-        try (NetnsCluster c = NetnsCluster.create("nsd", 225, 3)) {
+        try (NetnsCluster c = sshHosts("nsd", 225)) {
             Path sshConfig = c.startSshd();
             List<String> hosts = c.hosts().stream().map(NetnsCluster.Host::address).toList();
             RunSupport.Result r;
@@ -115,5 +111,12 @@ class NetnsSshRunTest {
             }
         }
         return n;
+    }
+
+    /** Three fake hosts that will run sshd (needs root and an ssh client). */
+    private static NetnsCluster sshHosts(String tag, int subnet) throws java.io.IOException {
+        Requires.root();
+        Requires.command("ssh");
+        return NetnsCluster.create(tag, subnet, 3);
     }
 }

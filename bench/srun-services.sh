@@ -2,7 +2,7 @@
 # What starting a command on every node of a Slurm allocation costs the launch node, the way troika starts its task
 # services inside Slurm: one srun per node (`srun --nodes=1 --ntasks=1 --overlap --nodelist=HOST`, troika before
 # issue 23's change) against one step for all nodes (`srun --nodes=N --ntasks=N --ntasks-per-node=1 --overlap
-# --nodelist=...`, troika now). Both start `sleep 6` on every node; once every task runs, the srun processes on the
+# --nodelist=...`, troika now). Both start a sleep on every node; once every task runs, the srun processes on the
 # launch node are sampled: count, RSS, threads, descriptors, CPU. Prints both and the ratios.
 #
 #   bash bench/srun-services.sh [NODES] [REPS]     (as root; default 16 nodes, 2 repetitions of each)
@@ -35,11 +35,12 @@ n=$(echo "$nodes" | wc -l)
 sample() {
   local count=0 rss=0 thr=0 fds=0 ticks=0
   for p in $(pgrep -P $$ -x srun); do
+    st=$(cat /proc/$p/status 2>/dev/null) && sv=$(cat /proc/$p/stat 2>/dev/null) || continue
     count=$((count + 1))
-    rss=$((rss + $(awk '/^VmRSS/ {print $2}' /proc/$p/status)))
-    thr=$((thr + $(awk '/^Threads/ {print $2}' /proc/$p/status)))
-    fds=$((fds + $(ls /proc/$p/fd | wc -l)))
-    ticks=$((ticks + $(awk '{print $14 + $15}' /proc/$p/stat)))
+    rss=$((rss + $(echo "$st" | awk '/^VmRSS/ {print $2}')))
+    thr=$((thr + $(echo "$st" | awk '/^Threads/ {print $2}')))
+    fds=$((fds + $(ls /proc/$p/fd 2>/dev/null | wc -l)))
+    ticks=$((ticks + $(echo "$sv" | awk '{print $14 + $15}')))
   done
   echo "$count $rss $thr $fds $((ticks * 1000 / hz))"
 }
@@ -52,7 +53,8 @@ running() {
   echo "not every node started its task" >&2
   return 1
 }
-task="mkdir -p $MARK/\$1 && touch $MARK/\$1/\$SLURMD_NODENAME && sleep 6"
+# each task lives until well after the last one started (all of them up took ~8 s at 64 nodes here)
+task="mkdir -p $MARK/\$1 && touch $MARK/\$1/\$SLURMD_NODENAME && sleep $((6 + n / 4))"
 for r in $(seq 1 "$REPS"); do
   m=one-per-node-$r; t0=$(date +%s%N)
   for h in $nodes; do

@@ -106,8 +106,14 @@ public sealed interface RelayMessage {
      */
     record NodeStore(String jobId) implements RelayMessage {}
 
-    /** driver → task: the job is over; stop every command and exit. */
-    record Shutdown(String reason) implements RelayMessage {}
+    /**
+     * driver → task: stop every command and exit ({@link #JOB_FINISHED} at the job's end, which also ends the job's
+     * node store on the host; another reason, e.g. the host left the job, keeps it for the end-of-job cleanup).
+     */
+    record Shutdown(String reason) implements RelayMessage {
+        /** The reason of the Shutdown the driver sends every service when the whole job is over. */
+        public static final String JOB_FINISHED = "job finished";
+    }
 
     /**
      * driver → task: every daemon of this launch has been looked up with the launch agent key, so no agent will read

@@ -180,7 +180,7 @@ public final class GenerationRelay implements AutoCloseable {
         return usable;
     }
 
-    /** Shutdown to every task service (their remote shells end), then the cleanup of every remote host used. */
+    /** Shutdown to every task service, then the cleanup of the remote hosts used whose services did not remove the store. */
     @Override
     public void close() {
         RelaySession s;
@@ -192,11 +192,18 @@ public final class GenerationRelay implements AutoCloseable {
         }
         if (s != null) {
             s.close();
+            // a service that ended at the job's final Shutdown removed the store itself: one remote shell fewer per host
+            Set<String> done = s.nodeStoreRemoved();
+            remote = remote.stream().filter(h -> !done.contains(h)).toList();
         }
         cleanUp(remote);
     }
 
-    /** {@code troika-rsh cleanup --job ID} on {@code remote} through the remote shell; reports the hosts it missed. */
+    /**
+     * {@code troika-rsh cleanup --job ID} on {@code remote} (the hosts whose services did not remove the store at the
+     * job's end: lost, left the job earlier, never relayed, or slower than the wait) through the remote shell; reports
+     * the hosts it missed.
+     */
     private void cleanUp(List<String> remote) {
         if (troikaHome == null || !Files.isExecutable(troikaHome.resolve("bin/troika-rsh")) || remote.isEmpty()) {
             return;

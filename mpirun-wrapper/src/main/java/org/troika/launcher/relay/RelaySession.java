@@ -204,6 +204,14 @@ public final class RelaySession implements AutoCloseable {
         }
     }
 
+    /**
+     * After {@link #close}: hosts whose services removed the node store themselves at the job's end (no end-of-job
+     * cleanup needed there).
+     */
+    public Set<String> nodeStoreRemoved() {
+        return pool == null ? Set.of() : pool.nodeStoreRemoved();
+    }
+
     /** Hosts whose service was lost and not started again. */
     public Set<String> lostHosts() {
         return pool == null ? Set.of() : pool.lostHosts();

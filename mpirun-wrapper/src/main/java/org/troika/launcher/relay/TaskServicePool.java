@@ -711,14 +711,15 @@ public final class TaskServicePool implements AutoCloseable {
     public void close() {
         List<ProcessSupervisor> shells = new ArrayList<>();
         List<ProcessSupervisor> unregistered = new ArrayList<>();
-        boolean anyDetached = false;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
             for (Entry e : entries.values()) {
-                anyDetached |= e.detaches && e.state.isUp();
+                if (e.nodeStore && e.state.isUp()) {
+                    heldStore.add(e.host);
+                }
                 if (e.state == HostState.STARTING && e.shell != null && !e.sharedShell) {
                     unregistered.add(e.shell); // no Shutdown reaches it: ended below instead of waited for
                 }
@@ -732,24 +733,41 @@ public final class TaskServicePool implements AutoCloseable {
             shells.removeAll(unregistered);
         }
         DriverService d = driver;
+        long deadline = System.nanoTime() + SHUTDOWN_WAIT.toNanos();
         if (d != null) {
-            // services that left their remote shells: their connections' end is the only sign that they stopped
-            d.close(anyDetached ? SHUTDOWN_WAIT : Duration.ZERO);
+            // a service ends its connection once it stopped (and removed the node store); for services that left their
+            // remote shells that is the only sign, for the others their shells end right after
+            Set<String> ended = d.close(SHUTDOWN_WAIT);
+            synchronized (this) {
+                ended.removeIf(h -> !heldStore.contains(h));
+                storeGone = Set.copyOf(ended);
+            }
         }
         for (ProcessSupervisor p : unregistered) {
             p.close();
         }
-        stopShells(shells);
+        stopShells(shells, deadline);
+    }
+
+    /** Hosts whose current service was told of the node store (guarded by this). */
+    private final Set<String> heldStore = new java.util.HashSet<>();
+    private volatile Set<String> storeGone = Set.of();
+
+    /**
+     * After {@link #close}: the hosts whose services removed the job's node store at the job's final Shutdown (they
+     * were told of it and ended within the wait), which need no end-of-job cleanup.
+     */
+    public Set<String> nodeStoreRemoved() {
+        return storeGone;
     }
 
     /**
-     * Waits for the remote shells of services told to shut down (10 s for all of them together: they end at the same
-     * time), ends those still running, then closes them all with one walk through {@code /proc} for leftovers
+     * Waits for the remote shells of services told to shut down until {@code deadline} ({@link #SHUTDOWN_WAIT} after
+     * the Shutdown, for all of them together: they end at the same time), ends those still running, then closes them all with one walk through {@code /proc} for leftovers
      * ({@link ProcessSupervisor#closeAll}; a close each was a walk per host over a process table that grows with the
      * hosts).
      */
-    static void stopShells(List<ProcessSupervisor> shells) {
-        long deadline = System.nanoTime() + SHUTDOWN_WAIT.toNanos();
+    static void stopShells(List<ProcessSupervisor> shells, long deadline) {
         for (ProcessSupervisor p : shells) {
             try {
                 // told to shut down by the driver, the services exit and their remote shells with them

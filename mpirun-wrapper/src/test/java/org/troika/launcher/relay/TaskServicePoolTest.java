@@ -309,4 +309,30 @@ class TaskServicePoolTest {
         }
         assertEquals(List.of("a: first\n", "a: second\n"), printed);
     }
+
+    /**
+     * Issue 23: at the job's end the services remove the elastic job's node store themselves (the final Shutdown says
+     * the job is over) and the pool names the hosts that did, so the end-of-job cleanup (one remote shell per host)
+     * runs only where they did not: here not for a and b, and not claimed for c, which left the job before (its store
+     * is kept for that cleanup).
+     */
+    @Test
+    void atTheJobsEndTheServicesRemoveTheNodeStoreAndThePoolNamesWhereTheyDid() throws Exception {
+        String job = "pool-test-" + Long.toHexString(System.nanoTime());
+        Path store = org.troika.common.NodeStorePaths.directory(org.troika.common.NodeStorePaths.DEFAULT_BASE, job);
+        java.nio.file.Files.createDirectories(store.resolve("rank-0"));
+        try {
+            TaskServicePool pool = pool(inProcess(), loopback(), Duration.ofSeconds(30));
+            pool.ready(List.of("a", "b", "c"));
+            pool.announceNodeStore(job);
+            pool.stop("c", "host left the job");
+            assertTrue(services.get("c").awaitStop().contains("host left the job"));
+            assertTrue(java.nio.file.Files.isDirectory(store), "a Shutdown other than the job's end removed the store");
+            pool.close();
+            assertEquals(java.util.Set.of("a", "b"), pool.nodeStoreRemoved());
+            assertTrue(!java.nio.file.Files.exists(store), "the store outlived the job's end");
+        } finally {
+            org.troika.common.PrivateFiles.deleteTreeQuietly(store);
+        }
+    }
 }

@@ -716,27 +716,36 @@ public final class DriverService implements AutoCloseable {
     }
 
     /**
-     * Shutdown to every registered service, then waits at most {@code awaitEnd} (for all together) until each ended
-     * its connection, which a service does once it has stopped its commands: services that detached from their remote
-     * shells have no process on this machine to wait for instead. Then closes everything.
+     * {@link RelayMessage.Shutdown#JOB_FINISHED} to every registered service, then waits at most {@code awaitEnd} (for
+     * all together) until each ended its connection, which a service does once it has stopped its commands (and
+     * removed the job's node store): services that detached from their remote shells have no process on this machine
+     * to wait for instead. Then closes everything.
+     *
+     * @return the hosts whose services ended their connections within the wait
      */
-    public void close(Duration awaitEnd) {
+    public Set<String> close(Duration awaitEnd) {
         closing = true;
         server.stopAccepting();
         List<Registration> told = new ArrayList<>(hosts.values());
+        Set<String> ended = new java.util.LinkedHashSet<>();
+        List<Registration> stopping = new ArrayList<>();
         for (Registration r : told) {
+            if (r.ended.getCount() == 0 || lost.contains(r.info.host())) {
+                continue; // lost (its end is not this Shutdown's)
+            }
             try {
-                r.channel.send(new RelayMessage.Shutdown("job finished"));
+                r.channel.send(new RelayMessage.Shutdown(RelayMessage.Shutdown.JOB_FINISHED));
+                stopping.add(r);
             } catch (IOException ignored) {
                 // already gone
             }
         }
         long deadline = System.nanoTime() + awaitEnd.toNanos();
-        for (Registration r : told) {
+        for (Registration r : stopping) {
             try {
                 long left = deadline - System.nanoTime();
-                if (left <= 0 || !r.ended.await(left, TimeUnit.NANOSECONDS)) {
-                    break;
+                if (r.ended.await(Math.max(0, left), TimeUnit.NANOSECONDS)) {
+                    ended.add(r.info.host());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -749,5 +758,6 @@ public final class DriverService implements AutoCloseable {
         server.close();
         liveness.interrupt();
         callbacks.shutdown();
+        return ended;
     }
 }

@@ -755,9 +755,12 @@ public final class TaskService implements AutoCloseable {
             org.troika.common.PrivateFiles.deleteTreeQuietly(keys);
         }
         Path store = nodeStore;
-        boolean dropStore = store != null && !reason.startsWith("driver: ") && !reason.equals("closed");
+        // no Shutdown: the launcher died or this host was cut off, and the job will not come back for this copy; the
+        // job's final Shutdown: it is over (the end-of-job cleanup then skips this host); any other Shutdown (this host
+        // left the job) keeps it for that cleanup
+        boolean dropStore = store != null && (!reason.startsWith("driver: ") && !reason.equals("closed")
+                || reason.equals("driver: " + RelayMessage.Shutdown.JOB_FINISHED));
         if (dropStore) {
-            // no Shutdown: the launcher died or this host was cut off; the job will not come back for this copy
             org.troika.common.PrivateFiles.deleteTreeQuietly(store);
         }
         running.values().parallelStream().forEach(this::terminate);

@@ -257,7 +257,7 @@ public final class TaskServicePool implements AutoCloseable {
                 }
                 toStart.add(host);
             }
-            for (List<String> group : togetherGroups(toStart, failed)) {
+            for (List<String> group : togetherGroups(toStart)) {
                 if (group.size() < 2 || !startTogether(group, failed)) {
                     for (String host : group) {
                         String why = startOne(host);
@@ -274,9 +274,10 @@ public final class TaskServicePool implements AutoCloseable {
 
     /**
      * {@code hosts} in groups whose services could start together (the same driver listener and agent label), in
-     * start order; a host whose listener cannot be opened fails here (into {@code failed}). Under the monitor.
+     * start order; a host whose listener cannot be opened is a group of its own ({@link #startOne} names the failure).
+     * Under the monitor.
      */
-    private List<List<String>> togetherGroups(List<String> hosts, Map<String, String> failed) {
+    private List<List<String>> togetherGroups(List<String> hosts) {
         Map<List<Object>, List<String>> groups = new LinkedHashMap<>();
         for (String host : hosts) {
             try {
@@ -284,7 +285,7 @@ public final class TaskServicePool implements AutoCloseable {
                 groups.computeIfAbsent(java.util.Arrays.asList(at, config.agentLabel().apply(host)),
                         k -> new ArrayList<>()).add(host);
             } catch (IOException e) {
-                groups.computeIfAbsent(List.of(host), k -> new ArrayList<>()).add(host); // startOne names the failure
+                groups.computeIfAbsent(List.of(host), k -> new ArrayList<>()).add(host);
             }
         }
         return List.copyOf(groups.values());
@@ -310,6 +311,9 @@ public final class TaskServicePool implements AutoCloseable {
             }
             s = config.start().startTogether(group, at, config.agentLabel().apply(group.get(0)), config.secret());
         } catch (IOException | UsageException ex) {
+            if (started.isEmpty()) {
+                return false; // no listener for them: started one by one, each failure named
+            }
             for (Entry e : started) {
                 driver.release(e.host, "not started");
                 end(e, HostState.STOPPED, ex.getMessage());

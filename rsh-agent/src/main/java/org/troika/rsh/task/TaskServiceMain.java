@@ -17,10 +17,10 @@ import org.troika.wire.Secret;
 
 /**
  * {@code troika-rsh task-service (--host HOST | --host-from-env NAME) [--driver ADDR:PORT[,...]] [--secret-stdin]
- * [--detach] [--agent-label HEX] [--heartbeat-ms N] [--liveness-ms N]}: runs the task service of one host until the driver goes
- * away. {@code --host-from-env} takes the host word from the service's environment (one {@code srun} step starts the
- * services of many hosts with one command line; each reads {@code SLURMD_NODENAME}). With {@code --detach} it leaves its remote shell once registered
- * ({@link #detach}). With
+ * [--detach] [--agent-label HEX] [--heartbeat-ms N] [--liveness-ms N]}: runs the task service of one host until the
+ * driver goes away. {@code --host-from-env} takes the host word from the service's environment (one {@code srun} step
+ * starts the services of many hosts with one command line; each reads {@code SLURMD_NODENAME}). With
+ * {@code --detach} it leaves its remote shell once registered ({@link #detach}). With
  * {@code --agent-label}, tree-spawned agents get the launch agent key derived with that label ({@link AgentKey}),
  * never the job secret. The driver address defaults to
  * {@link TroikaEnv#DRIVER_ADDR}; the secret comes from the environment, or with {@code --secret-stdin} from the first
@@ -53,7 +53,8 @@ public final class TaskServiceMain {
                 case "--heartbeat-ms" -> heartbeat = millis(value(args, ++i, a), a);
                 case "--liveness-ms" -> liveness = millis(value(args, ++i, a), a);
                 default -> throw new UsageException("task-service: unknown option '" + a
-                        + "'; expected --host, --host-from-env, --driver, --secret-stdin, --detach, --agent-label, --heartbeat-ms, --liveness-ms");
+                        + "'; expected --host, --host-from-env, --driver, --secret-stdin, --detach, --agent-label,"
+                        + " --heartbeat-ms, --liveness-ms");
             }
         }
         if (hostVariable != null) {

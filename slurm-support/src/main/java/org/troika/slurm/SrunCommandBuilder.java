@@ -34,7 +34,8 @@ import org.troika.launcher.spi.SlotInfo;
  *       ({@link RankOutput.TagFormat#SRUN}), as it does for every mpirun;
  *   <li>{@code --ntasks=NP --nodes=K} and the placement of the rank table: {@code --ntasks-per-node=C
  *       --nodelist=h1,h2 --distribution=block} when the hosts are the allocation's own (in its order) with the same
- *       count each, else {@code --distribution=arbitrary --nodelist=h1,h1,h2} (one name per rank, in rank order;
+ *       count each (a list over {@value MpirunCommandBuilder#HOST_ARG_LIMIT} characters as {@code --nodelist=FILE},
+ *       a scratch file of names, which srun reads as such), else {@code --distribution=arbitrary --nodelist=h1,h1,h2} (one name per rank, in rank order;
  *       over {@value MpirunCommandBuilder#HOST_ARG_LIMIT} characters in a scratch file named by
  *       {@code SLURM_HOSTFILE}); {@code --overcommit} when a host gets more ranks than Slurm allocated there;
  *   <li>binding: the user's {@code --binding-args} (srun's words, e.g. {@code --cpu-bind=cores}), else
@@ -60,6 +61,8 @@ public final class SrunCommandBuilder {
     public static final String SRUN_MPI_ENV = "TROIKA_SRUN_MPI";
     /** The per-rank host file's name in the scratch directory, for rank tables too long for one argv word. */
     public static final String HOSTFILE_NAME = "srun-hostfile";
+    /** The node list's file in the scratch directory, for a block placement over too many names for one argv word. */
+    public static final String NODELIST_NAME = "srun-nodelist";
 
     private SrunCommandBuilder() {}
 
@@ -155,7 +158,15 @@ public final class SrunCommandBuilder {
         if (uniform && ctx.settings().hosts().list().isEmpty()) {
             // the allocation's own hosts, in its order: block placement fills them in rank order
             out.add("--ntasks-per-node=" + hosts.get(0).slots());
-            out.add("--nodelist=" + String.join(",", ctx.hostPlan().hostNames()));
+            String names = String.join(",", ctx.hostPlan().hostNames());
+            if (names.length() <= MpirunCommandBuilder.HOST_ARG_LIMIT || ctx.scratchDir() == null) {
+                out.add("--nodelist=" + names);
+            } else {
+                // srun reads a --nodelist value with a '/' as a file of names (one argv word stays under Linux's 128 KiB)
+                Path file = ctx.scratchDir().resolve(NODELIST_NAME);
+                files.put(file, String.join("\n", ctx.hostPlan().hostNames()) + "\n");
+                out.add("--nodelist=" + file);
+            }
             out.add("--distribution=block");
         } else {
             env.remove("SLURM_NTASKS_PER_NODE");

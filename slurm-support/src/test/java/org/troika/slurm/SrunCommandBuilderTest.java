@@ -223,6 +223,33 @@ class SrunCommandBuilderTest {
         assertEquals("node02999", lines.get(8998));
     }
 
+    /**
+     * Issue 23: the allocation's own 10,000 nodes with long names in block placement: one name each is over Linux's
+     * 128 KiB for one argument, so the node list goes to srun as a file (a --nodelist value with a '/').
+     */
+    @Test
+    void tenThousandLongNodeNamesInBlockPlacementGoToANodeListFile() {
+        List<HostSlots> nodes = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            nodes.add(new HostSlots(String.format("compute-node-%05d.cluster", i), 8));
+        }
+        Allocation big = new Allocation("slurm", "big", nodes, 0, "srun", true);
+        BackendPlan p = SrunCommandBuilder.build(ctx(settings(), OMPI4, ENV, big));
+        Path file = Path.of("/tmp/scratch", SrunCommandBuilder.NODELIST_NAME);
+        List<String> argv = p.launch().argv();
+        assertTrue(argv.contains("--distribution=block"), argv.toString());
+        assertTrue(argv.contains("--nodelist=" + file), argv.toString());
+        assertTrue(argv.stream().allMatch(w -> w.length() <= MpirunCommandBuilder.HOST_ARG_LIMIT));
+        List<String> lines = p.files().get(file).lines().toList();
+        assertEquals(10_000, lines.size());
+        assertEquals("compute-node-00000.cluster", lines.get(0));
+        assertEquals("compute-node-09999.cluster", lines.get(9_999));
+        // a short list stays on the command line
+        BackendPlan small = SrunCommandBuilder.build(ctx(settings(), OMPI4, ENV, N3X2));
+        assertTrue(small.launch().argv().contains("--nodelist=n1,n2,n3"), small.launch().argv().toString());
+        assertTrue(small.files().isEmpty(), small.files().toString());
+    }
+
     static Stream<Arguments> refusals() {
         return Stream.of(
                 Arguments.of(settings(), null, "--launcher srun needs a Slurm allocation"),

@@ -205,11 +205,7 @@ class SrunCommandBuilderTest {
 
     @Test
     void aVeryLongRankTableGoesToAHostfile() {
-        List<HostSlots> nodes = new ArrayList<>();
-        for (int i = 0; i < 3000; i++) {
-            nodes.add(new HostSlots(String.format("node%05d", i), 3));
-        }
-        Allocation big = new Allocation("slurm", "big", nodes, 0, "srun", true);
+        Allocation big = numberedNodes("node%05d", 3000, 3);
         RunSettings s = settings().with(NP, 8999);
         BackendPlan p = SrunCommandBuilder.build(ctx(s, OMPI4, ENV, big));
         Path file = Path.of("/tmp/scratch", SrunCommandBuilder.HOSTFILE_NAME);
@@ -229,11 +225,7 @@ class SrunCommandBuilderTest {
      */
     @Test
     void tenThousandLongNodeNamesInBlockPlacementGoToANodeListFile() {
-        List<HostSlots> nodes = new ArrayList<>();
-        for (int i = 0; i < 10_000; i++) {
-            nodes.add(new HostSlots(String.format("compute-node-%05d.cluster", i), 8));
-        }
-        Allocation big = new Allocation("slurm", "big", nodes, 0, "srun", true);
+        Allocation big = numberedNodes("compute-node-%05d.cluster", 10_000, 8);
         BackendPlan p = SrunCommandBuilder.build(ctx(settings(), OMPI4, ENV, big));
         Path file = Path.of("/tmp/scratch", SrunCommandBuilder.NODELIST_NAME);
         List<String> argv = p.launch().argv();
@@ -248,6 +240,15 @@ class SrunCommandBuilderTest {
         BackendPlan small = SrunCommandBuilder.build(ctx(settings(), OMPI4, ENV, N3X2));
         assertTrue(small.launch().argv().contains("--nodelist=n1,n2,n3"), small.launch().argv().toString());
         assertTrue(small.files().isEmpty(), small.files().toString());
+    }
+
+    /** A Slurm allocation of {@code count} nodes named by {@code format} from 0, {@code slots} each. */
+    private static Allocation numberedNodes(String format, int count, int slots) {
+        List<HostSlots> nodes = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            nodes.add(new HostSlots(String.format(format, i), slots));
+        }
+        return new Allocation("slurm", "big", nodes, 0, "srun", true);
     }
 
     static Stream<Arguments> refusals() {

@@ -99,12 +99,6 @@ public final class RemoteShell {
         return ProcessSupervisor.start(new LaunchPlan(argv(host, words), env), stdin == null ? o : o.withStdin(stdin));
     }
 
-    /**
-     * Longest {@code --nodelist} value passed on the command line; a longer list goes through a file (one argument may
-     * not exceed 128 KiB on Linux: 10,000 names of 13 characters and their commas are that much).
-     */
-    static final int NODE_LIST_ARG_MAX = 32 * 1024;
-
     /** A command started on several hosts by one process here, and the host-list file it read (or {@code null}). */
     public record Together(ProcessSupervisor process, List<String> argv, Path hostFile) {}
 
@@ -119,7 +113,7 @@ public final class RemoteShell {
 
     /** Whether this shell starts a command on many hosts with one process here ({@link #startTogether}). */
     public boolean startsTogether() {
-        return RemoteShellCommandBuilder.buildTogether(settings, allocationShell, 2, "a,b", List.of("true")) != null;
+        return RemoteShellCommandBuilder.startsTogether(settings, allocationShell);
     }
 
     /**
@@ -131,13 +125,14 @@ public final class RemoteShell {
      */
     public Together startTogether(List<String> hosts, List<String> words, LineSink out, LineSink err, Path stdin,
             Path tmp) throws IOException {
-        String joined = String.join(",", hosts);
-        if (RemoteShellCommandBuilder.buildTogether(settings, allocationShell, hosts.size(), joined, words) == null) {
+        if (!startsTogether()) {
             return null;
         }
+        String joined = String.join(",", hosts);
         Path hostFile = null;
         String nodeList = joined;
-        if (joined.length() > NODE_LIST_ARG_MAX) {
+        // one argument may not exceed 128 KiB on Linux: a longer list goes through a file, as mpirun's hosts do
+        if (joined.length() > org.troika.launcher.mpi.MpirunCommandBuilder.HOST_ARG_LIMIT) {
             hostFile = java.nio.file.Files.createTempFile(tmp, "troika-hosts-", ".txt");
             java.nio.file.Files.write(hostFile, hosts);
             nodeList = hostFile.toString();

@@ -37,7 +37,7 @@ public final class RemoteShellCommandBuilder {
      * agents there get the launch agent key of that label instead of the job secret.
      */
     public static List<String> serviceWords(Path troikaRsh, String host, Endpoint driver, String agentLabel) {
-        return serviceWords(troikaRsh, List.of("--host", host), driver, agentLabel);
+        return serviceWords(troikaRsh, host, driver, agentLabel, false);
     }
 
     /**
@@ -46,11 +46,7 @@ public final class RemoteShellCommandBuilder {
      */
     public static List<String> serviceWords(Path troikaRsh, String host, Endpoint driver, String agentLabel,
             boolean detach) {
-        List<String> w = new ArrayList<>(serviceWords(troikaRsh, host, driver, agentLabel));
-        if (detach) {
-            w.add(w.indexOf("--secret-stdin") + 1, "--detach");
-        }
-        return List.copyOf(w);
+        return serviceWords(troikaRsh, List.of("--host", host), driver, agentLabel, detach);
     }
 
     /**
@@ -58,17 +54,20 @@ public final class RemoteShellCommandBuilder {
      * line everywhere, each service naming its host by {@link #STEP_HOST_VARIABLE}.
      */
     public static List<String> stepServiceWords(Path troikaRsh, Endpoint driver, String agentLabel) {
-        return serviceWords(troikaRsh, List.of("--host-from-env", STEP_HOST_VARIABLE), driver, agentLabel);
+        return serviceWords(troikaRsh, List.of("--host-from-env", STEP_HOST_VARIABLE), driver, agentLabel, false);
     }
 
     /** What names the host in each task of an srun step: Slurm's node name, the word the allocation's host list has. */
     public static final String STEP_HOST_VARIABLE = "SLURMD_NODENAME";
 
     private static List<String> serviceWords(Path troikaRsh, List<String> hostWords, Endpoint driver,
-            String agentLabel) {
+            String agentLabel, boolean detach) {
         List<String> w = new ArrayList<>(List.of(troikaRsh.toString(), "task-service"));
         w.addAll(hostWords);
         w.addAll(List.of("--driver", driver.toString(), "--secret-stdin"));
+        if (detach) {
+            w.add("--detach");
+        }
         if (agentLabel != null) {
             w.addAll(List.of("--agent-label", agentLabel));
         }
@@ -93,6 +92,11 @@ public final class RemoteShellCommandBuilder {
         return allocationShell != null && !allocationShell.isBlank() ? allocationShell : "ssh";
     }
 
+    /** Whether the shell starts a command on many hosts with one process here ({@link #buildTogether}): srun. */
+    public static boolean startsTogether(RunSettings s, String allocationShell) {
+        return remoteShell(s, allocationShell).equals("srun");
+    }
+
     /**
      * The argv that starts {@code words} once on each of {@code hosts} hosts with one process on this machine, or
      * {@code null} when the shell starts one host at a time (everything but {@code srun}): {@code srun --nodes=K
@@ -103,7 +107,7 @@ public final class RemoteShellCommandBuilder {
      */
     public static List<String> buildTogether(RunSettings s, String allocationShell, int hosts, String nodeList,
             List<String> words) {
-        if (!remoteShell(s, allocationShell).equals("srun")) {
+        if (!startsTogether(s, allocationShell)) {
             return null;
         }
         List<String> argv = new ArrayList<>(List.of("srun", "--nodes=" + hosts, "--ntasks=" + hosts,

@@ -159,7 +159,7 @@ public final class TaskServicePool implements AutoCloseable {
     /** The current entry of every host ever started, in first-start order (guarded by this). */
     private final Map<String, Entry> entries = new LinkedHashMap<>();
     /** Remote shells of services stopped before the end, waited for at close (guarded by this). */
-    private final List<ProcessSupervisor> stoppedShells = new ArrayList<>();
+    private final Set<ProcessSupervisor> stoppedShells = new LinkedHashSet<>(); // services started together share one
     /** Files every host's service gets, by variable name (guarded by this). */
     private final Map<String, byte[]> files = new LinkedHashMap<>();
     private String nodeStoreJob;
@@ -257,9 +257,9 @@ public final class TaskServicePool implements AutoCloseable {
                 }
                 toStart.add(host);
             }
-            for (List<String> group : togetherGroups(toStart)) {
-                if (group.size() < 2 || !startTogether(group, failed)) {
-                    for (String host : group) {
+            for (Round round : rounds(toStart)) {
+                if (round.hosts().size() < 2 || !startTogether(round, failed)) {
+                    for (String host : round.hosts()) {
                         String why = startOne(host);
                         if (why != null) {
                             failed.put(host, why);
@@ -273,47 +273,48 @@ public final class TaskServicePool implements AutoCloseable {
     }
 
     /**
-     * {@code hosts} in groups whose services could start together (the same driver listener and agent label), in
-     * start order; a host whose listener cannot be opened is a group of its own ({@link #startOne} names the failure).
-     * Under the monitor.
+     * Hosts whose services could start together: the same driver listener {@code at} and agent {@code label}
+     * ({@code at} is {@code null} for a host whose listener could not be opened: a round of its own, which
+     * {@link #startOne} names as failed).
      */
-    private List<List<String>> togetherGroups(List<String> hosts) {
-        Map<List<Object>, List<String>> groups = new LinkedHashMap<>();
+    private record Round(Endpoint at, String label, List<String> hosts) {}
+
+    /** {@code hosts} in {@link Round}s, in start order. Under the monitor. */
+    private List<Round> rounds(List<String> hosts) {
+        Map<List<Object>, Round> rounds = new LinkedHashMap<>();
         for (String host : hosts) {
+            Endpoint at;
             try {
-                Endpoint at = driverFor(host).listen(config.route().to(host));
-                groups.computeIfAbsent(java.util.Arrays.asList(at, config.agentLabel().apply(host)),
-                        k -> new ArrayList<>()).add(host);
+                at = driverFor(host).listen(config.route().to(host));
             } catch (IOException e) {
-                groups.computeIfAbsent(List.of(host), k -> new ArrayList<>()).add(host);
+                rounds.put(List.of(host), new Round(null, null, List.of(host)));
+                continue;
             }
+            String label = config.agentLabel().apply(host);
+            rounds.computeIfAbsent(java.util.Arrays.asList(at, label), k -> new Round(at, label, new ArrayList<>()))
+                    .hosts().add(host);
         }
-        return List.copyOf(groups.values());
+        return List.copyOf(rounds.values());
     }
 
     /**
-     * Starts {@code group}'s services with one process here when the start can ({@link ServiceStart#startTogether}),
+     * Starts {@code round}'s services with one process here when the start can ({@link ServiceStart#startTogether}),
      * under the monitor; {@code false} when it cannot (nothing started: start them one by one).
      */
-    private boolean startTogether(List<String> group, Map<String, String> failed) {
+    private boolean startTogether(Round round, Map<String, String> failed) {
         long micros = config.timeline().nowMicros();
         List<Entry> started = new ArrayList<>();
         ServiceStart.Started s;
         try {
-            DriverService d = driverFor(group.get(0));
-            Endpoint at = d.listen(config.route().to(group.get(0)));
-            d.expect(group);
-            for (String host : group) {
+            driver.expect(round.hosts());
+            for (String host : round.hosts()) {
                 Entry e = new Entry(host, micros);
                 entries.remove(host); // re-inserted last: start order
                 entries.put(host, e);
                 started.add(e);
             }
-            s = config.start().startTogether(group, at, config.agentLabel().apply(group.get(0)), config.secret());
+            s = config.start().startTogether(round.hosts(), round.at(), round.label(), config.secret());
         } catch (IOException | UsageException ex) {
-            if (started.isEmpty()) {
-                return false; // no listener for them: started one by one, each failure named
-            }
             for (Entry e : started) {
                 driver.release(e.host, "not started");
                 end(e, HostState.STOPPED, ex.getMessage());
@@ -715,6 +716,7 @@ public final class TaskServicePool implements AutoCloseable {
     public void close() {
         List<ProcessSupervisor> shells = new ArrayList<>();
         List<ProcessSupervisor> unregistered = new ArrayList<>();
+        Set<String> heldStore = new java.util.HashSet<>(); // hosts whose current service was told of the node store
         synchronized (this) {
             if (closed) {
                 return;
@@ -729,10 +731,7 @@ public final class TaskServicePool implements AutoCloseable {
                 }
                 end(e, HostState.STOPPED, "job finished");
             }
-            // services started together share one shell: waited for once
-            java.util.Set<ProcessSupervisor> distinct = java.util.Collections.newSetFromMap(
-                    new java.util.IdentityHashMap<>());
-            stoppedShells.stream().filter(distinct::add).forEach(shells::add);
+            shells.addAll(stoppedShells);
             stoppedShells.clear();
             shells.removeAll(unregistered);
         }
@@ -742,10 +741,8 @@ public final class TaskServicePool implements AutoCloseable {
             // a service ends its connection once it stopped (and removed the node store); for services that left their
             // remote shells that is the only sign, for the others their shells end right after
             Set<String> ended = d.close(SHUTDOWN_WAIT);
-            synchronized (this) {
-                ended.removeIf(h -> !heldStore.contains(h));
-                storeGone = Set.copyOf(ended);
-            }
+            ended.retainAll(heldStore);
+            storeGone = Set.copyOf(ended);
         }
         for (ProcessSupervisor p : unregistered) {
             p.close();
@@ -753,8 +750,6 @@ public final class TaskServicePool implements AutoCloseable {
         stopShells(shells, deadline);
     }
 
-    /** Hosts whose current service was told of the node store (guarded by this). */
-    private final Set<String> heldStore = new java.util.HashSet<>();
     private volatile Set<String> storeGone = Set.of();
 
     /**
@@ -767,9 +762,9 @@ public final class TaskServicePool implements AutoCloseable {
 
     /**
      * Waits for the remote shells of services told to shut down until {@code deadline} ({@link #SHUTDOWN_WAIT} after
-     * the Shutdown, for all of them together: they end at the same time), ends those still running, then closes them all with one walk through {@code /proc} for leftovers
-     * ({@link ProcessSupervisor#closeAll}; a close each was a walk per host over a process table that grows with the
-     * hosts).
+     * the Shutdown, for all of them together: they end at the same time), ends those still running, then closes them
+     * all with one walk through {@code /proc} for leftovers ({@link ProcessSupervisor#closeAll}; a close each was a
+     * walk per host over a process table that grows with the hosts).
      */
     static void stopShells(List<ProcessSupervisor> shells, long deadline) {
         for (ProcessSupervisor p : shells) {

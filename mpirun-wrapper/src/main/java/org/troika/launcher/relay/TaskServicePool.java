@@ -30,7 +30,9 @@ import org.troika.wire.Secret;
  * hosts may join ({@link #start}, {@link #retain}) and leave ({@link #stop}) while a job runs.
  *
  * <pre>
- *   pool.start(hosts)          entries STARTING; the driver expects them; their services start (in the background)
+ *   pool.start(hosts)          entries STARTING; the driver expects them; their services start (in the background;
+ *                              one host at a time: at most {@link Config#startsInFlight} not registered yet, the
+ *                              others wait their turn, which a registration or a failed start passes on)
  *   pool.ready(hosts)          start the missing ones, wait until registered, hand over files: PROVISIONED
  *   pool.stop(host, why)       Shutdown to its service (or its remote shell ended): STOPPED
  *   driver reports a loss      LOST, printed, told to the {@link #onHostLost} listener
@@ -54,6 +56,14 @@ import org.troika.wire.Secret;
 public final class TaskServicePool implements AutoCloseable {
     /** How long the services told to shut down at close may take to end, all together. */
     static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(10);
+
+    /**
+     * How many services started one host at a time may be starting at once (a process here each - an ssh client, a
+     * template's command, blaunch - that has not registered yet): the rest wait their turn, as Open MPI's and PRRTE's
+     * own launches keep 128 in flight. Without the bound, 10,000 hosts meant 10,000 ssh clients (8 MB each) and
+     * 20,000 reader threads on the launch node at once.
+     */
+    public static final int STARTS_IN_FLIGHT = 128;
 
     /** How often a wait for registrations looks at remote shells that ended. */
     static final Duration POLL = Duration.ofMillis(20);
@@ -83,44 +93,60 @@ public final class TaskServicePool implements AutoCloseable {
      */
     public record Config(String prefix, Secret secret, ServiceStart start, Route route, Duration startTimeout,
             Duration heartbeat, Duration liveness, Duration driverBeat, boolean separateSharedHostnames,
-            UnaryOperator<String> agentLabel, Timeline timeline, PrintStream err) {
+            UnaryOperator<String> agentLabel, Timeline timeline, PrintStream err, int startsInFlight) {
+        public Config {
+            if (startsInFlight < 1) {
+                throw new IllegalArgumentException("startsInFlight must be at least 1, not " + startsInFlight);
+            }
+        }
+
         /**
          * The relay's defaults: {@link Liveness} intervals (services started with {@code troika-rsh task-service} wait
-         * {@link Liveness#DRIVER_TIMEOUT} for the driver), shared hostnames separated, no agent label, no timeline.
+         * {@link Liveness#DRIVER_TIMEOUT} for the driver), shared hostnames separated, no agent label, no timeline,
+         * {@link #STARTS_IN_FLIGHT} starts in flight.
          */
         public static Config of(String prefix, Secret secret, ServiceStart start, Route route, Duration startTimeout,
                 PrintStream err) {
             return new Config(prefix, secret, start, route, startTimeout, Liveness.HEARTBEAT, Liveness.TIMEOUT,
-                    Liveness.DRIVER_HEARTBEAT, true, host -> null, Timeline.off(), err);
+                    Liveness.DRIVER_HEARTBEAT, true, host -> null, Timeline.off(), err, STARTS_IN_FLIGHT);
         }
 
         /** Services that wait only {@code liveness} for the driver: the driver beats as often as they do. */
         public Config withLiveness(Duration heartbeat, Duration liveness) {
             return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, heartbeat,
-                    separateSharedHostnames, agentLabel, timeline, err);
+                    separateSharedHostnames, agentLabel, timeline, err, startsInFlight);
         }
 
         public Config withSeparateSharedHostnames(boolean separate) {
             return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, driverBeat, separate,
-                    agentLabel, timeline, err);
+                    agentLabel, timeline, err, startsInFlight);
         }
 
         public Config withAgentLabel(UnaryOperator<String> labelForHost) {
             return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, driverBeat,
-                    separateSharedHostnames, labelForHost, timeline, err);
+                    separateSharedHostnames, labelForHost, timeline, err, startsInFlight);
         }
 
         public Config withTimeline(Timeline t) {
             return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, driverBeat,
-                    separateSharedHostnames, agentLabel, t, err);
+                    separateSharedHostnames, agentLabel, t, err, startsInFlight);
+        }
+
+        /** At most {@code n} one-host starts with a process here that have not registered yet. */
+        public Config withStartsInFlight(int n) {
+            return new Config(prefix, secret, start, route, startTimeout, heartbeat, liveness, driverBeat,
+                    separateSharedHostnames, agentLabel, timeline, err, n);
         }
     }
 
     /** One start of one host's service (a host started again gets a new entry). */
     private static final class Entry {
         final String host;
-        final long startedNanos = System.nanoTime();
-        final long startedMicros;
+        /** When its start began (for a start that waited its turn, when the turn came). */
+        long startedNanos = System.nanoTime();
+        long startedMicros;
+        /** Whether it waits for a start in flight to end ({@link Config#startsInFlight}): no process yet. */
+        boolean waiting;
         HostState state = HostState.STARTING;
         ProcessSupervisor shell;
         /** Whether {@link #shell} runs other hosts' services too (one srun step): never ended for this host alone. */
@@ -160,6 +186,13 @@ public final class TaskServicePool implements AutoCloseable {
     private final Map<String, Entry> entries = new LinkedHashMap<>();
     /** Remote shells of services stopped before the end, waited for at close (guarded by this). */
     private final Set<ProcessSupervisor> stoppedShells = new LinkedHashSet<>(); // services started together share one
+    /** Hosts waiting for their turn to start, in start order (guarded by this). */
+    private final java.util.ArrayDeque<Entry> waiting = new java.util.ArrayDeque<>();
+    /**
+     * Started one host at a time with a process here that has not registered, ended or timed out yet: at most
+     * {@link Config#startsInFlight} (guarded by this).
+     */
+    private final Set<Entry> inFlight = new java.util.HashSet<>();
     /** Files every host's service gets, by variable name (guarded by this). */
     private final Map<String, byte[]> files = new LinkedHashMap<>();
     private String nodeStoreJob;
@@ -236,7 +269,8 @@ public final class TaskServicePool implements AutoCloseable {
 
     /**
      * Starts the services of those of {@code hosts} that have none starting or up (never started, stopped, lost, or
-     * their remote shell ended), in the background; returns the hosts that could not be started, and why.
+     * their remote shell ended), in the background; returns the hosts that could not be started, and why (of those
+     * started now: a host that waits its turn and then fails is named by {@link #ready}).
      */
     public Map<String, String> start(Collection<String> hosts) {
         Map<String, String> failed = new LinkedHashMap<>();
@@ -260,13 +294,15 @@ public final class TaskServicePool implements AutoCloseable {
             for (Round round : rounds(toStart)) {
                 if (round.hosts().size() < 2 || !startTogether(round, failed)) {
                     for (String host : round.hosts()) {
-                        String why = startOne(host);
-                        if (why != null) {
-                            failed.put(host, why);
-                        }
+                        Entry e = new Entry(host, config.timeline().nowMicros());
+                        e.waiting = true;
+                        entries.remove(host); // re-inserted last: start order
+                        entries.put(host, e);
+                        waiting.add(e);
                     }
                 }
             }
+            startWaiting(failed);
         }
         restarted.forEach(h -> releaseQuietly(h, "restarting its service"));
         return failed;
@@ -334,27 +370,59 @@ public final class TaskServicePool implements AutoCloseable {
         return true;
     }
 
-    /** Starts one host's service (under the monitor); its failure, or {@code null}. */
-    private String startOne(String host) {
-        Entry e = new Entry(host, config.timeline().nowMicros());
+    /**
+     * Starts waiting hosts while fewer than {@link Config#startsInFlight} starts are in flight (under the monitor);
+     * those that fail are ended and, when {@code failed} is given, named in it.
+     */
+    private void startWaiting(Map<String, String> failed) {
+        while (!closed && inFlight.size() < config.startsInFlight() && !waiting.isEmpty()) {
+            Entry e = waiting.poll();
+            if (e.state != HostState.STARTING || entries.get(e.host) != e) {
+                continue; // stopped, or started again, while it waited
+            }
+            String why = startOne(e);
+            if (why != null && failed != null) {
+                failed.put(e.host, why);
+            }
+        }
+    }
+
+    /** Starts {@code e}'s service (under the monitor); its failure, or {@code null}. */
+    private String startOne(Entry e) {
+        String host = e.host;
+        e.waiting = false;
+        e.startedNanos = System.nanoTime();
+        e.startedMicros = config.timeline().nowMicros();
         try {
             DriverService d = driverFor(host);
             Endpoint at = d.listen(config.route().to(host));
             d.expect(List.of(host));
-            entries.remove(host); // re-inserted last: start order
-            entries.put(host, e);
             ServiceStart.Started s = config.start().start(host, at, config.agentLabel().apply(host), config.secret());
             e.shell = s.shell();
             e.secretFile = s.secretFile();
             e.detaches = s.detaches();
+            if (e.shell != null) {
+                inFlight.add(e);
+            }
             return null;
         } catch (IOException | UsageException ex) {
             if (driver != null) {
                 driver.release(host, "not started");
             }
-            entries.put(host, e);
             end(e, HostState.STOPPED, ex.getMessage());
             return ex.getMessage();
+        }
+    }
+
+    /**
+     * Takes the starts in flight whose remote shell ended or whose start timeout passed out of the count (they failed:
+     * {@link #awaitRegistered} names them) and starts waiting hosts in their place (under the monitor). O(starts in
+     * flight).
+     */
+    private void releaseFailedStarts() {
+        long now = System.nanoTime();
+        if (inFlight.removeIf(e -> e.shellEnded() || now - e.startedNanos >= config.startTimeout().toNanos())) {
+            startWaiting(null);
         }
     }
 
@@ -380,6 +448,9 @@ public final class TaskServicePool implements AutoCloseable {
                 return;
             }
             deleteFiles(e);
+            if (inFlight.remove(e)) {
+                startWaiting(null);
+            }
             if (awaited.remove(host) && awaited.isEmpty()) {
                 notifyAll(); // one wake-up for the whole start, not one per host: no quadratic rescans
             }
@@ -420,6 +491,9 @@ public final class TaskServicePool implements AutoCloseable {
         deleteFiles(e);
         if (e.shell != null) {
             stoppedShells.add(e.shell);
+        }
+        if (inFlight.remove(e)) {
+            startWaiting(null);
         }
     }
 
@@ -538,7 +612,7 @@ public final class TaskServicePool implements AutoCloseable {
                     }
                     missing++;
                     if (e.state.isFinal() || e.shellEnded()
-                            || now - e.startedNanos >= config.startTimeout().toNanos()) {
+                            || !e.waiting && now - e.startedNanos >= config.startTimeout().toNanos()) {
                         failed.add(e);
                     }
                 }
@@ -550,6 +624,7 @@ public final class TaskServicePool implements AutoCloseable {
                     awaited.clear();
                     break;
                 }
+                releaseFailedStarts();
                 wait(POLL.toMillis());
             }
         }
@@ -701,7 +776,8 @@ public final class TaskServicePool implements AutoCloseable {
             Entry e = entries.get(h);
             if (e != null && e.state.isUp()) {
                 up++;
-            } else if (e != null && (slowest == null || e.startedNanos < slowest.startedNanos)) {
+            } else if (e != null && (slowest == null || slowest.waiting && !e.waiting
+                    || slowest.waiting == e.waiting && e.startedNanos < slowest.startedNanos)) {
                 slowest = e;
             }
         }

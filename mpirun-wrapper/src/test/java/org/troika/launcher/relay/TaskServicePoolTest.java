@@ -255,6 +255,62 @@ class TaskServicePoolTest {
     }
 
     /**
+     * Issue 23: hosts started one at a time keep at most {@code startsInFlight} starts that have not registered (a
+     * process here each: 10,000 ssh clients at once would be 80 GB); the others wait their turn, which a registration
+     * passes on, and so does a shell that ended without one. A host whose start fails after its wait is named by ready,
+     * and every other host comes up.
+     */
+    @Test
+    void oneByOneStartsKeepAtMostTheirBoundInFlightAndEveryHostStillComesUp() throws Exception {
+        int bound = 4;
+        ServiceStart single = inProcess();
+        var poolRef = new java.util.concurrent.atomic.AtomicReference<TaskServicePool>();
+        List<String> launched = new CopyOnWriteArrayList<>();
+        List<Integer> inFlightAtStart = new CopyOnWriteArrayList<>();
+        List<org.troika.common.exec.ProcessSupervisor> shells = new CopyOnWriteArrayList<>();
+        ServiceStart windowed = (host, driver, label, key) -> {
+            if (host.equals("refused")) {
+                throw new IOException("no route to refused");
+            }
+            // starts are made under the pool's monitor: the states read here are the pool's own at this start
+            TaskServicePool pool = poolRef.get();
+            inFlightAtStart.add((int) launched.stream()
+                    .filter(h -> !h.equals("broken") && pool.state(h) == HostState.STARTING).count());
+            launched.add(host);
+            // the shell lives a second (as ssh until the service detached), or ends at once with 3 (a broken host)
+            String code = host.equals("broken") ? "exit 3" : "sleep 1";
+            org.troika.common.exec.ProcessSupervisor shell = org.troika.common.exec.ProcessSupervisor.start(
+                    new org.troika.common.exec.LaunchPlan(List.of("sh", "-c", code), Map.of()), l -> { }, l -> { });
+            shells.add(shell);
+            if (!host.equals("broken")) {
+                single.start(host, driver, label, key);
+            }
+            return new ServiceStart.Started(shell, null, null, true);
+        };
+        TaskServicePool pool = TaskServicePool.open(TaskServicePool.Config.of("troika", secret, windowed, loopback(),
+                Duration.ofSeconds(30), new PrintStream(errBytes, true, StandardCharsets.UTF_8))
+                .withLiveness(HEARTBEAT, LIVENESS).withSeparateSharedHostnames(false).withStartsInFlight(bound));
+        pools.add(pool);
+        poolRef.set(pool);
+        List<String> hosts = new java.util.ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            hosts.add(i == 1 ? "broken" : i == 30 ? "refused" : String.format("h%02d", i));
+        }
+
+        HostsNotReadyException e = assertThrows(HostsNotReadyException.class, () -> pool.ready(hosts));
+        assertEquals(List.of("broken", "refused"), e.missing().stream().sorted().toList());
+        assertTrue(e.getMessage().contains("broken (exit 3)") && e.getMessage().contains("no route to refused"),
+                e.getMessage());
+        List<String> up = hosts.stream().filter(h -> pool.state(h) != null && pool.state(h).isUp()).toList();
+        assertEquals(38, up.size(), "up: " + up);
+        assertEquals(39, launched.size(), launched.toString());
+        assertEquals(hosts.stream().filter(h -> !h.equals("refused")).toList(), launched, "not in start order");
+        assertTrue(inFlightAtStart.stream().allMatch(n -> n < bound), "over the bound: " + inFlightAtStart);
+        assertEquals(bound - 1, inFlightAtStart.stream().mapToInt(Integer::intValue).max().orElse(0),
+                "the bound was never reached: " + inFlightAtStart);
+    }
+
+    /**
      * Issue 23: a service that detaches from its remote shell (ssh) once registered. Its shell exits 0 then, possibly
      * before the driver's report of the registration reached the pool: that is no failure, and the host is not
      * started again. A shell that exits otherwise before its service registered still fails the host at once. What a

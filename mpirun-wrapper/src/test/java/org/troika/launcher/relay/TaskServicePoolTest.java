@@ -364,6 +364,14 @@ class TaskServicePoolTest {
             Thread.sleep(10);
         }
         assertEquals(List.of("a: first\n", "a: second\n"), printed);
+
+        // a run without a newline goes in 64 KiB pieces, never cut inside a character: the é at the cut comes whole
+        String run = "x".repeat(64 * 1024 - 1);
+        err.write((run + "é\n").getBytes(StandardCharsets.UTF_8));
+        while (printed.size() < 4 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(List.of("a: " + run, "a: é\n"), printed.subList(2, printed.size()));
     }
 
     /**

@@ -602,18 +602,27 @@ public final class TaskService implements AutoCloseable {
         public synchronized void write(byte[] b, int off, int len) {
             int start = off;
             for (int i = off; i < off + len; i++) {
-                if (b[i] == '\n' || pending.size() + (i - start) + 1 >= PIECE) {
+                boolean newline = b[i] == '\n';
+                if (newline || pending.size() + (i - start) + 1 >= PIECE) {
                     pending.write(b, start, i + 1 - start);
-                    send();
+                    send(newline);
                     start = i + 1;
                 }
             }
             pending.write(b, start, off + len - start);
         }
 
-        private void send() {
-            byte[] data = pending.toByteArray();
+        /**
+         * Sends what is pending: all of it after a newline; a piece cut for its size ends before a character it would
+         * split (a UTF-8 sequence begun in its last three bytes stays for the next piece), so the launcher, which
+         * decodes each frame as a line, gets every character whole.
+         */
+        private void send(boolean newline) {
+            byte[] all = pending.toByteArray();
+            int cut = newline ? all.length : all.length - incompleteTail(all);
+            byte[] data = java.util.Arrays.copyOf(all, cut);
             pending.reset();
+            pending.write(all, cut, all.length - cut);
             WireChannel<RelayMessage> c = control;
             if (c != null && !stopping) {
                 try {
@@ -623,6 +632,19 @@ public final class TaskService implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** How many bytes at the end of {@code b} are a UTF-8 sequence that its lead byte says is not complete yet. */
+    static int incompleteTail(byte[] b) {
+        for (int back = 1; back <= Math.min(3, b.length); back++) {
+            int v = b[b.length - back] & 0xff;
+            if ((v & 0xc0) == 0x80) {
+                continue; // a continuation byte: look further back for its lead
+            }
+            int needs = v >= 0xf0 ? 4 : v >= 0xe0 ? 3 : v >= 0xc0 ? 2 : 1;
+            return needs > back ? back : 0;
+        }
+        return 0; // no lead byte in the last three: not UTF-8 text, sent as it is
     }
 
     /** Names a {@link RelayMessage.PrivateFile} may set for commands: troika's own file variables only. */

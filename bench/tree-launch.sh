@@ -14,6 +14,8 @@
 # registered, when mpirun ran); BENCH_PROGRAM="sleep 30" runs that instead of the hello (to watch idle task services).
 # BENCH_PRIVATE_PIDS=1 (Open MPI 4 only) gives every host its own PID namespace and /proc, and starts commands on the
 # hosts through NetnsCluster's `enter` (private /tmp, /dev/shm, hostname) instead of `ip netns exec`.
+# BENCH_ACCT=1 runs each launch under BSD process accounting (root; Debian's acct: accton, dump-acct) and prints the
+# CPU of the processes that ended during it by kind: task services, agents, daemons, ranks, the launcher, the rest.
 set -euo pipefail
 RUNS=${1:-2}
 MPIS=${2:-ompi4,ompi5}

@@ -44,6 +44,8 @@ public final class TreeLaunchBench {
         // killed (the script's trap, Ctrl-C): NetnsCluster's own shutdown hook deletes the 64 namespaces and their processes
         // BENCH_PRIVATE_PIDS=1: every host has its own process table (a walk through /proc reads that host's only)
         boolean privatePids = "1".equals(System.getenv("BENCH_PRIVATE_PIDS"));
+        // BENCH_ACCT=1: each launch under BSD process accounting (accton, dump-acct: Debian's acct), CPU per process kind
+        boolean accounting = "1".equals(System.getenv("BENCH_ACCT"));
         if (privatePids && mpis.contains(Launcher.OPEN_MPI_5)) {
             System.err.println("tree-launch: BENCH_PRIVATE_PIDS=1 needs the hosts' mount namespaces, which the Open MPI 5"
                     + " root cannot enter: run it with MPIS=ompi4");
@@ -81,6 +83,11 @@ public final class TreeLaunchBench {
                             a.add(hello.toString());
                         }
                         String load = Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+                        long[] cpu0 = machineCpu();
+                        Path pacct = accounting ? work.resolve("pacct-" + mpi.name() + "-" + n + "-" + run) : null;
+                        if (pacct != null) {
+                            accton(pacct);
+                        }
                         long t0 = System.nanoTime();
                         RunSupport.Result r;
                         AgentSampler.Seen seen;
@@ -102,6 +109,12 @@ public final class TreeLaunchBench {
                             seen = agents.seen();
                         }
                         long ms = (System.nanoTime() - t0) / 1_000_000;
+                        long[] cpu1 = machineCpu();
+                        if (pacct != null) {
+                            accton(null);
+                        }
+                        double busy = (cpu1[0] - cpu0[0]) / (double) TICKS;
+                        double avail = (cpu1[1] - cpu0[1]) / (double) TICKS;
                         int left = 0;
                         for (NetnsCluster.Host h : c.hosts()) {
                             left += c.leftovers(h, java.time.Duration.ofSeconds(30)).size();
@@ -110,8 +123,13 @@ public final class TreeLaunchBench {
                         long ranks = r.outLines().stream().filter(l -> l.contains("rank ")).count();
                         times.computeIfAbsent(n, k -> new ArrayList<>()).add(ms);
                         System.out.printf("%s %s%s hosts=%d run=%d: %d ms, exit %d, ranks %d/%d, %s; left on hosts: %d;"
-                                + " load %s%n", mpi.name(), flat ? "flat" : "tree", privatePids ? " private-pids" : "",
-                                n, run, ms, r.exitCode(), ranks, n, seen, left, load);
+                                + " load %s; machine CPU busy %.1f s of %.1f s (%.0f %%)%n", mpi.name(),
+                                flat ? "flat" : "tree", privatePids ? " private-pids" : "", n, run, ms, r.exitCode(),
+                                ranks, n, seen, left, load, busy, avail, 100 * busy / avail);
+                        if (pacct != null) {
+                            System.out.println("  CPU of the processes that ended during it (BSD process accounting): "
+                                    + cpuByKind(pacct));
+                        }
                         if (r.exitCode() != 0) {
                             System.out.println(r);
                         }
@@ -136,5 +154,77 @@ public final class TreeLaunchBench {
         List<Long> s = new ArrayList<>(xs);
         s.sort(null);
         return s.get(s.size() / 2);
+    }
+
+    /** USER_HZ of /proc/stat (100 on Linux for every architecture troika runs on). */
+    private static final int TICKS = 100;
+
+    /** The machine's busy and total CPU ticks so far (/proc/stat's first line: busy = all but idle and iowait). */
+    private static long[] machineCpu() throws java.io.IOException {
+        String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+        long all = 0;
+        for (int i = 1; i <= 8 && i < f.length; i++) {
+            all += Long.parseLong(f[i]);
+        }
+        return new long[] {all - Long.parseLong(f[4]) - Long.parseLong(f[5]), all};
+    }
+
+    /** Turns BSD process accounting on into {@code file} (a new file), or off ({@code null}). */
+    private static void accton(Path file) throws Exception {
+        if (file != null) {
+            Files.deleteIfExists(file);
+            Files.createFile(file);
+        }
+        Process p = new ProcessBuilder(file == null ? List.of("accton", "off") : List.of("accton", file.toString()))
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("accton failed (BENCH_ACCT=1 needs root and Debian's acct package)");
+        }
+    }
+
+    /**
+     * The CPU (user + system) of the processes {@code pacct} recorded, by kind: a JVM is named by its parent (launcher:
+     * started by this JVM; agent: by mpirun or a daemon; task service: the others, started by a host's shell), the MPI's
+     * processes by command, the rest together.
+     */
+    static String cpuByKind(Path pacct) throws Exception {
+        Process p = new ProcessBuilder("dump-acct", pacct.toString()).redirectErrorStream(true).start();
+        List<String> lines = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+                .lines().toList();
+        p.waitFor();
+        Map<Long, String> comm = new java.util.HashMap<>();
+        Map<Long, Long> parent = new java.util.HashMap<>();
+        Map<Long, Double> cpu = new java.util.HashMap<>();
+        for (String line : lines) {
+            String[] f = line.split("\\|");
+            if (f.length < 11) {
+                continue;
+            }
+            long pid = Long.parseLong(f[9].trim());
+            comm.put(pid, f[0].trim());
+            parent.put(pid, Long.parseLong(f[10].trim()));
+            cpu.put(pid, (Double.parseDouble(f[2].trim()) + Double.parseDouble(f[3].trim())) / 100.0);
+        }
+        long self = ProcessHandle.current().pid();
+        Map<String, double[]> kinds = new java.util.TreeMap<>();
+        for (Map.Entry<Long, String> e : comm.entrySet()) {
+            String kind = e.getValue();
+            if (kind.equals("java")) {
+                // a parent still running at the end is not in the file: this JVM (the launcher's), a host's shell
+                String by = parent.get(e.getKey()) == self ? "bench" : comm.getOrDefault(parent.get(e.getKey()), "");
+                kind = by.equals("bench") ? "launcher"
+                        : by.equals("mpirun") || by.equals("orted") || by.equals("prted") ? "agent" : "task service";
+            } else if (!List.of("orted", "prted", "hello", "mpirun", "prterun").contains(kind)) {
+                kind = "other";
+            }
+            double[] k = kinds.computeIfAbsent(kind, x -> new double[2]);
+            k[0]++;
+            k[1] += cpu.get(e.getKey());
+        }
+        double total = kinds.values().stream().mapToDouble(k -> k[1]).sum();
+        StringBuilder out = new StringBuilder(String.format("%.1f s in all;", total));
+        kinds.forEach((k, v) -> out.append(String.format(" %s %d x %.3f s = %.1f s;", k, (int) v[0], v[1] / v[0],
+                v[1])));
+        return out.toString();
     }
 }

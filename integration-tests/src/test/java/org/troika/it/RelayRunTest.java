@@ -128,16 +128,7 @@ class RelayRunTest {
             try (RunSupport run = RunSupport.start(mpi, tmp, env, args.toArray(String[]::new))) {
                 run.awaitOut(o -> o.lines().filter(l -> l.contains("rank ")).count() == 3, "three ranks running");
                 List<String> holders = processesWithInCmdline(secret);
-                // the services detached from their remote shells long ago: none of the launcher's guards outlives its
-                // command (a service that kept the launcher's command tag kept its remote shell's guard scanning all of
-                // /proc every 2 s for the whole job). A guard's words: troika-guard PGID GRACE TAG JVM-PID
-                List<String[]> guards = ProcessTable.withEnv(RunSupport.MARKER, run.marker).stream()
-                        .map(h -> cmdline(h.pid())).filter(cmd -> cmd.contains(" troika-guard "))
-                        .map(cmd -> cmd.substring(cmd.lastIndexOf(" troika-guard ") + 14).split(" "))
-                        .filter(w -> !cmdline(Long.parseLong(w[3])).contains("task-service")).toList();
-                assertFalse(guards.isEmpty(), "no guard of the launcher found (mpirun has one): the check sees nothing");
-                assertEquals(List.of(), guards.stream().filter(w -> cmdline(Long.parseLong(w[0])).isEmpty())
-                        .map(w -> String.join(" ", w)).toList(), "the launcher's guards of commands that ended");
+                assertNoLauncherGuardOutlivesItsCommand(run);
                 String daemon = mpi == Launcher.OPEN_MPI_5 ? "prted" : "orted";
                 List<String> daemons = ProcessTable.withEnv(RunSupport.MARKER, run.marker).stream()
                         .map(h -> cmdline(h.pid())).filter(cmd -> cmd.split(" ")[0].endsWith(daemon)).toList();
@@ -195,16 +186,7 @@ class RelayRunTest {
                     "--remote-shell", c.remoteShell(), hello(c).toString(), "3")) {
                 run.awaitOut(o -> o.lines().filter(l -> l.contains("rank ")).count() == 3, "three ranks running");
                 List<String> holders = processesWithInCmdline(secret);
-                // the services detached from their remote shells long ago: none of the launcher's guards outlives its
-                // command (a service that kept the launcher's command tag kept its remote shell's guard scanning all of
-                // /proc every 2 s for the whole job). A guard's words: troika-guard PGID GRACE TAG JVM-PID
-                List<String[]> guards = ProcessTable.withEnv(RunSupport.MARKER, run.marker).stream()
-                        .map(h -> cmdline(h.pid())).filter(cmd -> cmd.contains(" troika-guard "))
-                        .map(cmd -> cmd.substring(cmd.lastIndexOf(" troika-guard ") + 14).split(" "))
-                        .filter(w -> !cmdline(Long.parseLong(w[3])).contains("task-service")).toList();
-                assertFalse(guards.isEmpty(), "no guard of the launcher found (mpirun has one): the check sees nothing");
-                assertEquals(List.of(), guards.stream().filter(w -> cmdline(Long.parseLong(w[0])).isEmpty())
-                        .map(w -> String.join(" ", w)).toList(), "the launcher's guards of commands that ended");
+                assertNoLauncherGuardOutlivesItsCommand(run);
                 RunSupport.Result r = run.waitFor();
                 run.assertNoSurvivors();
                 assertEquals(0, r.exitCode(), r.toString());
@@ -327,6 +309,21 @@ class RelayRunTest {
     /** {@code host:1,...}. */
     static String hostList(List<String> hosts) {
         return String.join(",", hosts.stream().map(h -> h + ":1").toList());
+    }
+
+    /**
+     * While {@code run}'s ranks run, the services detached from their remote shells long ago: none of the launcher's
+     * guards outlives its command (a service that kept the launcher's command tag kept its remote shell's guard scanning
+     * all of /proc every 2 s for the whole job). A guard's words: troika-guard PGID GRACE TAG JVM-PID.
+     */
+    static void assertNoLauncherGuardOutlivesItsCommand(RunSupport run) {
+        List<String[]> guards = ProcessTable.withEnv(RunSupport.MARKER, run.marker).stream()
+                .map(h -> cmdline(h.pid())).filter(cmd -> cmd.contains(" troika-guard "))
+                .map(cmd -> cmd.substring(cmd.lastIndexOf(" troika-guard ") + 14).split(" "))
+                .filter(w -> !cmdline(Long.parseLong(w[3])).contains("task-service")).toList();
+        assertFalse(guards.isEmpty(), "no guard of the launcher found (mpirun has one): the check sees nothing");
+        assertEquals(List.of(), guards.stream().filter(w -> cmdline(Long.parseLong(w[0])).isEmpty())
+                .map(w -> String.join(" ", w)).toList(), "the launcher's guards of commands that ended");
     }
 
     /** The command line of {@code pid}, words joined by spaces ("" when it is gone). */

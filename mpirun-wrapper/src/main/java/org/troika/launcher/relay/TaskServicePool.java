@@ -179,6 +179,14 @@ public final class TaskServicePool implements AutoCloseable {
             }
             return !detaches || !state.isUp() && !Integer.valueOf(0).equals(shell.exitCode());
         }
+
+        /**
+         * Whether its start has failed by {@code now} (for one not up yet): stopped or lost, its remote shell ended, or
+         * its start timeout passed (counted from its turn: a host still waiting for one has not started).
+         */
+        boolean startFailed(long now, Duration startTimeout) {
+            return state.isFinal() || shellEnded() || !waiting && now - startedNanos >= startTimeout.toNanos();
+        }
     }
 
     private final Config config;
@@ -421,7 +429,7 @@ public final class TaskServicePool implements AutoCloseable {
      */
     private void releaseFailedStarts() {
         long now = System.nanoTime();
-        if (inFlight.removeIf(e -> e.shellEnded() || now - e.startedNanos >= config.startTimeout().toNanos())) {
+        if (inFlight.removeIf(e -> e.startFailed(now, config.startTimeout()))) {
             startWaiting(null);
         }
     }
@@ -611,8 +619,7 @@ public final class TaskServicePool implements AutoCloseable {
                         continue;
                     }
                     missing++;
-                    if (e.state.isFinal() || e.shellEnded()
-                            || !e.waiting && now - e.startedNanos >= config.startTimeout().toNanos()) {
+                    if (e.startFailed(now, config.startTimeout())) {
                         failed.add(e);
                     }
                 }

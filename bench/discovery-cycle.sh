@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/discovery-cycle.sh [CYCLES] — CPU of one elastic discovery cycle (parse, diff, blacklist, plan) over a script
 # output of 100, 1,000 and 10,000 lines (issue 23.3; target: <= 20 ms of CPU at 10,000 lines), each in a JVM of its own
-# with troika run's flags (bin/troika: C1 only, -XX:CompileThresholdScaling=10, serial GC). Per size: the first
+# with troika run's flags (bin/troika: lib/troika-jvm.sh's troika_jit, serial GC). Per size: the first
 # cycle (cold JVM), the median of CYCLES more (default 200; the elastic driver runs one per discovery interval for the
 # job's life), and the process CPU per cycle over them (GC and compilation included); then the ratio of each to the
 # 100-line cycle measured in the same run. Needs the built distribution (mvn -o -q install -DskipTests) and javac.
@@ -14,9 +14,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp="$lib/*"
 javac -d "$work/cls" -cp "$cp" "$root/bench/elastic/DiscoveryCycle.java"
+. "$lib/troika-jvm.sh"
+troika_jit
 echo "load before: $(uptime)"
+set -f # the words of $_troika_jit are options, never file-name patterns
 for n in 100 1000 10000; do
-  java -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=10 -XX:+UseSerialGC -Xss512k -Xms128m -Xmx1g \
+  java $_troika_jit -XX:+UseSerialGC -Xss512k -Xms128m -Xmx1g \
     -cp "$work/cls:$cp" DiscoveryCycle "$n" "$cycles" >>"$work/out"
 done
 echo "load after:  $(uptime)"

@@ -75,11 +75,14 @@ fi
 lib="$root/dist/target/troika/lib"
 cp="$lib/*"
 javac -d "$work/cls" -cp "$cp" "$root/bench/scale/SimulatedHosts.java"
-# the launcher's JVM flags (bin/troika: C1 only): the driver service runs inside troika run. DRIVER_JIT=c2 runs the
-# driver with the JDK's default compilers instead (what TROIKA_JAVA_OPTS=-XX:TieredStopAtLevel=4 gives troika run).
-jit="-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=10"
-[ "${DRIVER_JIT:-}" != c2 ] || jit="-XX:TieredStopAtLevel=4"
-run_java() { local heap=$1; shift; exec java $jit -XX:+UseSerialGC -Xss512k "-Xmx$heap" -cp "$work/cls:$cp" SimulatedHosts "$@"; }
+# the launcher's compiler options (bin/troika's, from lib/troika-jvm.sh: C1 only, and the per-host code at the default
+# thresholds): the driver service runs inside troika run. DRIVER_JIT=c2 runs the driver with the JDK's default
+# compilers instead (what TROIKA_JAVA_OPTS=-XX:TieredStopAtLevel=4 gives troika run).
+. "$lib/troika-jvm.sh"
+troika_jit
+jit=$_troika_jit
+[ "${DRIVER_JIT:-}" != c2 ] || jit="$jit -XX:TieredStopAtLevel=4"
+run_java() { local heap=$1; shift; set -f; exec java $jit -XX:+UseSerialGC -Xss512k "-Xmx$heap" -cp "$work/cls:$cp" SimulatedHosts "$@"; }
 ticks=$(getconf CLK_TCK)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 listen_drops() { nstat -az TcpExtListenDrops TcpExtListenOverflows 2>/dev/null | awk '/Listen/ { s += $2 } END { print s + 0 }'; }

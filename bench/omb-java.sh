@@ -10,7 +10,8 @@
 # where the binding compiles it), allreduce (OSUAllReduce, float SUM) and bcast (OSUBcast, bytes) at 8 B, 1 KiB,
 # 64 KiB and 1 MiB, with direct buffers ("-a buffer") and arrays ("-a arrays"). OMB-J's own iteration counts; ROUNDS
 # rounds (default 3), every program once per round, interleaved; a cell is the best of the rounds (least time, most
-# MB/s). Ratios are time ratios (bandwidth: inverted), so < 1 means faster than the reference. Targets (issue 24.4):
+# MB/s); a second table pairs the drop-in and the api round by round (the median and range of the per-round ratios).
+# Ratios are time ratios (bandwidth: inverted), so < 1 means faster than the reference. Targets (issue 24.4):
 # drop-in/api <= 1.1, drop-in/ompi <= 1 on every row. Env: ROUNDS, NP (default 2), JAVA, DROPIN_JAR, TESTS (default
 # latency,bw,allreduce,bcast: those to run; one round of all four takes ~5 minutes on 2 cores, so a quiet 3-round
 # run is split, e.g. TESTS=latency,bw then TESTS=allreduce,bcast; rows not run print '-').
@@ -60,7 +61,7 @@ run() { # impl api test: prints "impl api test size value" for every size line o
     api) cp=$w/lib/*:$w/api; jvm+=(--enable-native-access=ALL-UNNAMED); args=(OmbTroika "$test" "$api" "$range") ;;
   esac
   in_root "$jdk" timeout -k 5 600 mpirun "${bind[@]}" --oversubscribe -np "$NP" "${jvm[@]}" -cp "$cp" "${args[@]}" 2>&1 \
-    | awk -v p="$impl $api $test" '$1 ~ /^[0-9]+$/ && NF >= 2 && $2 ~ /^[0-9.]+$/ { print p, $1, $2 }'
+    | awk -v p="$impl $api $test" -v r="$r" '$1 ~ /^[0-9]+$/ && NF >= 2 && $2 ~ /^[0-9.]+$/ { print p, $1, $2, r }'
 }
 impls=(ompi api)
 [ "$dropin" = yes ] && impls=(ompi dropin api)
@@ -112,3 +113,33 @@ awk -v dropin="$dropin" '
       printf "\n"
     }
   }' "$w/raw.txt"
+# Paired by round: a cell of the table above is the best of its rounds, and single rounds move up to 4x on this
+# machine (two busy-polling ranks on 2 cores), so the best of 3 can pair one binding's lucky round with the other's
+# unlucky ones. Here each round's drop-in time is divided by the api's of the same round (bandwidth inverted): the
+# median of those ratios, then their range.
+if [ "$dropin" = yes ] && [ "$ROUNDS" -ge 2 ]; then
+  echo
+  echo "drop-in/api paired by round: median [min-max] of the per-round ratios"
+  awk '
+    { v[$1 SUBSEP $2 SUBSEP $3 SUBSEP $4 SUBSEP $6] = $5 + 0; if ($6 + 1 > n) n = $6 + 1 }
+    function med(a, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+                                   return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+    END {
+      split("latency bw allreduce bcast", tests, " "); split("8 1024 65536 1048576", sizes, " "); split("buffer arrays", apis, " ")
+      printf "%-9s %-7s | %-22s | %-22s\n", "test", "size", "buffer", "arrays"
+      for (t = 1; t <= 4; t++) for (s = 1; s <= 4; s++) {
+        test = tests[t]; size = sizes[s]; line = ""; any = 0
+        label = size >= 1048576 ? "1 MiB" : (size >= 1024 ? size / 1024 " KiB" : size " B")
+        for (a = 1; a <= 2; a++) {
+          k = 0; delete q
+          for (r = 0; r < n; r++) {
+            d = "dropin" SUBSEP apis[a] SUBSEP test SUBSEP size SUBSEP r; p = "api" SUBSEP apis[a] SUBSEP test SUBSEP size SUBSEP r
+            if ((d in v) && (p in v) && v[d] > 0 && v[p] > 0) q[++k] = test == "bw" ? v[p] / v[d] : v[d] / v[p]
+          }
+          if (k == 0) { cellv = "-" } else { m = med(q, k); cellv = sprintf("%.2f [%.2f-%.2f]", m, q[1], q[k]); any = 1 }
+          line = line sprintf(" | %-22s", cellv)
+        }
+        if (any) printf "%-9s %-7s%s\n", test, label, line
+      }
+    }' "$w/raw.txt"
+fi

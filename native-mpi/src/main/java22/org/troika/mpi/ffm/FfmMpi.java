@@ -62,6 +62,20 @@ public final class FfmMpi implements NativeMpi {
     private final long[] datatypes = new long[Datatype.values().length];
     private final long[] ops = new long[Op.values().length];
 
+    /**
+     * Every kind of heap segment {@link #heap} makes, made once here. The JDK has a class per array type
+     * (HeapMemorySegmentImpl.OfByte, OfDouble, ...), loaded at its first segment; while only one is loaded, C2
+     * compiles the callers of {@link #heap} on the assumption that it is the only one, and the first array of another
+     * type discards all that code. Measured with OMB-J's OSUBcast on the drop-in: the first reduce of doubles (its
+     * statistics, after the first size) threw away the compiled bcast, which then ran in C1's code for the next
+     * ~200 ms (rows 16 B to 2 KiB 1.6-3x slower than with 100,000 iterations a size).
+     */
+    static {
+        Object[] kinds = {MemorySegment.ofArray(new byte[0]), MemorySegment.ofArray(new int[0]),
+            MemorySegment.ofArray(new long[0]), MemorySegment.ofArray(new float[0]),
+            MemorySegment.ofArray(new double[0])};
+    }
+
     private FfmMpi() {
         for (Datatype t : Datatype.values()) {
             datatypes[t.ordinal()] = Fn.OPEN_MPI ? global(MpiAbi.OpenMpi.datatypeSymbol(t)) : MpiAbi.Mpich.datatype(t);

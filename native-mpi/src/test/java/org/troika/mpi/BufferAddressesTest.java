@@ -9,7 +9,7 @@ import java.nio.FloatBuffer;
 import org.junit.jupiter.api.Test;
 import org.troika.mpi.spi.BufferAddresses;
 
-/** The two most recent direct buffers' addresses are looked up once, and the answers stay right. */
+/** Direct buffers' addresses are looked up once while the cache holds them, and the answers stay right. */
 class BufferAddressesTest {
     private static long real(java.nio.Buffer b) {
         return Pointer.nativeValue(Native.getDirectBufferPointer(b));
@@ -29,19 +29,64 @@ class BufferAddressesTest {
     }
 
     @Test
-    void aThirdBufferEvictsTheOldestAndSlicesAreTheirOwnBuffers() {
+    void aWindowOfBuffersIsLookedUpOnceEachInOrderOrNot() {
         FakeNativeMpi mpi = new FakeNativeMpi();
         BufferAddresses cache = new BufferAddresses(mpi);
-        ByteBuffer a = NativeBuffers.allocate(256);
-        ByteBuffer b = NativeBuffers.allocate(256);
-        ByteBuffer c = a.slice(64, 64);
-        cache.base(a);
+        java.util.List<ByteBuffer> window = new java.util.ArrayList<>();
+        for (int i = 0; i < 64; i++) { // OMB-J's bandwidth test: one buffer per request of a window of 64
+            window.add(NativeBuffers.allocate(64));
+        }
+        for (int round = 0; round < 50; round++) {
+            for (ByteBuffer b : window) {
+                assertEquals(real(b), cache.base(b));
+            }
+        }
+        java.util.Random random = new java.util.Random(7);
+        for (int round = 0; round < 50; round++) {
+            java.util.List<ByteBuffer> order = new java.util.ArrayList<>(window);
+            java.util.Collections.shuffle(order, random);
+            for (ByteBuffer b : order) {
+                assertEquals(real(b), cache.base(b));
+            }
+        }
+        assertEquals(64, mpi.addressLookups);
+    }
+
+    @Test
+    void slicesAreTheirOwnBuffersAndANewBufferReplacesTheOldestWhenAllPlacesAreTaken() {
+        FakeNativeMpi mpi = new FakeNativeMpi();
+        BufferAddresses cache = new BufferAddresses(mpi);
+        ByteBuffer first = NativeBuffers.allocate(256);
+        assertEquals(real(first) + 64, cache.base(first.slice(64, 64))); // another object with its own base
+        assertEquals(real(first), cache.base(first));
+        java.util.List<ByteBuffer> kept = new java.util.ArrayList<>();
+        for (int i = 2; i < BufferAddresses.CAPACITY; i++) {
+            kept.add(NativeBuffers.allocate(16));
+            cache.base(kept.get(kept.size() - 1));
+        }
+        assertEquals(BufferAddresses.CAPACITY, mpi.addressLookups); // every place taken
+        ByteBuffer late = NativeBuffers.allocate(16);
+        assertEquals(real(late), cache.base(late)); // replaces the slice, the oldest
+        assertEquals(BufferAddresses.CAPACITY + 1, mpi.addressLookups);
+        assertEquals(real(first), cache.base(first));
+        assertEquals(real(kept.get(0)), cache.base(kept.get(0)));
+        assertEquals(BufferAddresses.CAPACITY + 1, mpi.addressLookups); // both still there
+    }
+
+    @Test
+    void theCacheDoesNotKeepABufferAlive() throws InterruptedException {
+        BufferAddresses cache = new BufferAddresses(new FakeNativeMpi());
+        java.lang.ref.WeakReference<ByteBuffer> gone = cacheOne(cache);
+        for (int i = 0; i < 100 && gone.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        org.junit.jupiter.api.Assertions.assertNull(gone.get(), "the cache kept a buffer nobody else holds");
+    }
+
+    private static java.lang.ref.WeakReference<ByteBuffer> cacheOne(BufferAddresses cache) {
+        ByteBuffer b = NativeBuffers.allocate(1024);
         cache.base(b);
-        assertEquals(real(a) + 64, cache.base(c)); // a slice is another object with its own base
-        assertEquals(3, mpi.addressLookups);
-        cache.base(b); // still cached
-        assertEquals(3, mpi.addressLookups);
-        assertEquals(real(a), cache.base(a)); // evicted by c
-        assertEquals(4, mpi.addressLookups);
+        return new java.lang.ref.WeakReference<>(b);
     }
 }

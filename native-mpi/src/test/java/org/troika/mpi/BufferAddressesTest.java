@@ -29,7 +29,7 @@ class BufferAddressesTest {
     }
 
     @Test
-    void aWindowOfBuffersIsLookedUpOnceEachInOrderOrNot() {
+    void aWindowOfBuffersIsLookedUpOnceEachInOrderAndMostlyNotAgainOutOfOrder() {
         FakeNativeMpi mpi = new FakeNativeMpi();
         BufferAddresses cache = new BufferAddresses(mpi);
         java.util.List<ByteBuffer> window = new java.util.ArrayList<>();
@@ -41,6 +41,12 @@ class BufferAddressesTest {
                 assertEquals(real(b), cache.base(b));
             }
         }
+        // in order: each found where the last hit points, but the first again after the window's end, through the
+        // identity-hash table, where a later buffer may have taken its place (22 % for 64 buffers in 256 places):
+        // then it is looked up once more and kept in order after the window, and so is the next while its place is
+        // taken too (8 in a row: one in ~200,000). Without a cache: 3,200 look-ups; with the two-entry one, as many
+        org.junit.jupiter.api.Assertions.assertTrue(mpi.addressLookups <= 64 + 8, mpi.addressLookups + " look-ups");
+        int inOrder = mpi.addressLookups;
         java.util.Random random = new java.util.Random(7);
         for (int round = 0; round < 50; round++) {
             java.util.List<ByteBuffer> order = new java.util.ArrayList<>(window);
@@ -49,7 +55,9 @@ class BufferAddressesTest {
                 assertEquals(real(b), cache.base(b));
             }
         }
-        assertEquals(64, mpi.addressLookups);
+        // out of order: through the table, 256 places for 64 buffers; without a cache 3,200 look-ups
+        int shuffled = mpi.addressLookups - inOrder;
+        org.junit.jupiter.api.Assertions.assertTrue(shuffled < 50 * 64 / 2, shuffled + " look-ups");
     }
 
     @Test
@@ -68,9 +76,9 @@ class BufferAddressesTest {
         ByteBuffer late = NativeBuffers.allocate(16);
         assertEquals(real(late), cache.base(late)); // replaces the slice, the oldest
         assertEquals(BufferAddresses.CAPACITY + 1, mpi.addressLookups);
-        assertEquals(real(first), cache.base(first));
+        assertEquals(real(first), cache.base(first)); // the ones after it, still kept, in order
         assertEquals(real(kept.get(0)), cache.base(kept.get(0)));
-        assertEquals(BufferAddresses.CAPACITY + 1, mpi.addressLookups); // both still there
+        assertEquals(BufferAddresses.CAPACITY + 1, mpi.addressLookups);
     }
 
     @Test

@@ -11,24 +11,27 @@ import java.nio.Buffer;
  *
  * <p>Room for {@link #CAPACITY} buffers, because a window of non-blocking calls cycles through one buffer per request
  * (OMB-J's bandwidth test: 64) and a cache of the last two, as this was, missed on every call there: the look-up was
- * ~45 % of the sending rank's time at 8 bytes. The buffers are kept in the order they came, and the first place looked
- * at is the one after the last hit: a buffer used again and again, two used in turn and a window used in order are
- * each found at the first look; other orders scan the buffers kept (at most {@link #CAPACITY}). When all places are
- * taken, a new buffer replaces the oldest. Entries hold their buffers weakly, so the cache never keeps a buffer's
- * native memory from being freed. Shared by threads without locking: entries are immutable and every index stays in
- * range, so a race only costs a look-up.
+ * ~45 % of the sending rank's time at 8 bytes. Two ways to find a buffer, each one look, never a scan: the buffers
+ * are kept in the order they came and the first look is at the one after the last hit (a buffer used again and
+ * again, two used in turn and a window used in order are found there); then a table by identity hash (other orders;
+ * two buffers that share a place there take turns). A buffer found by neither is looked up and replaces the oldest.
+ * So a program that passes a new buffer every call pays two looks more than the look-up, not a walk through the
+ * cache. Entries hold their buffers weakly, so the cache never keeps a buffer's native memory from being freed.
+ * Shared by threads without locking: entries are immutable and every index stays in range, so a race only costs a
+ * look-up.
  */
 public final class BufferAddresses {
-    /** Buffers kept: the largest window of requests measured (OMB-J's 64) and as many again. */
+    /** Buffers kept in order: the largest window of requests measured (OMB-J's 64) and as many again. */
     public static final int CAPACITY = 128;
+    /** Places in the table by identity hash (a power of two, twice {@link #CAPACITY}). */
+    private static final int TABLE = 2 * CAPACITY;
 
     private final NativeMpi mpi;
-    private final Entry[] entries = new Entry[CAPACITY];
-    /** Entries in use: they are [0, used). */
-    private int used;
-    /** Where the next look starts: after the last hit, modulo {@link #used}. */
+    private final Entry[] order = new Entry[CAPACITY];
+    private final Entry[] table = new Entry[TABLE];
+    /** Where the next look in {@link #order} is: after the last hit. */
     private int next;
-    /** Where the next new buffer goes once all places are taken (the oldest). */
+    /** Where the next new buffer goes in {@link #order} (the oldest, once all places are taken). */
     private int oldest;
 
     public BufferAddresses(NativeMpi mpi) {
@@ -37,51 +40,37 @@ public final class BufferAddresses {
 
     /** {@link NativeMpi#address} of {@code direct}, from the cache when it holds that buffer. */
     public long base(Buffer direct) {
-        Entry[] e = entries;
-        int n = used;
-        int at = next;
-        Entry hit = e[at];
+        Entry hit = order[next];
         if (hit == null || hit.get() != direct) {
-            at = -1;
-            for (int i = 0; i < n; i++) {
-                Entry x = e[i];
-                if (x != null && x.get() == direct) {
-                    at = i;
-                    hit = x;
-                    break;
-                }
-            }
-            if (at < 0) {
+            hit = table[System.identityHashCode(direct) & (TABLE - 1)];
+            if (hit == null || hit.get() != direct) {
                 return add(direct);
             }
         }
-        next = at + 1 < n ? at + 1 : 0;
+        next = hit.at + 1 < CAPACITY ? hit.at + 1 : 0;
         return hit.base;
     }
 
     private long add(Buffer direct) {
-        Entry x = new Entry(direct, mpi.address(direct));
-        int n = used;
-        int at;
-        if (n < CAPACITY) {
-            at = n;
-            entries[at] = x;
-            used = n + 1;
-        } else {
-            at = oldest;
-            entries[at] = x;
-            oldest = at + 1 < CAPACITY ? at + 1 : 0;
-        }
-        next = at + 1 < used ? at + 1 : 0;
-        return x.base;
+        int at = oldest;
+        Entry e = new Entry(direct, mpi.address(direct), at);
+        order[at] = e;
+        table[System.identityHashCode(direct) & (TABLE - 1)] = e;
+        int after = at + 1 < CAPACITY ? at + 1 : 0;
+        oldest = after;
+        next = after;
+        return e.base;
     }
 
     private static final class Entry extends WeakReference<Buffer> {
         final long base;
+        /** Its place in {@link #order}. */
+        final int at;
 
-        Entry(Buffer buffer, long base) {
+        Entry(Buffer buffer, long base, int at) {
             super(buffer);
             this.base = base;
+            this.at = at;
         }
     }
 }

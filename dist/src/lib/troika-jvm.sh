@@ -1,4 +1,5 @@
-# Sourced by bin/troika, bin/troika-rsh and bin/troika-mkcds (not run by itself), and by bench/scale.sh.
+# Sourced by bin/troika, bin/troika-rsh and bin/troika-mkcds (not run by itself), and by bench/scale.sh and
+# bench/discovery-cycle.sh.
 #
 # An AppCDS archive made by one JVM makes any other JVM turn class-data sharing off altogether, its own default
 # archive included: 0 classes from a shared archive instead of ~1,060, about 100 ms more for every start (measured:
@@ -45,15 +46,15 @@ troika_cds_for() {
   [ -n "$_tj" ] && [ -n "$_tm" ] && [ "$_tj" -ef "$_tm" ]
 }
 
-# troika_jit (bin/troika, and bench/scale.sh for the services it runs alone): sets _troika_jit to troika run's compiler
-# options. C1 only and compiling only 10x hotter code: a run executes most code once (the compile threads cost ~20 ms
-# CPU, measured with bench/startup.sh). Some code runs per byte or per host and is compiled at the JDK's default
-# thresholds instead (a tenth of ten times them): the output pipeline (every byte of a chatty job's output goes through
-# it; its per-line loop would otherwise run interpreted for most of a 24 MB stream, bench/output.sh), and the wire
-# protocol and the driver service, whose work (hellos, frames and their HMACs, registrations, heartbeats) runs once per
-# task service: registering 10,000 simulated hosts took 0.3-0.5 s more of the driver's CPU at ten times the thresholds
-# (bench/scale.sh), and a small job never reaches the default ones. "quiet" first: CompileCommand otherwise prints each
-# command on stdout, into the job's output. The patterns are words of the result: expand it with `set -f`.
+# troika_jit (bin/troika; bench/scale.sh and bench/discovery-cycle.sh for the code they run alone): sets _troika_jit to
+# troika run's compiler options. C1 only and compiling only 10x hotter code: a run executes most code once (the compile
+# threads cost ~20 ms CPU, measured with bench/startup.sh). Some code runs per byte or per host and is compiled at the
+# JDK's default thresholds instead (a tenth of ten times them): the output pipeline (every byte of a chatty job's output
+# goes through it; its per-line loop would otherwise run interpreted for most of a 24 MB stream, bench/output.sh), and
+# the wire protocol and the driver service, whose work (hellos, frames and their HMACs, registrations, heartbeats) runs
+# once per task service: registering 10,000 simulated hosts took 0.3-0.5 s more of the driver's CPU at ten times the
+# thresholds (bench/scale.sh), and a small job never reaches the default ones. "quiet" first: CompileCommand otherwise
+# prints each command on stdout, into the job's output. The patterns are words of the result: expand it with `set -f`.
 troika_jit() {
   _troika_jit="-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=10 -XX:CompileCommand=quiet"
   for _tm in org.troika.common.exec.ProcessSupervisor::pump 'org.troika.launcher.exec.LaunchOutput*::*' \

@@ -42,20 +42,23 @@ public final class BufferAddresses {
     public long base(Buffer direct) {
         Entry hit = order[next];
         if (hit == null || hit.get() != direct) {
-            hit = table[System.identityHashCode(direct) & (TABLE - 1)];
+            int place = System.identityHashCode(direct) & (TABLE - 1);
+            hit = table[place];
             if (hit == null || hit.get() != direct) {
-                return add(direct);
+                return add(direct, place);
             }
         }
         next = hit.at + 1 < CAPACITY ? hit.at + 1 : 0;
         return hit.base;
     }
 
-    private long add(Buffer direct) {
+    /** Looks {@code direct} up and keeps it: in {@link #order} at the oldest place, in {@link #table} at {@code place}.
+     */
+    private long add(Buffer direct, int place) {
         int at = oldest;
         Entry e = new Entry(direct, mpi.address(direct), at);
         order[at] = e;
-        table[System.identityHashCode(direct) & (TABLE - 1)] = e;
+        table[place] = e;
         int after = at + 1 < CAPACITY ? at + 1 : 0;
         oldest = after;
         next = after;

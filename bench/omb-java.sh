@@ -14,7 +14,9 @@
 # Ratios are time ratios (bandwidth: inverted), so < 1 means faster than the reference. Targets (issue 24.4):
 # drop-in/api <= 1.1, drop-in/ompi <= 1 on every row. Env: ROUNDS, NP (default 2), JAVA, DROPIN_JAR, TESTS (default
 # latency,bw,allreduce,bcast: those to run; one round of all four takes ~5 minutes on 2 cores, so a quiet 3-round
-# run is split, e.g. TESTS=latency,bw then TESTS=allreduce,bcast; rows not run print '-').
+# run is split, e.g. TESTS=latency,bw then TESTS=allreduce,bcast; rows not run print '-'), JVM_OPTS (more options
+# for every binding's JVMs alike; e.g. JVM_OPTS=-XX:+AlwaysPreTouch measures without the page faults of a heap's
+# first use, which a binding that allocates a Status per receive pays and the api's loops do not: docs/ompi-java.md).
 # Needs the built distribution, the Open MPI 5 root and root privileges (the root is entered with unshare + chroot).
 set -euo pipefail
 source "$(dirname "$0")/mpi/env.bash"
@@ -48,6 +50,8 @@ bind=(--bind-to none)
 if [ "$(nproc)" -ge "$NP" ]; then bind=(--bind-to core --map-by core); fi
 run() { # impl api test: prints "impl api test size value" for every size line of the program's output
   local impl=$1 api=$2 test=$3 cls range=8:1048576 jvm=("$JAVA" -XX:+UseSerialGC) cp args
+  # shellcheck disable=SC2206 # JVM_OPTS is a list of options
+  [ -n "${JVM_OPTS:-}" ] && jvm+=($JVM_OPTS)
   case $test in
     latency) cls=mpi.pt2pt.OSULatency ;;
     bw) cls=mpi.pt2pt.OSUBandwidthOMPI ;;
@@ -83,7 +87,7 @@ for ((r = 0; r < ROUNDS; r++)); do
 done > "$w/raw.txt"
 echo "load after:  $(uptime)"
 echo
-echo "OMB-J, $NP ranks on $(nproc) cores (${bind[*]}), Open MPI 5.0.7, $("$JAVA" -version 2>&1 | head -1), best of $ROUNDS rounds"
+echo "OMB-J, $NP ranks on $(nproc) cores (${bind[*]}), Open MPI 5.0.7, $("$JAVA" -version 2>&1 | head -1), best of $ROUNDS rounds${JVM_OPTS:+, JVM_OPTS=$JVM_OPTS}"
 echo "cells: us (bw: MB/s); ratios are time ratios (bw: inverted), < 1 = faster than the reference; targets: drop-in/api <= 1.1, drop-in/ompi <= 1"
 awk -v dropin="$dropin" '
   { k = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4; v = $5 + 0; bw = $3 == "bw"

@@ -2,6 +2,8 @@ package org.troika.mpi.spi;
 
 import java.lang.ref.WeakReference;
 import java.nio.Buffer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * The base addresses (element 0) of the direct buffers recently passed to MPI. A buffer object's base address never
@@ -25,6 +27,28 @@ public final class BufferAddresses {
     public static final int CAPACITY = 128;
     /** Places in the table by identity hash (a power of two, twice {@link #CAPACITY}). */
     private static final int TABLE = 2 * CAPACITY;
+
+    /*
+     * Every class of direct buffer in the JDK, loaded before any MPI call is compiled. While a class has no subclass
+     * loaded, C2 compiles type checks against it as exact (DirectByteBuffer "leaf_type", its isDirect() "unique
+     * concrete method"); the first read-only buffer anywhere in the process (the JDK makes one for its own module
+     * image when String.format first loads locale data, as OMB-J does after its first size) then throws away every
+     * compiled send and receive, and the next sizes run in slower code until they are compiled again. Measured on the
+     * drop-in: send, recv and the benchmark's loop recompiled ~0.1 s after the first printed line.
+     */
+    static {
+        ByteBuffer b = ByteBuffer.allocateDirect(8);
+        for (ByteOrder order : new ByteOrder[] {ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN}) {
+            b.order(order);
+            b.asReadOnlyBuffer();
+            b.asCharBuffer().asReadOnlyBuffer();
+            b.asShortBuffer().asReadOnlyBuffer();
+            b.asIntBuffer().asReadOnlyBuffer();
+            b.asLongBuffer().asReadOnlyBuffer();
+            b.asFloatBuffer().asReadOnlyBuffer();
+            b.asDoubleBuffer().asReadOnlyBuffer();
+        }
+    }
 
     private final NativeMpi mpi;
     private final Entry[] order = new Entry[CAPACITY];

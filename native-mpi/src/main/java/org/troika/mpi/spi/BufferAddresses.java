@@ -29,25 +29,20 @@ public final class BufferAddresses {
     private static final int TABLE = 2 * CAPACITY;
 
     /*
-     * Every class of direct buffer in the JDK, loaded before any MPI call is compiled. While a class has no subclass
-     * loaded, C2 compiles type checks against it as exact (DirectByteBuffer "leaf_type", its isDirect() "unique
-     * concrete method"); the first read-only buffer anywhere in the process (the JDK makes one for its own module
-     * image when String.format first loads locale data, as OMB-J does after its first size) then throws away every
-     * compiled send and receive, and the next sizes run in slower code until they are compiled again. Measured on the
-     * drop-in: send, recv and the benchmark's loop recompiled ~0.1 s after the first printed line.
+     * The buffer classes the JDK makes by itself mid-run, loaded before any MPI call is compiled. While a class
+     * has no subclass loaded, C2 compiles type checks against it as exact (DirectByteBuffer and IntBuffer as "leaf
+     * types", DirectByteBuffer.isDirect() as a "unique concrete method"). When String.format first loads locale data
+     * (OMB-J after its first size, OmbTroika likewise) the JDK opens its module image, with a read-only direct byte
+     * buffer (DirectByteBufferR) and direct int views (DirectIntBufferU, DirectIntBufferRU); that threw away the drop-in's
+     * compiled send and recv and troika-mpi's compiled send and recvIgnoreStatus (HeapArrays.type's IntBuffer check),
+     * and the next sizes ran in slower code until compiled again. Only these three: ~0.1-0.3 ms at start-up; the other
+     * typed views and read-only forms (not in the JDK's class-data archive) would cost every rank ~3 ms, and come
+     * only from a program's own calls, before its loop is compiled.
      */
     static {
-        ByteBuffer b = ByteBuffer.allocateDirect(8);
-        for (ByteOrder order : new ByteOrder[] {ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN}) {
-            b.order(order);
-            b.asReadOnlyBuffer();
-            b.asCharBuffer().asReadOnlyBuffer();
-            b.asShortBuffer().asReadOnlyBuffer();
-            b.asIntBuffer().asReadOnlyBuffer();
-            b.asLongBuffer().asReadOnlyBuffer();
-            b.asFloatBuffer().asReadOnlyBuffer();
-            b.asDoubleBuffer().asReadOnlyBuffer();
-        }
+        ByteBuffer b = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
+        b.asIntBuffer();
+        b.asReadOnlyBuffer().order(ByteOrder.nativeOrder()).asIntBuffer();
     }
 
     private final NativeMpi mpi;

@@ -80,7 +80,11 @@ public final class ProcessSupervisor implements AutoCloseable {
      * down the group: TERM, the grace while members remain, KILL. If the JVM is gone (no process, or a zombie) or the
      * plan still runs, nobody else will end the tagged rest, so it ends every process carrying the tag the same way.
      * Otherwise the JVM does that ({@link #close()}), and the guard stays while tagged processes remain, in case the
-     * JVM dies before it did. One {@code grep} finds them ({@code /proc/PID/environ} is NUL-separated).
+     * JVM dies before it did. One {@code grep} finds them ({@code /proc/PID/environ} is NUL-separated). While it
+     * stays, it remembers the tagged processes it found (pid and start time) and looks through {@code /proc} again
+     * only once none of them is left: a round (every 2 s, for as long as a daemon that left the plan runs: Open MPI
+     * 5's {@code prted --daemonize} under the relay, the whole job) reads one of their {@code stat} files with the
+     * shell's own {@code read}, where it read every process's environment with a {@code grep} and a {@code sed}.
      */
     private static final String GUARD = "trap '' INT TERM HUP\n"
             + "PATH=/usr/bin:/bin\n"
@@ -89,6 +93,12 @@ public final class ProcessSupervisor implements AutoCloseable {
             + " | sed -n 's#^/proc/\\([0-9]*\\)/environ$#\\1#p'; }\n"
             + "gone() { st=$(cat \"/proc/$j/stat\" 2>/dev/null); st=${st##*\") \"}\n"
             + "  case \"$st\" in ''|Z*|X*) return 0 ;; esac; return 1; }\n"
+            // a process's start time (stat's field 22) into s, or false when it is gone
+            + "started() { s=; { read -r s <\"/proc/$1/stat\"; } 2>/dev/null || return 1; s=${s##*\") \"}\n"
+            + "  set -- $s; [ $# -ge 20 ] || return 1; shift 19; s=$1; }\n"
+            // k: the tagged processes found, as pid:start; held: one of them still runs
+            + "scan() { k=; for q in $(tagged); do started \"$q\" && k=\"$k $q:$s\"; done; }\n"
+            + "held() { for e in $k; do started \"${e%%:*}\" && [ \"$s\" = \"${e#*:}\" ] && return 0; done; return 1; }\n"
             + "down() {\n"
             + "  kill -s TERM -- \"-$g\" 2>/dev/null; a=$?; p=\n"
             + "  if [ \"$1\" = 1 ]; then p=$(tagged); [ -n \"$p\" ] && kill -s TERM $p 2>/dev/null; fi\n"
@@ -106,9 +116,11 @@ public final class ProcessSupervisor implements AutoCloseable {
             + "while read -r _; do :; done\n"
             + "if kill -s 0 \"$g\" 2>/dev/null || gone; then down 1; exit 0; fi\n"
             + "down 0\n"
-            + "while [ -n \"$(tagged)\" ]; do\n"
+            + "scan\n"
+            + "while [ -n \"$k\" ]; do\n"
             + "  if gone; then down 1; exit 0; fi\n"
             + "  sleep 2\n"
+            + "  held || scan\n"
             + "done\n"
             + "exit 0\n";
 

@@ -25,6 +25,13 @@ class ParentDeathTest {
         killAndCheck("daemon");
     }
 
+    @Test
+    void killMinus9AfterThePlanLeftADaemonEndsTheDaemon() throws Exception {
+        // the plan has exited and the guard waits in its loop for the daemon it left (pid and start time kept, no
+        // scan of /proc a round): the JVM's death must still end it
+        killAndCheck("detached");
+    }
+
     private static void killAndCheck(String mode) throws Exception {
         String marker = UUID.randomUUID().toString();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -43,9 +50,18 @@ class ParentDeathTest {
                 }
             }).get(120, TimeUnit.SECONDS);
             assertEquals("started", line, "the child JVM did not start its tree");
-            // sh, two sleeps and the guard carry the marker
+            // sh, two sleeps and the guard carry the marker; detached: the daemon and the guard, once sh has exited
             List<ProcessHandle> tree = ProcessTable.withEnv(ProcessSupervisorTest.MARKER, marker);
-            assertTrue(tree.size() >= 3, "expected the supervised tree, found " + tree.size());
+            if (mode.equals("detached")) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (tree.size() != 2 && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                    tree = ProcessTable.withEnv(ProcessSupervisorTest.MARKER, marker);
+                }
+                assertEquals(2, tree.size(), "expected the daemon and the guard: " + tree);
+                Thread.sleep(2500); // the guard has seen the plan's end and waits in its loop (a round is 2 s)
+            }
+            assertTrue(tree.size() >= (mode.equals("detached") ? 2 : 3), "expected the supervised tree: " + tree);
             jvm.destroyForcibly(); // SIGKILL: no shutdown hooks, no finally blocks
             assertTrue(jvm.waitFor(60, TimeUnit.SECONDS));
             assertEquals(137, jvm.exitValue());

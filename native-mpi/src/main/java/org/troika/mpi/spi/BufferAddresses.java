@@ -35,9 +35,9 @@ public final class BufferAddresses {
      * (OMB-J after its first size, OmbTroika likewise) the JDK opens its module image, with a read-only direct byte
      * buffer (DirectByteBufferR) and direct int views (DirectIntBufferU, DirectIntBufferRU); that threw away the drop-in's
      * compiled send and recv and troika-mpi's compiled send and recvIgnoreStatus (HeapArrays.type's IntBuffer check),
-     * and the next sizes ran in slower code until compiled again. Only these three: ~0.1-0.3 ms at start-up; the other
-     * typed views and read-only forms (not in the JDK's class-data archive) would cost every rank ~3 ms, and come
-     * only from a program's own calls, before its loop is compiled.
+     * and the next sizes ran in slower code until compiled again. Only these three: +0.1-0.5 ms at start-up; the
+     * other typed views and read-only forms (not in the JDK's class-data archive) would cost every rank ~3 ms, and
+     * come only from a program's own calls.
      */
     static {
         ByteBuffer b = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());

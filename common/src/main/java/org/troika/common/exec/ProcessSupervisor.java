@@ -82,9 +82,10 @@ public final class ProcessSupervisor implements AutoCloseable {
      * Otherwise the JVM does that ({@link #close()}), and the guard stays while tagged processes remain, in case the
      * JVM dies before it did. One {@code grep} finds them ({@code /proc/PID/environ} is NUL-separated). While it
      * stays, it remembers the tagged processes it found (pid and start time) and looks through {@code /proc} again
-     * only once none of them is left: a round (every 2 s, for as long as a daemon that left the plan runs: Open MPI
-     * 5's {@code prted --daemonize} under the relay, the whole job) reads one of their {@code stat} files with the
-     * shell's own {@code read}, where it read every process's environment with a {@code grep} and a {@code sed}.
+     * only once none of them is left: a round (every 2 s, for as long as a daemon that left the plan runs: a rank
+     * that daemonizes, or Open MPI's {@code --daemonize} daemons when a user turns tree spawn off under the relay)
+     * reads one of their {@code stat} files with the shell's own {@code read}, where it read every process's
+     * environment with a {@code grep} and a {@code sed}.
      */
     private static final String GUARD = "trap '' INT TERM HUP\n"
             + "PATH=/usr/bin:/bin\n"

@@ -15,10 +15,13 @@ import org.junit.jupiter.api.Test;
  * Initialising {@link org.troika.mpi.spi.BufferAddresses} (which every troika-mpi communicator and the {@code mpi}
  * drop-in do before their first call) loads the buffer classes the JDK makes by itself mid-run (a read-only direct
  * byte buffer and direct int views, when String.format first loads locale data), so that they cannot discard
- * compiled MPI calls later. Checked in a fresh JVM's class-loading
- * log; the same JVM without the initialisation shows that the log would tell the difference.
+ * compiled MPI calls later. Checked in a fresh JVM's class-loading log; the same JVM without the initialisation
+ * shows that the log would tell the difference.
  */
 class BufferClassesPreloadTest {
+    private static final List<String> CLASSES = List.of("java.nio.DirectByteBufferR", "java.nio.DirectIntBufferU",
+            "java.nio.DirectIntBufferRU");
+
     /** A child JVM's main: initialises BufferAddresses when asked, and does nothing else. */
     public static final class Child {
         public static void main(String[] args) throws Exception {
@@ -46,13 +49,11 @@ class BufferClassesPreloadTest {
     @Test
     void theBufferClassesTheJdkMakesMidRunAreLoadedWithTheCache() throws Exception {
         String without = classesLoaded("none");
-        for (String cls : List.of("java.nio.DirectByteBufferR", "java.nio.DirectIntBufferU",
-                "java.nio.DirectIntBufferRU")) {
+        for (String cls : CLASSES) {
             assertFalse(loaded(without, cls), "a bare JVM loaded " + cls + " already: the test shows nothing");
         }
         String with = classesLoaded("init");
-        for (String cls : List.of("java.nio.DirectByteBufferR", "java.nio.DirectIntBufferU",
-                "java.nio.DirectIntBufferRU")) {
+        for (String cls : CLASSES) {
             assertTrue(loaded(with, cls), cls + " not loaded by BufferAddresses' initialisation");
         }
     }

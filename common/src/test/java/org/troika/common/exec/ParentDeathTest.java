@@ -1,6 +1,7 @@
 package org.troika.common.exec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
@@ -32,6 +33,11 @@ class ParentDeathTest {
         killAndCheck("detached");
     }
 
+    /** Whether one of {@code processes} has {@code text} in its command line. */
+    private static boolean anyRuns(List<ProcessHandle> processes, String text) {
+        return processes.stream().anyMatch(h -> h.info().commandLine().orElse("").contains(text));
+    }
+
     private static void killAndCheck(String mode) throws Exception {
         String marker = UUID.randomUUID().toString();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -56,17 +62,14 @@ class ParentDeathTest {
                 // wait for the plan's shell to end (the guard's own sleep and cat carry the marker too, so count no
                 // total), then for the guard to be in its loop (a round is 2 s)
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (tree.stream().anyMatch(h -> h.info().commandLine().orElse("").contains("echo up"))
-                        && System.nanoTime() < deadline) {
+                while (anyRuns(tree, "echo up") && System.nanoTime() < deadline) {
                     Thread.sleep(50);
                     tree = ProcessTable.withEnv(ProcessSupervisorTest.MARKER, marker);
                 }
                 Thread.sleep(2500);
                 tree = ProcessTable.withEnv(ProcessSupervisorTest.MARKER, marker);
-                assertTrue(tree.stream().noneMatch(h -> h.info().commandLine().orElse("").contains("echo up")),
-                        "the plan did not end: " + tree);
-                assertTrue(tree.stream().anyMatch(h -> h.info().commandLine().orElse("").contains("sleep 301")),
-                        "the daemon is not running: " + tree);
+                assertFalse(anyRuns(tree, "echo up"), "the plan did not end: " + tree);
+                assertTrue(anyRuns(tree, "sleep 301"), "the daemon is not running: " + tree);
             }
             assertTrue(tree.size() >= (mode.equals("detached") ? 2 : 3), "expected the supervised tree: " + tree);
             jvm.destroyForcibly(); // SIGKILL: no shutdown hooks, no finally blocks

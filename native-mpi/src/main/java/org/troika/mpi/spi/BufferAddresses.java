@@ -37,7 +37,8 @@ public final class BufferAddresses {
      * compiled send and recv and troika-mpi's compiled send and recvIgnoreStatus (HeapArrays.type's IntBuffer check),
      * and the next sizes ran in slower code until compiled again. Only these three: +0.1-0.5 ms at start-up; the
      * other typed views and read-only forms (not in the JDK's class-data archive) would cost every rank ~3 ms, and
-     * come only from a program's own calls.
+     * come only from a program's own calls. The FFM backend does the same for its heap segment classes (FfmMpi's
+     * static initializer): it is the only place that can name them.
      */
     static {
         ByteBuffer b = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());

@@ -68,7 +68,8 @@ public final class FfmMpi implements NativeMpi {
      * compiles the callers of {@link #heap} on the assumption that it is the only one, and the first array of another
      * type discards all that code. Measured with OMB-J's OSUBcast on the drop-in: the first reduce of doubles (its
      * statistics, after the first size) threw away the compiled bcast, which then ran in C1's code for the next
-     * ~200 ms (rows 16 B to 2 KiB 1.6-3x slower than with 100,000 iterations a size).
+     * ~200 ms (rows 16 B to 2 KiB 1.6-3x slower than with 100,000 iterations a size). The buffer classes of the
+     * same kind of trap, common to both backends, are loaded by {@link org.troika.mpi.spi.BufferAddresses}.
      */
     static {
         Object[] kinds = {MemorySegment.ofArray(new byte[0]), MemorySegment.ofArray(new int[0]),

@@ -70,7 +70,8 @@ class RankEnvCdsScriptTest {
             return List.of();
         }
         try (Stream<Path> s = Files.list(cache)) {
-            return s.map(p -> p.getFileName().toString()).sorted().toList();
+            // .ldconfig-dirs: the folders ldconfig names, kept for JNA's library path (not an archive)
+            return s.map(p -> p.getFileName().toString()).filter(n -> !n.startsWith(".")).sorted().toList();
         }
     }
 
@@ -187,6 +188,69 @@ class RankEnvCdsScriptTest {
         off.remove("TROIKA_JAVA_CDS");
         assertTrue(RankEnvScriptTest.run(off, JAVA, "-cp", jar.toString(), CdsHello.class.getName(), "jna").out()
                 .contains("jna.platform.library.path=null"), "off unless asked");
+    }
+
+    /**
+     * The folders {@code ldconfig -p} names are kept in the cache folder and read by the next ranks instead of starting
+     * ldconfig, sed and awk again, while the list is newer than ldconfig's own cache (ldconfig rewrites that on every
+     * run); an older list is made again.
+     */
+    @Test
+    void ldconfigsFoldersAreKeptWhileNewerThanItsCache() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(List.of("amd64", "aarch64").contains(System.getProperty("os.arch")),
+                "JNA's multiarch folder is uname -m + -linux-gnu only on x86_64 and aarch64");
+        Path ldCache = Path.of("/etc/ld.so.cache");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(ldCache),
+                "no /etc/ld.so.cache on this machine: nothing to compare the kept list with");
+        String first = jnaPath(RankEnvScriptTest.run(env(), JAVA, "-cp", jar.toString(), CdsHello.class.getName(),
+                "jna"));
+        Path memo = cache.resolve(".ldconfig-dirs");
+        assertTrue(Files.isRegularFile(memo), "kept: " + cacheEntries());
+        // a folder only the kept list names: it shows whether the next rank read the list or asked ldconfig
+        Path marker = Files.createDirectories(tmp.resolve("only-in-the-kept-list"));
+        Files.writeString(memo, Files.readString(memo) + marker + "\n" + tmp.resolve("gone") + "\n");
+        String second = jnaPath(RankEnvScriptTest.run(env(), JAVA, "-cp", jar.toString(), CdsHello.class.getName(),
+                "jna"));
+        assertEquals(first + ":" + marker, second, "the kept list, existing folders only");
+
+        Files.setLastModifiedTime(memo, java.nio.file.attribute.FileTime.fromMillis(
+                Files.getLastModifiedTime(ldCache).toMillis() - 10_000));
+        String third = jnaPath(RankEnvScriptTest.run(env(), JAVA, "-cp", jar.toString(), CdsHello.class.getName(),
+                "jna"));
+        assertEquals(first, third, "older than ldconfig's cache: made again");
+        assertFalse(Files.readString(memo).contains(marker.toString()), "and kept again");
+    }
+
+    private static String jnaPath(RankEnvScriptTest.Result r) {
+        assertEquals(0, r.exit(), r.err());
+        return r.out().lines().filter(l -> l.startsWith("jna.platform.library.path=")).findFirst().orElseThrow()
+                .substring("jna.platform.library.path=".length());
+    }
+
+    /** A {@code java} found on PATH (no slash in the command) gets its archive as an absolute one does. */
+    @Test
+    void javaFromPathIsFound() throws Exception {
+        Map<String, String> env = env();
+        env.put("PATH", Path.of(JAVA).getParent() + ":/usr/bin:/bin");
+        assertEquals(0, RankEnvScriptTest.run(env, "java", "-Xlog:class+load=info", "-cp", jar.toString(),
+                CdsHello.class.getName()).exit());
+        RankEnvScriptTest.Result r = RankEnvScriptTest.run(env, "java", "-Xlog:class+load=info", "-cp",
+                jar.toString(), CdsHello.class.getName());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().lines().anyMatch(l -> l.contains(CdsHello.class.getName() + " source: shared objects ")),
+                "mapped from the archive the first run recorded: " + cacheEntries());
+        assertEquals(1, cacheEntries().size(), cacheEntries().toString());
+    }
+
+    /** A directory holding only hidden files is not empty: the JVM would refuse to archive it too. */
+    @Test
+    void aDirectoryWithOnlyHiddenFilesRunsWithoutCds() throws Exception {
+        Path classes = Files.createDirectories(tmp.resolve("classes"));
+        Files.writeString(classes.resolve(".hidden"), "x");
+        RankEnvScriptTest.Result r = rank(env(), classes + ":" + jar);
+        assertEquals(0, r.exit(), "the JVM would fail at exit had it been asked to dump: " + r.err());
+        assertEquals("hello x,y\n", r.out());
+        assertFalse(Files.exists(cache), "nothing cached: " + cacheEntries());
     }
 
     @Test

@@ -14,6 +14,10 @@
 # Every job line says in place or relaunch, and when troika's own lines came (discovery saw it, change sent, next
 # generation, rank died/left), from the event. CASES default leave,relaunch,add,kill; SIZES default 2,4,8; RUNS 3;
 # MPI OPEN_MPI_5 (the trixie root) or OPEN_MPI (the host's 4.1.4, share-nothing hosts).
+# BENCH_VERBOSE=1 runs troika with --verbose and prints, per job, the processes started after the event (when), the
+# machine's CPU use and the CPU per kind of process up to the commit (its own poll slows the job: compare runs with it
+# to runs with it). BENCH_RANK_JAVA_OPTS adds JVM options to the ranks (e.g.
+# -Xlog:class+load=info:file=/tmp/r%p.log:timemillis, whose times line up with the "event at epoch ms" line).
 # Keep one call under ~8 minutes on a shared machine: split by CASES or SIZES (one job is ~10-20 s).
 # Needs root, the Open MPI 5 root and a build: mvn -o -q install -DskipTests && mvn -o -q test-compile -pl integration-tests
 set -euo pipefail

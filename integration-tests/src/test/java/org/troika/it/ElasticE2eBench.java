@@ -114,6 +114,10 @@ public final class ElasticE2eBench {
         if (interval != null && !interval.isBlank()) {
             flags.addAll(List.of("--discovery-interval", interval));
         }
+        String extra = System.getenv("BENCH_TROIKA_FLAGS"); // e.g. --mpi-args=--prtemca odls_base_sigkill_timeout 0
+        if (extra != null && !extra.isBlank()) {
+            flags.addAll(List.of(extra.trim().split("\\s+(?=--)")));
+        }
         if (kase.equals("relaunch") && mpi == Launcher.OPEN_MPI_5) {
             flags.addAll(List.of("--fault-tolerance", "relaunch"));
         }
@@ -151,6 +155,10 @@ public final class ElasticE2eBench {
             wanted.put("rank left", l -> l.text().contains("troika elastic: rank ") && l.text().contains(" leaves"));
             Map<String, Long> phases = new LinkedHashMap<>();
             boolean verbose = "1".equals(System.getenv("BENCH_VERBOSE"));
+            Births births = verbose ? Births.watch(t0) : null;
+            if (verbose) {
+                System.out.println("    event at epoch ms " + (System.currentTimeMillis() - (System.nanoTime() - t0) / 1_000_000));
+            }
             long listAt = Long.MAX_VALUE;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
             while (System.nanoTime() < deadline) {
@@ -167,6 +175,11 @@ public final class ElasticE2eBench {
                         long ms = (l.at() - t0) / 1_000_000;
                         boolean inPlace = !run.err().contains("troika elastic: generation 2 (");
                         keep(run, e.tmp);
+                        if (births != null) {
+                            System.out.println("    processes started after the event: " + births.finish());
+                            System.out.println("    machine CPU busy from the event to the commit: " + births.busy());
+                            System.out.println("    CPU by process: " + births.cpuByName());
+                        }
                         return new Sample(ms, (double) ms / f, inPlace, Integer.parseInt(m.group(2)), phases);
                     }
                 }
@@ -189,6 +202,174 @@ public final class ElasticE2eBench {
             keep(run, e.tmp);
             throw new AssertionError(kase + " N=" + n + ": no commit of the new world within " + TIMEOUT_S
                     + " s\n--- stdout\n" + tail(run.out()) + "--- stderr\n" + tail(run.err()));
+        }
+    }
+
+    /**
+     * BENCH_VERBOSE=1: where a relaunch's or a growth's time and CPU go. Which processes start after the event and
+     * when (ms from it, first seen by a 10 ms poll of the machine's process table: prte, prted, the task services'
+     * spawn helpers, the ranks' troika-rankenv shells, named by what they run when first seen), how busy the machine's
+     * cores were from the event to the commit (/proc/stat), and the CPU each kind of process used in that time
+     * (utime+stime from /proc/PID/stat every 50 ms, so a process shorter than that is missed; a shell that became a
+     * JVM counts as the JVM). The poll itself costs this JVM ~0.4 core: it slows what it measures.
+     */
+    static final class Births extends Thread {
+        private final long t0;
+        private final java.util.Set<Long> seen = new java.util.HashSet<>();
+        private final List<String> born = java.util.Collections.synchronizedList(new ArrayList<>());
+        private volatile boolean done;
+
+        private Births(long t0) {
+            super("births");
+            this.t0 = t0;
+            setDaemon(true);
+            ProcessHandle.allProcesses().forEach(p -> {
+                seen.add(p.pid());
+                account(p, true);
+            });
+        }
+
+        private final long[] cpu0 = cpu();
+
+        /** user+nice+system+irq+softirq and all jiffies of /proc/stat's first line. */
+        private static long[] cpu() {
+            try {
+                String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+                long busy = Long.parseLong(f[1]) + Long.parseLong(f[2]) + Long.parseLong(f[3]) + Long.parseLong(f[6])
+                        + Long.parseLong(f[7]);
+                long all = 0;
+                for (int i = 1; i < f.length; i++) {
+                    all += Long.parseLong(f[i]);
+                }
+                return new long[] {busy, all};
+            } catch (java.io.IOException e) {
+                return new long[] {0, 1};
+            }
+        }
+
+        String busy() {
+            long[] c = cpu();
+            long busy = c[0] - cpu0[0];
+            long all = c[1] - cpu0[1];
+            return String.format(Locale.ROOT, "%.0f %% of %d cores (%d jiffies busy of %d)", 100.0 * busy / all,
+                    Runtime.getRuntime().availableProcessors(), busy, all);
+        }
+
+        static Births watch(long t0) {
+            Births b = new Births(t0);
+            b.start();
+            return b;
+        }
+
+        /** Short helpers not listed among the births (their CPU still counts). */
+        private static final java.util.Set<String> QUIET = java.util.Set.of("sleep", "cat", "sed", "ls", "cksum",
+                "tr", "uname", "mawk", "awk", "readlink", "dirname", "grep", "hostname", "ldconfig", "od", "mkdir");
+        private final Map<Long, long[]> ticks = new java.util.concurrent.ConcurrentHashMap<>();
+        private final java.util.Set<Long> ended = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        private final Map<Long, String> names = new java.util.concurrent.ConcurrentHashMap<>();
+
+        /** utime+stime of a process in jiffies, or -1. */
+        private static long ticksOf(long pid) {
+            try {
+                String st = Files.readString(Path.of("/proc/" + pid + "/stat"));
+                String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
+                return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            } catch (Exception e) {
+                return -1;
+            }
+        }
+
+        private void account(ProcessHandle p, boolean atStart) {
+            long t = ticksOf(p.pid());
+            if (t < 0) {
+                return;
+            }
+            long[] v = ticks.computeIfAbsent(p.pid(), k -> new long[] {atStart ? t : 0, t});
+            v[1] = t;
+            String known = names.get(p.pid());
+            if (known == null || !known.startsWith("java")) { // a shell that became a JVM (exec) is named by the JVM
+                String n = name(p);
+                names.put(p.pid(), n == null ? "other" : n);
+            }
+        }
+
+        /** CPU ms from the event on, per process name, largest first. */
+        String cpuByName() {
+            Map<String, Long> by = new java.util.TreeMap<>();
+            Map<String, Integer> count = new java.util.TreeMap<>();
+            ticks.forEach((pid, v) -> {
+                String n = names.getOrDefault(pid, "other");
+                by.merge(n, (v[1] - v[0]) * 10, Long::sum);
+                if (v[1] > v[0]) {
+                    count.merge(n, 1, Integer::sum);
+                }
+            });
+            StringBuilder sb = new StringBuilder();
+            by.entrySet().stream().filter(e -> e.getValue() > 0).sorted((a, b) -> Long.compare(b.getValue(),
+                    a.getValue())).forEach(e -> sb.append(sb.isEmpty() ? "" : ", ").append(e.getKey()).append(' ')
+                            .append(e.getValue()).append(" ms (").append(count.get(e.getKey())).append(')'));
+            return sb.toString();
+        }
+
+        @Override
+        public void run() {
+            int round = 0;
+            while (!done) {
+                long now = (System.nanoTime() - t0) / 1_000_000;
+                boolean sample = round++ % 5 == 0;
+                ProcessHandle.allProcesses().forEach(p -> {
+                    if (seen.add(p.pid())) {
+                        String name = name(p);
+                        if (name != null && !QUIET.contains(name)) {
+                            born.add("+" + now + " " + name + "[" + p.pid() + "]");
+                        }
+                        account(p, false);
+                    } else if (sample) {
+                        account(p, false);
+                    }
+                });
+                if (sample) { // the ends of the launch's own processes (prte, prted, ranks, agents), when next seen gone
+                    for (var e : names.entrySet()) {
+                        String n = e.getValue();
+                        if ((n.startsWith("prte") || n.startsWith("java ElasticTraining") || n.startsWith("java RshMain")
+                                || n.startsWith("mpirun") || n.startsWith("orte")) && ended.add(e.getKey())
+                                && ProcessHandle.of(e.getKey()).map(h -> !h.isAlive()).orElse(true)) {
+                            born.add("+" + now + " END " + n + "[" + e.getKey() + "]");
+                        } else if (ProcessHandle.of(e.getKey()).map(ProcessHandle::isAlive).orElse(false)) {
+                            ended.remove(e.getKey());
+                        }
+                    }
+                }
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+
+        private static String name(ProcessHandle p) {
+            String cmd = p.info().command().orElse("");
+            String base = cmd.substring(cmd.lastIndexOf('/') + 1);
+            if (base.equals("java")) {
+                String[] args = p.info().arguments().orElse(new String[0]);
+                for (String a : args) {
+                    if (a.matches("[a-z]+(\\.[a-zA-Z0-9_$]+)+") && !a.contains("/")
+                            && Character.isUpperCase(a.charAt(a.lastIndexOf('.') + 1))) {
+                        return "java " + a.substring(a.lastIndexOf('.') + 1);
+                    }
+                }
+                return "java";
+            }
+            return base.isEmpty() ? null : base;
+        }
+
+        String finish() throws InterruptedException {
+            done = true;
+            join(1000);
+            synchronized (born) {
+                return born.isEmpty() ? "none seen" : String.join(", ", born);
+            }
         }
     }
 

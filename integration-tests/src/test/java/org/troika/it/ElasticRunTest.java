@@ -313,8 +313,14 @@ class ElasticRunTest {
         // Open MPI 5 runs inside the trixie root, which a share-nothing host's nsenter would leave: that variant stays
         // on shared-file hosts (ip netns exec); Open MPI 4 runs on hosts that share nothing
         String remoteShell = mpi == Launcher.OPEN_MPI_5 ? "ip netns exec {host}" : c.remoteShell();
-        args.addAll(List.of("--remote-shell", remoteShell, "--network-interface", c.subnet(),
-                "java", "-cp", Dist.home().resolve("lib") + "/*", "org.troika.examples.ElasticTraining",
+        args.addAll(List.of("--remote-shell", remoteShell, "--network-interface", c.subnet(), "java"));
+        // bench/elastic-inplace.sh: BENCH_RANK_JAVA_OPTS (e.g. -Xlog:class+load:file=/tmp/r%p.log:timemillis) for
+        // a look inside the ranks; the tests never set it
+        String rankOpts = System.getenv("BENCH_RANK_JAVA_OPTS");
+        if (rankOpts != null && !rankOpts.isBlank()) {
+            args.addAll(List.of(rankOpts.trim().split("\\s+")));
+        }
+        args.addAll(List.of("-cp", Dist.home().resolve("lib") + "/*", "org.troika.examples.ElasticTraining",
                 "--steps", Integer.toString(steps), "--commit-every", Integer.toString(EVERY), "--step-ms",
                 Integer.toString(stepMs)));
         args.addAll(training);

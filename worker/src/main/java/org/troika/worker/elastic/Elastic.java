@@ -59,6 +59,30 @@ public final class Elastic {
      * @param world the fault-tolerant world, or {@code null} for the relaunch-only behaviour of {@link #run(State, Body)}
      */
     public static <S extends State> int run(S state, ElasticWorld world, Body<S> body) throws Exception {
+        HostUpdateSource updates = state.context().updates();
+        try {
+            return runReporting(state, world, body);
+        } finally {
+            // the generation is over for this rank: its host-update listener (rank 0's connection to the driver) goes
+            // now, so the rank's JVM is not kept from exiting by a thread blocked in that connection's read
+            close(updates);
+            if (state.context().updates() != updates) {
+                close(state.context().updates());
+            }
+        }
+    }
+
+    private static void close(HostUpdateSource updates) {
+        if (updates instanceof AutoCloseable c) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // the generation has ended either way; the JVM exit closes what is left
+            }
+        }
+    }
+
+    private static <S extends State> int runReporting(S state, ElasticWorld world, Body<S> body) throws Exception {
         if (world == null || !world.reports()) {
             return runShrinking(state, world, body);
         }

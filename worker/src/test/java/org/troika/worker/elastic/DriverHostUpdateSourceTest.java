@@ -1,6 +1,7 @@
 package org.troika.worker.elastic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
@@ -111,9 +112,12 @@ class DriverHostUpdateSourceTest {
                 }
                 assertEquals(Optional.of(new HostChange(1234L, true, false)), got);
                 assertTrue(source.poll().isEmpty(), "an announcement is polled once");
+                assertTrue(source.listening(), "still reading the driver's announcements");
             } finally {
                 source.close();
             }
+            // a thread blocked in a socket read keeps the JVM from exiting for ~300 ms: close() returns after it left
+            assertFalse(source.listening(), "the reader thread ended with close()");
             assertEquals(new ElasticMessage.Subscribe(3), registration.get(60, TimeUnit.SECONDS));
         }
     }

@@ -194,4 +194,64 @@ class ElasticTest {
         assertEquals(List.of(ElasticStartFailure.EXIT_CODE), aborted);
         assertTrue(e.getMessage().startsWith("rank 0 on host h1 "), e.getMessage());
     }
+
+    /**
+     * The generation's end closes rank 0's host-update source, whether the body returned, was interrupted by a host
+     * change or threw: its reader thread would otherwise hold the rank's JVM ~300 ms at exit (see
+     * {@link DriverHostUpdateSource#close()}).
+     */
+    @Test
+    void theGenerationsEndClosesTheHostUpdateSource() throws Exception {
+        class Closing implements HostUpdateSource, AutoCloseable {
+            final InMemoryHostUpdateSource inbox = new InMemoryHostUpdateSource();
+            int closed;
+
+            @Override
+            public java.util.Optional<HostChange> poll() {
+                return inbox.poll();
+            }
+
+            void announce(HostChange c) {
+                inbox.announce(c);
+            }
+
+            @Override
+            public void close() {
+                closed++;
+            }
+        }
+        StateBroadcaster b = new StateBroadcaster() {
+            @Override
+            public byte[] broadcast(byte[] fromRank0) {
+                return fromRank0;
+            }
+
+            @Override
+            public void abort(int exitCode) {
+                throw new AssertionError("no abort");
+            }
+        };
+        Closing done = new Closing();
+        ObjectState s1 = new ObjectState(new ElasticContext(0, 0, 1, 1, b, done, new NodeStateStore(nodes, "job")),
+                Map.of("step", 0));
+        assertEquals(ElasticExitCodes.SUCCESS, Elastic.run(s1, st -> assertEquals(0, done.closed, "open meanwhile")));
+        assertEquals(1, done.closed, "closed once the body returned");
+
+        Closing updated = new Closing();
+        ObjectState s2 = new ObjectState(new ElasticContext(0, 0, 1, 1, b, updated, new NodeStateStore(nodes, "job")),
+                Map.of("step", 0));
+        assertEquals(ElasticExitCodes.HOSTS_UPDATED, Elastic.run(s2, st -> {
+            updated.announce(new HostChange(1L, true, false));
+            st.commit();
+        }));
+        assertEquals(1, updated.closed, "closed after a host change");
+
+        Closing failed = new Closing();
+        ObjectState s3 = new ObjectState(new ElasticContext(0, 0, 1, 1, b, failed, new NodeStateStore(nodes, "job")),
+                Map.of("step", 0));
+        assertThrows(IllegalStateException.class, () -> Elastic.run(s3, st -> {
+            throw new IllegalStateException("bad batch");
+        }));
+        assertEquals(1, failed.closed, "closed when the body threw");
+    }
 }

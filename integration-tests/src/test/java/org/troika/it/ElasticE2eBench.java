@@ -298,7 +298,7 @@ public final class ElasticE2eBench {
             Map<String, Long> by = new java.util.TreeMap<>();
             Map<String, Integer> count = new java.util.TreeMap<>();
             ticks.forEach((pid, v) -> {
-                String n = names.getOrDefault(pid, "other");
+                String n = names.getOrDefault(pid, "other").replaceAll(" r[0-9]+$", "");
                 by.merge(n, (v[1] - v[0]) * 10, Long::sum);
                 if (v[1] > v[0]) {
                     count.merge(n, 1, Integer::sum);
@@ -356,12 +356,27 @@ public final class ElasticE2eBench {
                 for (String a : args) {
                     if (a.matches("[a-z]+(\\.[a-zA-Z0-9_$]+)+") && !a.contains("/")
                             && Character.isUpperCase(a.charAt(a.lastIndexOf('.') + 1))) {
-                        return "java " + a.substring(a.lastIndexOf('.') + 1);
+                        return "java " + a.substring(a.lastIndexOf('.') + 1) + rank(p.pid());
                     }
                 }
                 return "java";
             }
             return base.isEmpty() ? null : base;
+        }
+
+        /** " rN" for a process with OMPI_COMM_WORLD_RANK=N in its environment, else "". */
+        private static String rank(long pid) {
+            try {
+                for (String kv : Files.readString(Path.of("/proc/" + pid + "/environ"),
+                        java.nio.charset.StandardCharsets.ISO_8859_1).split("\0")) {
+                    if (kv.startsWith("OMPI_COMM_WORLD_RANK=")) {
+                        return " r" + kv.substring("OMPI_COMM_WORLD_RANK=".length());
+                    }
+                }
+            } catch (java.io.IOException e) {
+                // gone
+            }
+            return "";
         }
 
         String finish() throws InterruptedException {

@@ -147,10 +147,12 @@ class RankEnvCdsScriptTest {
         assertTrue(entries.get(0).endsWith(".jsa"), "promoted by a rank of the second round: " + entries);
     }
 
-    @Test
-    void aNonEmptyDirectoryOnTheClassPathRunsWithoutCds() throws Exception {
+    /** A class-path folder with a file in it, a hidden one included: the JVM would refuse to archive it. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"x.txt", ".hidden"})
+    void aNonEmptyDirectoryOnTheClassPathRunsWithoutCds(String file) throws Exception {
         Path classes = Files.createDirectories(tmp.resolve("classes"));
-        Files.writeString(classes.resolve("x.txt"), "x");
+        Files.writeString(classes.resolve(file), "x");
         RankEnvScriptTest.Result r = rank(env(), classes + ":" + jar);
         assertEquals(0, r.exit(), "the JVM would fail at exit had it been asked to dump: " + r.err());
         assertEquals("hello x,y\n", r.out());
@@ -240,17 +242,6 @@ class RankEnvCdsScriptTest {
         assertTrue(r.out().lines().anyMatch(l -> l.contains(CdsHello.class.getName() + " source: shared objects ")),
                 "mapped from the archive the first run recorded: " + cacheEntries());
         assertEquals(1, cacheEntries().size(), cacheEntries().toString());
-    }
-
-    /** A directory holding only hidden files is not empty: the JVM would refuse to archive it too. */
-    @Test
-    void aDirectoryWithOnlyHiddenFilesRunsWithoutCds() throws Exception {
-        Path classes = Files.createDirectories(tmp.resolve("classes"));
-        Files.writeString(classes.resolve(".hidden"), "x");
-        RankEnvScriptTest.Result r = rank(env(), classes + ":" + jar);
-        assertEquals(0, r.exit(), "the JVM would fail at exit had it been asked to dump: " + r.err());
-        assertEquals("hello x,y\n", r.out());
-        assertFalse(Files.exists(cache), "nothing cached: " + cacheEntries());
     }
 
     @Test

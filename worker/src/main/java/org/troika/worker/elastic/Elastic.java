@@ -55,6 +55,9 @@ public final class Elastic {
      * new rank 0 by {@link State#sync()}, and run the body again in the same processes. The body must take its
      * communicator from {@link ElasticWorld#current()} (the old one is revoked). Fewer survivors than
      * {@code --min-np} end the generation with {@link ElasticExitCodes#COLLECTIVE_FAILURE}, so the driver relaunches.
+     * However it ends (returned code or exception), the context's host-update source is closed if it is
+     * {@link AutoCloseable} (rank 0's {@link DriverHostUpdateSource}): the generation is over for this rank, and a
+     * listener thread left in its socket read would hold the rank's JVM ~300 ms at exit.
      *
      * @param world the fault-tolerant world, or {@code null} for the relaunch-only behaviour of {@link #run(State, Body)}
      */

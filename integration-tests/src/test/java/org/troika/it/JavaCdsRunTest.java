@@ -107,7 +107,8 @@ class JavaCdsRunTest {
             return List.of();
         }
         try (Stream<Path> s = Files.list(dir)) {
-            return s.map(p -> p.getFileName().toString()).sorted().toList();
+            // .ldconfig-dirs: the folders ldconfig names, kept for JNA's library path (not an archive)
+            return s.map(p -> p.getFileName().toString()).filter(n -> !n.startsWith(".")).sorted().toList();
         }
     }
 

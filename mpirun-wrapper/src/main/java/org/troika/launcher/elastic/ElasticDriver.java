@@ -52,11 +52,11 @@ public final class ElasticDriver {
     private int generations;
     private int resets;
     /**
-     * How long the last {@value #RECENT_RUNS} discovery runs took. The adaptive interval follows the shortest: that is
-     * the script's own cost, while a slower run mostly waited for a busy CPU (ranks computing on the launcher's cores),
-     * which polling less often would not relieve.
+     * The last {@value #RECENT_RUNS} discovery runs (wall time, and CPU where the clock knows it). The adaptive interval
+     * follows the run that gives the shortest pause: that is the script's own cost, while a slower run mostly waited
+     * for a busy CPU (ranks computing on the launcher's cores), which polling less often would not relieve.
      */
-    private final java.util.ArrayDeque<Duration> recentDiscoveries = new java.util.ArrayDeque<>();
+    private final java.util.ArrayDeque<DiscoveryInterval.Run> recentDiscoveries = new java.util.ArrayDeque<>();
     static final int RECENT_RUNS = 8;
 
     public ElasticDriver(ElasticLimits limits, HostDiscovery discovery, HostManager hosts,
@@ -254,23 +254,31 @@ public final class ElasticDriver {
         }
     }
 
-    /** Runs discovery once and times it. */
+    /**
+     * Runs discovery once and times it: its wall time, and its CPU as the difference of the driver's children's CPU
+     * around it (the script's processes end within the call; another child ending meanwhile, such as an mpirun, makes
+     * one run look expensive, which the shortest pause of the last runs leaves out).
+     */
     private List<HostSlots> discover() throws HostDiscoveryException {
         long start = clock.millis();
+        long cpuBefore = clock.childCpuMillis();
         try {
             return discovery.discover();
         } finally {
+            long cpuAfter = clock.childCpuMillis();
             if (recentDiscoveries.size() == RECENT_RUNS) {
                 recentDiscoveries.removeFirst();
             }
-            recentDiscoveries.addLast(Duration.ofMillis(clock.millis() - start));
+            recentDiscoveries.addLast(new DiscoveryInterval.Run(Duration.ofMillis(clock.millis() - start),
+                    cpuBefore < 0 || cpuAfter < cpuBefore ? null : Duration.ofMillis(cpuAfter - cpuBefore)));
         }
     }
 
     /** The pause until the next discovery run, counted from the end of the last one. */
     private Duration nextPoll() {
-        return limits.discoveryInterval().after(recentDiscoveries.stream().min(Duration::compareTo)
-                .orElse(Duration.ZERO));
+        DiscoveryInterval interval = limits.discoveryInterval();
+        return recentDiscoveries.stream().map(interval::after).min(Duration::compareTo)
+                .orElse(interval.after(Duration.ZERO));
     }
 
     private HostUpdate changed(HostUpdate update) {

@@ -160,11 +160,12 @@ public final class RunOptionTable {
             .help("elastic: a failed host is retried after a cooldown between MIN and MAX seconds (default: never)")
             .elasticOnly().parsedBy(ValueParsers::cooldown).into("elastic.cooldown");
     public static final RunOption<Duration> DISCOVERY_INTERVAL = named("--discovery-interval").arg("SECONDS")
-            .help("elastic: pause between two discovery runs, e.g. 0.25 (at least 0.05; default: 20 x the script's"
-                    + " last run time, from 0.25 to 1 s; 1 s with -H)")
+            .help("elastic: pause between two discovery runs, e.g. 0.25 (at least 0.05; default: 20 x the CPU of the"
+                    + " script's runs and at least 3 x their time, from 0.25 to 1 s; 1 s with -H)")
             .doc("elastic: pause between two discovery runs in decimal seconds (`0.25`, at least `0.05`); by default"
-                    + " a discovery script runs again 20 × its run time (the shortest of the last 8) after it ended,"
-                    + " from 250 ms to 1 s (a fixed `-H` list: 1 s)")
+                    + " a discovery script runs again 20 × the CPU its run used and at least 3 × its run time (the"
+                    + " shortest such pause of the last 8 runs) after it ended, from 250 ms to 1 s (a fixed `-H`"
+                    + " list: 1 s)")
             .elasticOnly().parsedBy(ValueParsers::decimalSeconds).into("elastic.discoveryInterval");
     public static final RunOption<FaultTolerance> FAULT_TOLERANCE = named("--fault-tolerance").arg("MODE")
             .help("elastic: relaunch (a dead rank ends the generation), shrink (the survivors go on: Open MPI 5,"

@@ -292,7 +292,7 @@ public record RunSettings(Hosts hosts, Remote remote, Launcher launcher, Output 
      * @param resetLimit maximum resets, or {@code null} = unlimited
      * @param cooldown the blacklist cooldown range, or {@code null} = permanent blacklist
      * @param discoveryInterval the pause between two discovery runs, at least {@link #MIN_DISCOVERY_INTERVAL}, or
-     *     {@code null} = the default (a discovery script: adaptive, 250 ms to 1 s from how long the script takes; a
+     *     {@code null} = the default (a discovery script: adaptive, 250 ms to 1 s from the CPU and time its runs take; a
      *     fixed host list: 1 s), see {@code org.troika.launcher.elastic.DiscoveryInterval}
      */
     public record Elastic(Path discoveryScript, Integer minNp, Integer maxNp, Integer slotsPerHost, Duration timeout,

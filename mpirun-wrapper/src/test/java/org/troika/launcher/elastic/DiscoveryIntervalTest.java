@@ -36,6 +36,44 @@ class DiscoveryIntervalTest {
         }
     }
 
+    @ParameterizedTest(name = "last run {0} ms, {1} ms of CPU -> pause {2} ms")
+    @CsvSource({"22, 0, 250", "22, 10, 250", "100, 10, 300", "200, 0, 600", "400, 0, 1000", "60, 12, 250",
+        "60, 13, 260", "60, 30, 600", "60, 50, 1000", "5000, 5000, 1000", "0, 0, 250"})
+    void withItsCpuKnownThePauseIsTwentyTimesTheCpuAndThreeTimesTheRunAtLeast(long wallMillis, long cpuMillis,
+            long pauseMillis) {
+        assertEquals(Duration.ofMillis(pauseMillis), DiscoveryInterval.adaptive().after(new DiscoveryInterval.Run(
+                Duration.ofMillis(wallMillis), Duration.ofMillis(cpuMillis))));
+    }
+
+    /** Discovery's CPU stays under 5 % of the time, and a script that waits on something runs under a quarter. */
+    @Test
+    void withItsCpuKnownDiscoveryTakesUnderFivePercentOfTheCpuAndUnderAQuarterOfTheTime() {
+        for (long wall = 0; wall <= 1_000; wall += 5) {
+            for (long cpu = 0; cpu <= Math.min(wall, 49); cpu++) {
+                long pause = DiscoveryInterval.adaptive().after(new DiscoveryInterval.Run(Duration.ofMillis(wall),
+                        Duration.ofMillis(cpu))).toMillis();
+                assertTrue((double) cpu / (wall + pause) < 0.05, wall + " ms run, " + cpu + " ms CPU, " + pause);
+                assertTrue(wall <= 334 ? (double) wall / (wall + pause) <= 0.25 : pause == 1_000,
+                        wall + " ms run, " + pause + " ms pause");
+            }
+        }
+    }
+
+    /** The system clock counts the CPU of a child process once it has ended (what the driver charges a discovery run). */
+    @Test
+    void theSystemClockCountsTheCpuOfEndedChildren() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isReadable(java.nio.file.Path.of(
+                "/proc/self/stat")), "no /proc/self/stat here: the pause follows the wall time alone");
+        Clock system = Clock.system();
+        long before = system.childCpuMillis();
+        assertTrue(before >= 0, "read from /proc/self/stat");
+        Process p = new ProcessBuilder("/bin/sh", "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done")
+                .redirectErrorStream(true).start();
+        assertEquals(0, p.waitFor());
+        long after = system.childCpuMillis();
+        assertTrue(after - before >= 10, "a busy child's CPU (ms, 10 ms ticks): " + before + " -> " + after);
+    }
+
     @Test
     void aFixedIntervalIgnoresTheRunTime() {
         DiscoveryInterval quarter = DiscoveryInterval.fixed(Duration.ofMillis(250));
@@ -96,6 +134,20 @@ class DiscoveryIntervalTest {
         // calls 1-2 take 5 ms, then 60 ms each: the first gaps are 5 + 250 and 60 + 250 while a 5 ms run is among the
         // last 8; from call 10 on (runs 3-10 all 60 ms) the pause is 1 s
         assertEquals(List.of(255L, 255L, 310L, 310L, 310L, 310L, 310L, 310L, 310L, 1_060L), gaps(d));
+    }
+
+    /**
+     * The same cheap script on a busy machine, with the CPU its runs cost known (the system clock reads it from
+     * /proc/self/stat): 60 ms runs of 5 ms of CPU keep the 250 ms pause however many there are, where the wall time
+     * alone gave 1 s after the eighth (the test above).
+     */
+    @Test
+    void slowRunsOfACheapScriptKeepTheQuarterSecondWhenTheirCpuIsKnown() throws Exception {
+        launcher.on(1, succeedAfter(3_900));
+        ScriptedDiscovery d = runJob(new ScriptedDiscovery(clock, "a:2").takes(call -> Duration.ofMillis(
+                call <= 2 ? 5 : 60)).cpu(call -> Duration.ofMillis(5)), 2, DiscoveryInterval.adaptive());
+        // max(20 x 5 ms, 3 x 60 ms) = 180 ms, raised to the 250 ms floor, for every run
+        assertEquals(List.of(255L, 255L, 310L, 310L, 310L, 310L, 310L, 310L, 310L, 310L, 310L, 310L), gaps(d));
     }
 
     @Test

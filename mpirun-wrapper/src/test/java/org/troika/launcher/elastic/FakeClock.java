@@ -19,4 +19,12 @@ final class FakeClock implements Clock {
     void advance(Duration d) {
         now += d.toMillis();
     }
+
+    /** What {@link #childCpuMillis()} reads: -1 (unknown) unless a test makes children use CPU. */
+    long childCpu = -1;
+
+    @Override
+    public long childCpuMillis() {
+        return childCpu;
+    }
 }

@@ -20,6 +20,7 @@ final class ScriptedDiscovery implements HostDiscovery {
     int calls;
     final List<Long> callMillis = new ArrayList<>();
     private IntFunction<Duration> takes = call -> Duration.ZERO;
+    private IntFunction<Duration> cpu = call -> null;
 
     ScriptedDiscovery(FakeClock clock, String initialHosts) {
         this.clock = clock;
@@ -38,6 +39,15 @@ final class ScriptedDiscovery implements HostDiscovery {
         return this;
     }
 
+    /**
+     * Call {@code n} uses {@code cpu.apply(n)} of CPU in child processes (the clock's children's CPU grows by it; its
+     * reading starts at 0 with the first such call).
+     */
+    ScriptedDiscovery cpu(IntFunction<Duration> cpu) {
+        this.cpu = cpu;
+        return this;
+    }
+
     ScriptedDiscovery failFrom(long offsetMillis, String message) {
         steps.put(offsetMillis, new HostDiscoveryException(message));
         return this;
@@ -49,6 +59,10 @@ final class ScriptedDiscovery implements HostDiscovery {
         callMillis.add(clock.millis());
         Map.Entry<Long, Object> step = steps.floorEntry(clock.millis() - start);
         clock.advance(takes.apply(calls)); // the answer is that of the moment the script started
+        Duration used = cpu.apply(calls);
+        if (used != null) {
+            clock.childCpu = Math.max(0, clock.childCpu) + used.toMillis();
+        }
         if (step.getValue() instanceof HostDiscoveryException e) {
             throw new HostDiscoveryException(e.getMessage());
         }

@@ -271,8 +271,7 @@ public final class ElasticE2eBench {
         /** utime+stime of a process in jiffies, or -1. */
         private static long ticksOf(long pid) {
             try {
-                String st = Files.readString(Path.of("/proc/" + pid + "/stat"));
-                String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
+                String[] f = org.troika.common.exec.ProcessTable.statFields(Long.toString(pid));
                 return Long.parseLong(f[11]) + Long.parseLong(f[12]);
             } catch (Exception e) {
                 return -1;

@@ -35,13 +35,10 @@ public interface Clock {
                 Thread.sleep(d.toMillis());
             }
 
-            /** {@code /proc/self/stat}'s cutime and cstime (clock ticks of 10 ms, USER_HZ 100 on Linux). */
             @Override
             public long childCpuMillis() {
                 try {
-                    String st = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
-                    String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
-                    return (Long.parseLong(f[13]) + Long.parseLong(f[14])) * 10;
+                    return org.troika.common.exec.ProcessTable.childCpuMillis();
                 } catch (java.io.IOException | RuntimeException e) {
                     return -1; // not Linux, or /proc not mounted: the pause follows the run's wall time alone
                 }

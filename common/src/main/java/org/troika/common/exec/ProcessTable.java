@@ -30,36 +30,100 @@ public final class ProcessTable {
      * One walk for many markers: the live processes other than this JVM whose environment sets {@code key} to one of
      * {@code values}, by that value (values nobody carries are absent). What {@link #withEnv} finds for each value, for
      * the cost of one call instead of one per value.
+     *
+     * <p>A process inside {@code execve()} shows an empty environment and command line for a moment (the kernel has
+     * given it the new program's memory but not yet copied the strings into it). Such a process, neither a kernel
+     * thread nor a zombie, is read again every millisecond for up to {@link #EXEC_WAIT_MILLIS} ms, so that a walk
+     * does not miss a tagged process that was exec'ing (a detached daemon a supervisor then failed to end, seen in CI
+     * under load). An interrupt ends that wait early (the interrupt stays set).
      */
     public static java.util.Map<String, List<ProcessHandle>> withEnvValues(String key, java.util.Set<String> values) {
+        return withEnvValues(PROC, key, values, EXEC_WAIT_MILLIS);
+    }
+
+    /** How long a walk reads again a process caught inside {@code execve()} (see {@link #withEnvValues}). */
+    static final long EXEC_WAIT_MILLIS = 500;
+
+    static java.util.Map<String, List<ProcessHandle>> withEnvValues(Path proc, String key, java.util.Set<String> values,
+            long execWaitMillis) {
         java.util.Map<String, List<ProcessHandle>> found = new java.util.HashMap<>();
         if (values.isEmpty()) {
             return found;
         }
         byte[] prefix = (key + "=").getBytes(StandardCharsets.UTF_8);
         long self = ProcessHandle.current().pid();
-        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(PROC, "[0-9]*")) {
+        List<Path> exec = new ArrayList<>();
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(proc, "[0-9]*")) {
             for (Path dir : dirs) {
-                long pid = Long.parseLong(dir.getFileName().toString());
-                String value = pid == self ? null : valueOf(dir.resolve("environ"), prefix);
-                if (value != null && values.contains(value) && !isZombie(dir)) {
-                    ProcessHandle.of(pid).ifPresent(h -> found.computeIfAbsent(value, v -> new ArrayList<>()).add(h));
+                if (Long.parseLong(dir.getFileName().toString()) != self && !look(dir, prefix, values, found)) {
+                    exec.add(dir);
                 }
             }
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("cannot list " + PROC, e);
+            throw new java.io.UncheckedIOException("cannot list " + proc, e);
+        }
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(execWaitMillis);
+        while (!exec.isEmpty() && System.nanoTime() < deadline && !Thread.currentThread().isInterrupted()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+            exec.removeIf(dir -> look(dir, prefix, values, found));
         }
         return found;
     }
 
-    /** The value of the first environment entry starting with {@code prefix} ({@code KEY=}), or {@code null}. */
-    private static String valueOf(Path environ, byte[] prefix) {
-        byte[] env;
-        try {
-            env = Files.readAllBytes(environ);
-        } catch (IOException | SecurityException e) {
-            return null; // gone, or not ours to read
+    /**
+     * Reads one process's environment into {@code found} if it carries one of {@code values}.
+     *
+     * @return false only for a process caught inside {@code execve()}, to be read again
+     */
+    private static boolean look(Path dir, byte[] prefix, java.util.Set<String> values,
+            java.util.Map<String, List<ProcessHandle>> found) {
+        byte[] env = read(dir.resolve("environ"));
+        if (env == null) {
+            return true; // gone, or not ours to read
         }
+        if (env.length == 0) {
+            return !inExec(dir);
+        }
+        String value = valueOf(env, prefix);
+        if (value != null && values.contains(value) && !isZombie(dir)) {
+            long pid = Long.parseLong(dir.getFileName().toString());
+            ProcessHandle.of(pid).ifPresent(h -> found.computeIfAbsent(value, v -> new ArrayList<>()).add(h));
+        }
+        return true;
+    }
+
+    private static byte[] read(Path file) {
+        try {
+            return Files.readAllBytes(file);
+        } catch (IOException | SecurityException e) {
+            return null;
+        }
+    }
+
+    /** Linux's PF_KTHREAD in {@code /proc/PID/stat}'s flags (field 9). */
+    private static final long KERNEL_THREAD = 0x00200000L;
+
+    /**
+     * Whether a process whose environment reads empty is inside {@code execve()}: its command line is empty too, it is
+     * not a kernel thread (those have neither, always) and it has not ended. A process started with an empty
+     * environment still has a command line.
+     */
+    private static boolean inExec(Path dir) {
+        byte[] cmdline = read(dir.resolve("cmdline"));
+        if (cmdline == null || cmdline.length > 0) {
+            return false;
+        }
+        try {
+            String[] f = statFields(dir);
+            char state = f[0].charAt(0);
+            return state != 'Z' && state != 'X' && (Long.parseLong(f[6]) & KERNEL_THREAD) == 0;
+        } catch (IOException | RuntimeException e) {
+            return false; // gone, or not a stat line
+        }
+    }
+
+    /** The value of the first environment entry starting with {@code prefix} ({@code KEY=}), or {@code null}. */
+    private static String valueOf(byte[] env, byte[] prefix) {
         int start = 0;
         for (int i = 0; i <= env.length; i++) {
             if (i == env.length || env[i] == 0) {
@@ -75,11 +139,10 @@ public final class ProcessTable {
 
     private static boolean isZombie(Path dir) {
         try {
-            String stat = Files.readString(dir.resolve("stat"), StandardCharsets.UTF_8);
-            int close = stat.lastIndexOf(')'); // the command name may contain spaces and parentheses
-            return close < 0 || close + 2 >= stat.length() || stat.charAt(close + 2) == 'Z' || stat.charAt(close + 2) == 'X';
-        } catch (IOException e) {
-            return true; // gone
+            String state = statFields(dir)[0];
+            return state.startsWith("Z") || state.startsWith("X");
+        } catch (IOException | RuntimeException e) {
+            return true; // gone, or not a stat line
         }
     }
 
@@ -114,7 +177,11 @@ public final class ProcessTable {
      * @throws IOException if the process is gone
      */
     public static String[] statFields(String process) throws IOException {
-        String stat = Files.readString(PROC.resolve(process).resolve("stat"), StandardCharsets.UTF_8);
+        return statFields(PROC.resolve(process));
+    }
+
+    private static String[] statFields(Path dir) throws IOException {
+        String stat = Files.readString(dir.resolve("stat"), StandardCharsets.UTF_8);
         return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     }
 }

@@ -1,0 +1,108 @@
+package org.troika.common.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The walk through {@code /proc} on a made-up process table (the process entries are files a test writes; the pids
+ * are real children of this test, so that they have handles): a process caught inside {@code execve()} shows an empty
+ * environment and command line for a moment, which a real process cannot be held in for a test.
+ */
+class ProcessTableTest {
+    private static final String KEY = "TROIKA_TEST_TAG";
+    @TempDir
+    Path proc;
+    private final List<Process> children = new java.util.ArrayList<>();
+    private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
+
+    @AfterEach
+    void end() throws InterruptedException {
+        later.shutdownNow();
+        for (Process p : children) {
+            p.destroyForcibly().waitFor();
+        }
+    }
+
+    private long child() throws IOException {
+        Process p = new ProcessBuilder("sleep", "30").start();
+        children.add(p);
+        return p.pid();
+    }
+
+    /** A made-up /proc/PID with the given state, flags, command line and environment (NUL-separated entries). */
+    private Path entry(long pid, char state, long flags, String cmdline, String environ) throws IOException {
+        Path dir = Files.createDirectories(proc.resolve(Long.toString(pid)));
+        Files.writeString(dir.resolve("stat"), pid + " (a (b) c) " + state + " 1 " + pid + " " + pid + " 0 -1 " + flags
+                + " 0 0 0 0 0 0 0 0 20 0 1 0 12345 0 0\n");
+        Files.write(dir.resolve("cmdline"), cmdline.getBytes(StandardCharsets.UTF_8));
+        Files.write(dir.resolve("environ"), environ.getBytes(StandardCharsets.UTF_8));
+        return dir;
+    }
+
+    @Test
+    void aProcessCaughtInsideExecIsReadAgainUntilItsEnvironmentAppears() throws Exception {
+        long execing = child();
+        long plain = child();
+        Path dir = entry(execing, 'R', 0x400000, "", "");
+        entry(plain, 'S', 0x400000, "sleep\0", "A=1\0" + KEY + "=t2\0");
+        AtomicInteger reads = new AtomicInteger();
+        later.schedule(() -> {
+            Files.write(dir.resolve("cmdline"), "sleep\u000030\u0000".getBytes(StandardCharsets.UTF_8));
+            Files.write(dir.resolve("environ"), ("PATH=/bin\0" + KEY + "=t1\0").getBytes(StandardCharsets.UTF_8));
+            reads.incrementAndGet();
+            return null;
+        }, 40, TimeUnit.MILLISECONDS);
+        Map<String, List<ProcessHandle>> found = ProcessTable.withEnvValues(proc, KEY, Set.of("t1", "t2"),
+                ProcessTable.EXEC_WAIT_MILLIS);
+        assertEquals(1, reads.get(), "the walk returned before the exec'ing process had its environment");
+        assertEquals(List.of(execing), pids(found.get("t1")), "the process that was inside execve() is found");
+        assertEquals(List.of(plain), pids(found.get("t2")));
+    }
+
+    @Test
+    @Timeout(60) // a walk that waited for any of these would take 10 minutes
+    void kernelThreadsZombiesAndEmptyEnvironmentsWithACommandLineAreNotWaitedFor() throws Exception {
+        entry(child(), 'S', 0x00208040, "", ""); // a kernel thread: PF_KTHREAD, no command line, no environment
+        entry(child(), 'Z', 0x400000, "", ""); // ended, not yet reaped
+        entry(child(), 'S', 0x400000, "sleep\0", ""); // started with env -i
+        long tagged = child();
+        entry(tagged, 'S', 0x400000, "x\0", KEY + "=t\0");
+        long ended = child();
+        entry(ended, 'Z', 0x400000, "x\0", KEY + "=t\0"); // a zombie keeps no environment in fact; left out anyway
+        Map<String, List<ProcessHandle>> found = ProcessTable.withEnvValues(proc, KEY, Set.of("t"), 600_000);
+        assertEquals(List.of(tagged), pids(found.get("t")));
+    }
+
+    @Test
+    void aProcessThatStaysEmptyIsGivenUpAfterTheWait() throws Exception {
+        long stuck = child();
+        entry(stuck, 'D', 0, "", "");
+        long tagged = child();
+        entry(tagged, 'S', 0, "x\0", KEY + "=t\0");
+        long start = System.nanoTime();
+        Map<String, List<ProcessHandle>> found = ProcessTable.withEnvValues(proc, KEY, Set.of("t"), 100);
+        long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertEquals(List.of(tagged), pids(found.get("t")));
+        assertTrue(took >= 100, "gave up after " + took + " ms, before the wait for the process inside execve() ended");
+    }
+
+    private static List<Long> pids(List<ProcessHandle> handles) {
+        return handles == null ? List.of() : handles.stream().map(ProcessHandle::pid).sorted().toList();
+    }
+}

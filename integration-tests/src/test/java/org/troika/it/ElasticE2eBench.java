@@ -332,9 +332,9 @@ public final class ElasticE2eBench {
                         String n = e.getValue();
                         if ((n.startsWith("prte") || n.startsWith("java ElasticTraining") || n.startsWith("java RshMain")
                                 || n.startsWith("mpirun") || n.startsWith("orte")) && ended.add(e.getKey())
-                                && !running(e.getKey())) {
+                                && !org.troika.common.exec.ProcessTable.running(e.getKey())) {
                             born.add("+" + now + " END " + n + "[" + e.getKey() + "]");
-                        } else if (running(e.getKey())) {
+                        } else if (org.troika.common.exec.ProcessTable.running(e.getKey())) {
                             ended.remove(e.getKey());
                         }
                     }
@@ -344,16 +344,6 @@ public final class ElasticE2eBench {
                 } catch (InterruptedException e) {
                     return;
                 }
-            }
-        }
-
-        /** Alive and not a zombie (ProcessHandle.isAlive is true for an exited process nobody has reaped yet). */
-        private static boolean running(long pid) {
-            try {
-                String state = org.troika.common.exec.ProcessTable.statFields(Long.toString(pid))[0];
-                return !state.startsWith("Z") && !state.startsWith("X");
-            } catch (java.io.IOException e) {
-                return false;
             }
         }
 

@@ -85,7 +85,7 @@ public final class ProcessTable {
             return !inExec(dir);
         }
         String value = valueOf(env, prefix);
-        if (value != null && values.contains(value) && !isZombie(dir)) {
+        if (value != null && values.contains(value) && !ended(dir)) {
             long pid = Long.parseLong(dir.getFileName().toString());
             ProcessHandle.of(pid).ifPresent(h -> found.computeIfAbsent(value, v -> new ArrayList<>()).add(h));
         }
@@ -115,8 +115,7 @@ public final class ProcessTable {
         }
         try {
             String[] f = statFields(dir);
-            char state = f[0].charAt(0);
-            return state != 'Z' && state != 'X' && (Long.parseLong(f[6]) & KERNEL_THREAD) == 0;
+            return !ended(f) && (Long.parseLong(f[6]) & KERNEL_THREAD) == 0;
         } catch (IOException | RuntimeException e) {
             return false; // gone, or not a stat line
         }
@@ -137,13 +136,29 @@ public final class ProcessTable {
         return null;
     }
 
-    private static boolean isZombie(Path dir) {
+    /**
+     * Whether process {@code pid} still runs: it exists and has not ended. A zombie (exited, not yet reaped) has ended,
+     * though {@link ProcessHandle#isAlive()} is true for it until its parent (or init) reaps it.
+     */
+    public static boolean running(long pid) {
+        return !ended(PROC.resolve(Long.toString(pid)));
+    }
+
+    /** Whether the process of {@code dir} has ended: gone, a zombie, or dead. */
+    private static boolean ended(Path dir) {
         try {
-            String state = statFields(dir)[0];
-            return state.startsWith("Z") || state.startsWith("X");
+            return ended(statFields(dir));
         } catch (IOException | RuntimeException e) {
             return true; // gone, or not a stat line
         }
+    }
+
+    /**
+     * Whether {@code stat} ({@link #statFields}: the state first) is that of an ended process: a zombie (Z) or dead
+     * (X).
+     */
+    public static boolean ended(String[] stat) {
+        return stat[0].startsWith("Z") || stat[0].startsWith("X");
     }
 
     /**

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.troika.common.TroikaEnv;
+import org.troika.common.exec.ProcessTable;
 import org.troika.wire.RelayMessage;
 
 /**
@@ -214,25 +215,12 @@ final class RankWatch implements AutoCloseable {
 
     /** The start time (clock ticks after boot) from {@code /proc/PID/stat}, or {@code null} when gone or a zombie. */
     private static Long startTicks(long pid) {
-        String stat;
         try {
-            stat = Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"), StandardCharsets.UTF_8);
+            String[] f = ProcessTable.statFields(Long.toString(pid));
+            // after the name: state(0) ppid(1) ... starttime is field 22 of the line, index 19 here
+            return f.length < 20 || ProcessTable.ended(f) ? null : Long.parseLong(f[19]);
         } catch (IOException | RuntimeException e) {
-            return null;
-        }
-        int close = stat.lastIndexOf(')'); // the command name may contain spaces and parentheses
-        if (close < 0 || close + 2 > stat.length()) {
-            return null;
-        }
-        String[] f = stat.substring(close + 2).split(" ");
-        // after the name: state(0) ppid(1) ... starttime is field 22 of the line, index 19 here
-        if (f.length < 20 || f[0].equals("Z") || f[0].equals("X")) {
-            return null;
-        }
-        try {
-            return Long.parseLong(f[19]);
-        } catch (NumberFormatException e) {
-            return null;
+            return null; // gone, or not a stat line
         }
     }
 

@@ -259,21 +259,10 @@ class RelayComponentTest {
         assertEquals(143, r.code(), r.toString());
         // gone, or a zombie waiting for this machine's lazy PID 1 (MEASURED-HERE): not a survivor
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && !zombie(pid)
-                && System.nanoTime() < until) {
+        while (org.troika.common.exec.ProcessTable.running(pid) && System.nanoTime() < until) {
             Thread.sleep(20);
         }
-        assertTrue(!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) || zombie(pid),
-                "the command survived its service");
-    }
-
-    private static boolean zombie(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            return stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
-        } catch (java.io.IOException e) {
-            return true; // gone
-        }
+        assertFalse(org.troika.common.exec.ProcessTable.running(pid), "the command survived its service");
     }
 
     @Test

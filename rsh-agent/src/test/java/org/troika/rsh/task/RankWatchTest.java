@@ -133,12 +133,7 @@ class RankWatchTest {
     private static void awaitEnded(ProcessHandle p) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
-            try {
-                String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + p.pid() + "/stat"));
-                if (stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z")) {
-                    return;
-                }
-            } catch (java.io.IOException gone) {
+            if (!org.troika.common.exec.ProcessTable.running(p.pid())) {
                 return;
             }
             Thread.sleep(20);

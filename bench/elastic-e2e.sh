@@ -96,7 +96,7 @@ if [ "$TROIKA_JAVA_CDS" = 1 ]; then
     java -cp "$TROIKA_HOME/lib/*" org.troika.examples.ElasticTraining --steps 3 --commit-every 1 --step-ms 50 \
     >/dev/null 2>&1 || echo "bench: the CDS warm-up job failed" >&2
   cds_state="on, no archive recorded"
-  for f in "$TROIKA_CDS_DIR"/*.jsa "$TROIKA_CDS_DIR"/*.rec/archive.jsa; do
+  for f in "$TROIKA_CDS_DIR"/*.jsa "$TROIKA_CDS_DIR"/*.part; do
     if [ -s "$f" ]; then cds_state="on, archive recorded"; fi
   done
 fi

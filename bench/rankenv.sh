@@ -26,7 +26,7 @@ rank=("$work/jdk/bin/java" -cp "$lib/*" org.troika.examples.Training)
 prime() { # records and promotes the archive of script $1 (the stand-in JVM writes none: an empty one is enough)
   local dir="$work/cache-$2" k
   TROIKA_JAVA_CDS=1 TROIKA_CDS_DIR=$dir sh "$1" "${rank[@]}"
-  for k in "$dir"/*.rec; do [ -d "$k" ] && rm -rf "$k" && touch "${k%.rec}.jsa"; done
+  for k in "$dir"/*.recorder; do [ -L "$k" ] && rm -f "$k" "${k%.recorder}".*.part && touch "${k%.recorder}.jsa"; done
 }
 prime "$work/current" current
 [ -z "$base" ] || prime "$work/baseline" baseline

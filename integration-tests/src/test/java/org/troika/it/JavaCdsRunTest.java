@@ -43,10 +43,11 @@ class JavaCdsRunTest {
 
         runRanks(mpi, cache, "--java-cds");
         cdsEntries = entries(cache);
-        assertEquals(1, cdsEntries.size(), cdsEntries::toString);
-        assertTrue(cdsEntries.get(0).endsWith(".rec"), "recorded by one rank at its exit: " + cdsEntries);
-        assertArrayEquals(ARCHIVE_MAGIC, head(cache.resolve(cdsEntries.get(0)).resolve("archive.jsa")),
-                "the dump finished");
+        // one rank's claim (KEY.recorder) and the archive it recorded at its exit (KEY.PID.part)
+        assertEquals(2, cdsEntries.size(), cdsEntries::toString);
+        assertTrue(cdsEntries.get(0).endsWith(".part") && cdsEntries.get(1).endsWith(".recorder"),
+                "recorded by one rank at its exit: " + cdsEntries);
+        assertArrayEquals(ARCHIVE_MAGIC, head(cache.resolve(cdsEntries.get(0))), "the dump finished");
         assertEquals(0, ranksMappingTheArchive(), "nothing to map on the first run");
 
         runRanks(mpi, cache, "--java-cds");

@@ -75,23 +75,36 @@ class RankEnvCdsScriptTest {
         }
     }
 
+    /**
+     * The cache after one recording rank has exited: its claim, a symlink {@code KEY.recorder} naming its pid, and the
+     * archive it wrote, {@code KEY.PID.part}; returns the archive.
+     */
+    private Path recording() throws IOException {
+        List<String> entries = cacheEntries();
+        assertEquals(2, entries.size(), entries.toString());
+        Path claim = cache.resolve(entries.get(1));
+        assertTrue(claim.toString().endsWith(".recorder") && Files.isSymbolicLink(claim), entries.toString());
+        String pid = Files.readSymbolicLink(claim).toString();
+        String key = entries.get(1).substring(0, entries.get(1).length() - ".recorder".length());
+        assertEquals(key + "." + pid + ".part", entries.get(0), "the recorder's own file: " + entries);
+        return cache.resolve(entries.get(0));
+    }
+
     @Test
     void firstRankRecordsTheNextMapsTheArchive() throws Exception {
         RankEnvScriptTest.Result first = rank(env(), jar.toString());
         assertEquals(0, first.exit(), first.err());
         assertEquals("hello x,y\n", first.out());
         assertEquals("", first.err(), "no CDS messages in the rank's output");
-        List<String> entries = cacheEntries();
-        assertEquals(1, entries.size(), entries.toString());
-        assertTrue(entries.get(0).endsWith(".rec"), entries.toString());
-        assertTrue(Files.size(cache.resolve(entries.get(0)).resolve("archive.jsa")) > 0, "recorded at exit");
+        Path part = recording();
+        assertTrue(Files.size(part) > 0, "recorded at exit");
 
         // the recorder has exited: the next rank promotes the archive and maps it (the main class comes from it)
         RankEnvScriptTest.Result second = rank(env("JAVA_TOOL_OPTIONS", "-Xlog:class+load"), jar.toString());
         assertEquals(0, second.exit(), second.err());
         assertTrue(second.out().lines().anyMatch(l -> l.contains(CdsHello.class.getName() + " source: shared objects "
                 + "file (top)")), second.out());
-        entries = cacheEntries();
+        List<String> entries = cacheEntries();
         assertEquals(1, entries.size(), entries.toString());
         assertTrue(entries.get(0).endsWith(".jsa"), entries.toString());
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(cache)),
@@ -101,17 +114,13 @@ class RankEnvCdsScriptTest {
     @Test
     void aDumpCutShortIsDiscardedAndRecordedAgain() throws Exception {
         assertEquals(0, rank(env(), jar.toString()).exit()); // records
-        Path rec;
-        try (Stream<Path> s = Files.list(cache)) {
-            rec = s.filter(p -> p.toString().endsWith(".rec")).findFirst().orElseThrow();
-        }
         // as if the recorder was killed while writing: no header yet
-        Files.write(rec.resolve("archive.jsa"), new byte[4096]);
+        Files.write(recording(), new byte[4096]);
         RankEnvScriptTest.Result r = rank(env(), jar.toString());
         assertEquals(0, r.exit(), r.err());
         assertEquals(List.of(), cacheEntries(), "the cut dump was dropped, not promoted");
         assertEquals(0, rank(env(), jar.toString()).exit());
-        assertTrue(cacheEntries().get(0).endsWith(".rec"), "recorded again: " + cacheEntries());
+        assertTrue(Files.size(recording()) > 0, "recorded again: " + cacheEntries());
     }
 
     @Test
@@ -121,7 +130,38 @@ class RankEnvCdsScriptTest {
         Files.setLastModifiedTime(jar, java.nio.file.attribute.FileTime.fromMillis(1_000_000_000L));
         RankEnvScriptTest.Result r = rank(env(), jar.toString());
         assertEquals(0, r.exit(), r.err());
-        assertEquals(2, cacheEntries().size(), "old archive and a new recording: " + cacheEntries());
+        List<String> entries = cacheEntries();
+        assertEquals(3, entries.size(), "old archive and a new recording: " + entries);
+        String oldKey = entries.stream().filter(n -> n.endsWith(".jsa")).findFirst().orElseThrow().replace(".jsa", "");
+        assertTrue(entries.stream().filter(n -> n.endsWith(".recorder")).noneMatch(n -> n.startsWith(oldKey + ".")),
+                "another key: " + entries);
+    }
+
+    /**
+     * A rank that finds a dead recorder's claim removes that claim and the dead recorder's file only: another rank's
+     * recording (its own {@code KEY.PID.part}, written while its JVM exits) is never touched. Two ranks recording
+     * into one folder, removed under the second, failed that rank at its exit before.
+     */
+    @Test
+    void aDeadRecordersCleanUpLeavesALiveRecordingAlone() throws Exception {
+        assertEquals(0, rank(env(), jar.toString()).exit());
+        Path part = recording();
+        String name = part.getFileName().toString();
+        String key = name.substring(0, name.indexOf('.'));
+        Process live = new ProcessBuilder("sleep", "30").start();
+        try {
+            Path livePart = cache.resolve(key + "." + live.pid() + ".part");
+            Files.write(livePart, new byte[] {1, 2, 3});
+            Files.delete(part); // its recorder (exited) left nothing: a dump cut short before any byte
+            RankEnvScriptTest.Result r = rank(env(), jar.toString());
+            assertEquals(0, r.exit(), r.err());
+            assertEquals(List.of(livePart.getFileName().toString()), cacheEntries(), "the stale claim went, "
+                    + "the live recording stayed");
+            org.junit.jupiter.api.Assertions.assertArrayEquals(new byte[] {1, 2, 3}, Files.readAllBytes(livePart));
+        } finally {
+            live.destroy();
+            live.waitFor();
+        }
     }
 
     @Test

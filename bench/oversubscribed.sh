@@ -11,35 +11,24 @@
 # default) or ompi5 (the Open MPI 5 root, bench/mpi/ompi5.bash). Needs the built distribution.
 set -euo pipefail
 runs=${1:-3}
-root=$(cd "$(dirname "$0")/.." && pwd -P)
-troika="$root/dist/target/troika/bin/troika"
-lib="$root/dist/target/troika/lib"
-[ -x "$troika" ] || { echo "bench: $troika missing; build first: mvn -o -q install -DskipTests" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "bench: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
+source "$ROOT/bench/lib/timed-runs.sh"
+timed_runs_prepare
 cpus=$(nproc)
 np=${2:-$((cpus * 3))}
 mpi=${3:-ompi4}
 wrap=()
 case $mpi in
   ompi4) command -v mpirun >/dev/null || { echo "bench: needs mpirun (Open MPI)" >&2; exit 2; } ;;
-  ompi5) wrap=(bash -c 'source "$1"; shift; in_root /work "$@"' _ "$root/bench/mpi/ompi5.bash") ;;
+  ompi5) wrap=(bash -c 'source "$1"; shift; in_root /work "$@"' _ "$ROOT/bench/mpi/ompi5.bash") ;;
   *) echo "bench: MPI is ompi4 or ompi5, not '$mpi'" >&2; exit 2 ;;
 esac
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 rank=(java -cp "$lib/*" org.troika.examples.Training --epochs 20 --batches 64)
 run_one() { # label, yield switch, np: appends "wall_ms cpu_ms" to $work/label
-  local label=$1 y=$2 n=$3 t0 t1
-  t0=$(date +%s%N)
-  /usr/bin/time -f '%U %S' -o "$work/t" "${wrap[@]}" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-    TROIKA_YIELD_WHEN_OVERSUBSCRIBED="$y" "$troika" run -np "$n" "${rank[@]}" </dev/null >"$work/out" 2>&1 \
-    || { echo "bench: failed: np $n, yield switch $y" >&2; tail -5 "$work/out" >&2; exit 1; }
-  t1=$(date +%s%N)
-  echo "$(( (t1 - t0) / 1000000 )) $(awk 'END {printf "%d", ($1 + $2) * 1000}' "$work/t")" >>"$work/$label"
+  timed "$1" "${wrap[@]}" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    TROIKA_YIELD_WHEN_OVERSUBSCRIBED="$2" "$troika" run -np "$3" "${rank[@]}"
 }
-median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
-col() { cut -d' ' -f"$1" "$work/$2" | median; }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((i = 0; i < runs; i++)); do

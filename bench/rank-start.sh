@@ -9,29 +9,19 @@
 # The cache goes to a temporary TROIKA_CDS_DIR, removed at the end. Needs the built distribution.
 set -euo pipefail
 runs=${1:-15}
-root=$(cd "$(dirname "$0")/.." && pwd -P)
-troika="$root/dist/target/troika/bin/troika"
-lib="$root/dist/target/troika/lib"
-[ -x "$troika" ] || { echo "bench: $troika missing; build first: mvn -o -q install -DskipTests" >&2; exit 2; }
+ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
+source "$ROOT/bench/lib/timed-runs.sh"
+timed_runs_prepare
 command -v mpirun >/dev/null || { echo "bench: needs mpirun (Open MPI)" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "bench: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 export OMPI_MCA_hwloc_base_binding_policy=none
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 export TROIKA_CDS_DIR="$work/cache"
 
 rank=(java -cp "$lib/*" org.troika.examples.Training --epochs 1 --samples 64 --batches 1)
-run_one() { # label, env assignment or -, command...: appends "wall_ms cpu_ms" to $work/label
-  local label=$1 cds=$2 t0 t1; shift 2
-  t0=$(date +%s%N)
-  TROIKA_JAVA_CDS=$cds /usr/bin/time -f '%U %S' -o "$work/t" "$troika" run -np 2 "$@" </dev/null >/dev/null \
-    2>"$work/err" || { echo "bench: failed: $*" >&2; cat "$work/err" >&2; exit 1; }
-  t1=$(date +%s%N)
-  echo "$(( (t1 - t0) / 1000000 )) $(awk 'END {printf "%d", ($1 + $2) * 1000}' "$work/t")" >>"$work/$label"
+run_one() { # label, TROIKA_JAVA_CDS value, command...: appends "wall_ms cpu_ms" to $work/label
+  local label=$1 cds=$2; shift 2
+  timed "$label" env TROIKA_JAVA_CDS="$cds" "$troika" run -np 2 "$@"
 }
-median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
-col() { cut -d' ' -f"$1" "$work/$2" | median; }
 
 run_one warm 1 "${rank[@]}"; run_one warm 1 "${rank[@]}"   # records, then promotes and maps the archive
 ls "$TROIKA_CDS_DIR"/*.jsa >/dev/null 2>&1 || { echo "bench: no archive was recorded in $TROIKA_CDS_DIR" >&2; exit 1; }

@@ -70,10 +70,21 @@ class RankEnvYieldScriptTest {
                 "no taskset (util-linux) on this machine to bind the script to one CPU");
         int cpus = org.troika.testkit.HostCpus.count();
         org.junit.jupiter.api.Assumptions.assumeTrue(cpus >= 2, "a host with one CPU: binding narrows nothing");
-        assertEquals("unset", seenValue(openMpiRank(cpus), "taskset", "-c", "0"));
-        assertEquals("1", seenValue(openMpiRank(cpus + 1), "taskset", "-c", "0"));
+        String one = firstAllowedCpu();
+        assertEquals("unset", seenValue(openMpiRank(cpus), "taskset", "-c", one));
+        assertEquals("1", seenValue(openMpiRank(cpus + 1), "taskset", "-c", one));
         assertEquals("unset", seenValue(openMpiRank(cpus)));
         assertEquals("1", seenValue(openMpiRank(cpus + 1)));
+    }
+
+    /** The first CPU this process may run on (CPU 0 need not be one of them in a container or an allocation). */
+    private static String firstAllowedCpu() throws Exception {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("Cpus_allowed_list:")) {
+                return line.substring(line.indexOf(':') + 1).trim().split("[-,]")[0];
+            }
+        }
+        throw new AssertionError("no Cpus_allowed_list in /proc/self/status");
     }
 
     @Test

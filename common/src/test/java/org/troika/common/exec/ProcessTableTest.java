@@ -55,6 +55,13 @@ class ProcessTableTest {
         return dir;
     }
 
+    private static void replace(Path file, String content) throws java.io.IOException {
+        Path next = file.resolveSibling(file.getFileName() + ".next");
+        Files.write(next, content.getBytes(StandardCharsets.UTF_8));
+        Files.move(next, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
     @Test
     void aProcessCaughtInsideExecIsReadAgainUntilItsEnvironmentAppears() throws Exception {
         long execing = child();
@@ -63,14 +70,17 @@ class ProcessTableTest {
         entry(plain, 'S', 0x400000, "sleep\0", "A=1\0" + KEY + "=t2\0");
         AtomicInteger reads = new AtomicInteger();
         later.schedule(() -> {
-            Files.write(dir.resolve("cmdline"), "sleep\u000030\u0000".getBytes(StandardCharsets.UTF_8));
-            Files.write(dir.resolve("environ"), ("PATH=/bin\0" + KEY + "=t1\0").getBytes(StandardCharsets.UTF_8));
             reads.incrementAndGet();
+            // each file appears whole (a rename), the environment first: the walk must never see a command line
+            // without the environment, which a real exec never shows either (both come with the new program)
+            replace(dir.resolve("environ"), "PATH=/bin\0" + KEY + "=t1\0");
+            replace(dir.resolve("cmdline"), "sleep\u000030\u0000");
             return null;
         }, 40, TimeUnit.MILLISECONDS);
-        Map<String, List<ProcessHandle>> found = ProcessTable.withEnvValues(proc, KEY, Set.of("t1", "t2"),
-                ProcessTable.EXEC_WAIT_MILLIS);
-        assertEquals(1, reads.get(), "the walk returned before the exec'ing process had its environment");
+        // a wait far above the 40 ms: the walk ends as soon as the environment appears, and a loaded machine may
+        // run the write late (the default wait, 500 ms, is for real execs)
+        Map<String, List<ProcessHandle>> found = ProcessTable.withEnvValues(proc, KEY, Set.of("t1", "t2"), 10_000);
+        assertEquals(1, reads.get(), "the walk returned before the exec'ing process got its environment");
         assertEquals(List.of(execing), pids(found.get("t1")), "the process that was inside execve() is found");
         assertEquals(List.of(plain), pids(found.get("t2")));
     }

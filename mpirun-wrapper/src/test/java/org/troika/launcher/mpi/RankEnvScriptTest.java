@@ -39,7 +39,14 @@ class RankEnvScriptTest {
     }
 
     static Result run(Map<String, String> env, String... command) throws IOException, InterruptedException {
-        List<String> argv = new ArrayList<>(List.of("sh", SCRIPT.toString()));
+        return run(List.of(), env, command);
+    }
+
+    /** {@link #run(Map, String...)} started through {@code prefix} (e.g. {@code taskset -c 0}). */
+    static Result run(List<String> prefix, Map<String, String> env, String... command)
+            throws IOException, InterruptedException {
+        List<String> argv = new ArrayList<>(prefix);
+        argv.addAll(List.of("sh", SCRIPT.toString()));
         argv.addAll(List.of(command));
         ProcessBuilder pb = new ProcessBuilder(argv);
         pb.environment().clear();

@@ -1,17 +1,12 @@
 package org.troika.launcher.mpi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,23 +20,10 @@ class RankEnvYieldScriptTest {
 
     /** What the rank sees for the parameter, run as {@code [prefix...] sh troika-rankenv sh -c PRINT}. */
     private static String seenValue(Map<String, String> env, String... prefix) throws Exception {
-        List<String> argv = new ArrayList<>(List.of(prefix));
-        argv.addAll(List.of("sh", RankEnvScriptTest.SCRIPT.toString(), "sh", "-c", PRINT));
-        ProcessBuilder pb = new ProcessBuilder(argv);
-        pb.environment().clear();
-        pb.environment().put("PATH", "/usr/bin:/bin");
-        pb.environment().putAll(env);
-        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        pb.redirectErrorStream(true);
-        Process p = pb.start();
-        try {
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "troika-rankenv did not finish");
-            assertEquals(0, p.exitValue(), out);
-            return out.strip();
-        } finally {
-            p.destroyForcibly();
-        }
+        RankEnvScriptTest.Result r = RankEnvScriptTest.run(List.of(prefix), env, "sh", "-c", PRINT);
+        assertEquals(0, r.exit(), r.err());
+        assertEquals("", r.err(), "nothing added to the rank's error output");
+        return r.out().strip();
     }
 
     private static Map<String, String> openMpiRank(int localSize, String... more) {

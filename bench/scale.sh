@@ -8,7 +8,8 @@
 # Targets: the 10,000-host plan within 2x of the 100-host plan; no 10x step above 12x.
 # Each plan is checked: no warning, and the ranks get TROIKA_HOST_SLOTS (their place among the hosts, at any size).
 # Then the driver service with simulated task services, then the launcher's two per-rank services with simulated ranks
-# (below). SCALE_ONLY=plan, =hosts or =ranks runs only that part; SIM_SIZES and SIM_RANK_SIZES set their sizes.
+# (below). SCALE_ONLY=plan, =hosts or =ranks runs only that part; SIM_SIZES and SIM_RANK_SIZES set their sizes;
+# SCALE_DEBUG=1 prints, per size of the hosts part, what the launch's agents, the driver and the hosts said.
 # Needs the built distribution (mvn -o -q install -DskipTests), a JDK (javac) and nstat (iproute2).
 set -euo pipefail
 runs=${1:-5}
@@ -67,11 +68,19 @@ fi
 #              drops/overflows during the size's run (nstat, system-wide; target 0);
 #   steady     20 s of heartbeats from every host every 2 s (and two of the driver's, every 10 s): the driver's CPU as a share of one core (target <= 10 %),
 #              its heap in use after a full collection and its peak RSS, each per host (target <= 20 KB), open fds;
+#   launch     one launch over all N hosts while they heartbeat: the driver opens the launch's agent key (as troika
+#              run does before mpirun) and a second generator is the launch agents of a tree launch, wherever they run
+#              (every agent, on the launch node or on a host, looks its host up at the driver): a Lookup per host with
+#              the agent key (WINDOW at a time not yet past the hello), the reply checked against the host's registered
+#              endpoint, then the host's fake daemon calls home (a connection from the host's address to the
+#              generator's own listener, as an Open MPI daemon does to mpirun). Time from the first lookup's connect to
+#              the last answer and to the last daemon's call home, the driver's CPU seconds for the launch (the lookups,
+#              the key's end: AgentKeySpent to every task service), listen drops (system-wide);
 #   silent     SILENT hosts stop heartbeating (connections open): each must be reported lost within 3 liveness
 #              intervals (6 s) of its last heartbeat;
 #   pause      the driver is stopped (SIGSTOP) for 2 s and continued: no further host may be reported lost.
 # Then the curves: each 10x step's ratio of registration wall time, driver CPU seconds (registration + steady), peak
-# RSS, fds and listen drops (target <= 12x each).
+# RSS, fds and listen drops, and of the launch's wall time and driver CPU seconds (target <= 12x each).
 lib="$root/dist/target/troika/lib"
 cp="$lib/*"
 javac -d "$work/cls" -cp "$cp" "$root/bench/scale/SimulatedHosts.java"
@@ -95,13 +104,23 @@ start_service() {
   local out=$1; shift
   secret=$(run_java 64m secret 3>&-)
   rm -f "$work/in"; mkfifo "$work/in"
-  run_java 256m "$@" <"$work/in" >"$out" 2>&1 &
+  # the service's descriptor limit: FDS if set (the driver: what troika run gives itself), else the script's
+  (if [ -n "${FDS:-}" ]; then ulimit -n "$FDS"; fi; run_java 256m "$@") <"$work/in" >"$out" 2>&1 &
   service=$!
   exec 3>"$work/in"
   echo "$secret" >&3
   wait_for '^ADDR=' "$out" 600 || { echo "scale: the $1 service did not start:" >&2; cat "$out" >&2; exit 1; }
   addr=$(sed -n 's/^ADDR=//p' "$out")
 }
+# descriptors: the generators hold up to 3 per simulated host (its connection, an agent's, a daemon's call home) and
+# the driver gets what troika run raises its own limit to (FileLimit: 256 + 4 per host); root may raise the hard limit
+most=0
+for n in ${SIM_SIZES:-100 1000 10000} ${SIM_RANK_SIZES:-100 1000 10000}; do [ "$n" -le "$most" ] || most=$n; done
+want=$((4 * most + 1024))
+hard=$(ulimit -Hn)
+if [ "$hard" != unlimited ] && [ "$hard" -lt "$want" ]; then
+  ulimit -Hn "$want" 2>/dev/null || echo "scale: only $hard descriptors (hard limit), $want wanted: large sizes may fail; run as root" >&2
+fi
 ulimit -n "$(ulimit -Hn)"
 if part hosts; then
 echo
@@ -110,11 +129,16 @@ printf '%-7s %10s %11s %7s %6s %9s %8s %8s %8s %6s %10s %9s %6s\n' hosts registe
   heap_kb/h rss_mb rss_kb/h fds lost_silent detect_ms false
 for n in ${SIM_SIZES:-100 1000 10000}; do
   silent=$((n / 10 < 10 ? n / 10 : 10))
-  start_service "$work/driver.out" driver "$n"
+  fds=$((256 + 4 * n)) hard=$(ulimit -Hn)
+  if [ "$hard" != unlimited ] && [ "$hard" -lt "$fds" ]; then
+    echo "  (the driver gets $hard descriptors, the hard limit, not troika run's $fds: troika run would refuse to start)"
+    fds=$hard
+  fi
+  FDS=$fds start_service "$work/driver.out" driver "$n"
   driver=$service
   drops0=$(listen_drops)
   cstart=$(cpu_ticks "$driver")
-  echo "$secret" | run_java 1g hosts "$addr" "$n" 90 "${WINDOW:-$n}" 22 "$silent" >"$work/hosts.out" 2>&1 3>&- &
+  echo "$secret" | run_java 1g hosts "$addr" "$n" 100 "${WINDOW:-$n}" 32 "$silent" >"$work/hosts.out" 2>&1 3>&- &
   hosts=$!
   wait_for '^registered' "$work/driver.out" 6000 || { echo "scale: $n hosts did not register:" >&2; tail "$work/driver.out" "$work/hosts.out" >&2; exit 1; }
   wait_for '^connected' "$work/hosts.out" 600 || { echo "scale: the generator did not connect all $n:" >&2; tail "$work/driver.out" "$work/hosts.out" >&2; exit 1; }
@@ -126,8 +150,23 @@ for n in ${SIM_SIZES:-100 1000 10000}; do
   rss=$(awk '/VmHWM/ { print $2 }' "/proc/$driver/status")
   fds=$(ls "/proc/$driver/fd" | wc -l)
   drops=$(( $(listen_drops) - drops0 ))
+  # one launch: every host looked up with the launch's agent key, every fake daemon calls home
+  label=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+  echo "agentkey $label" >&3
+  wait_for '^agentkey open' "$work/driver.out" 300 || { echo "scale: the driver opened no agent key" >&2; exit 1; }
+  ldrops0=$(listen_drops); l0=$(cpu_ticks "$driver")
+  echo "$secret" | run_java 1g agents "$addr" "$n" 60 "${WINDOW:-$n}" 0 0 "$label" >"$work/agents.out" 2>&1 3>&- \
+    || { echo "scale: the launch's agents failed:" >&2; tail "$work/agents.out" >&2; exit 1; }
+  grep -q '^daemons' "$work/agents.out" || { echo "scale: not every host was launched:" >&2; tail "$work/agents.out" >&2; exit 1; }
+  wait_for '^spent' "$work/driver.out" 300 || { echo "scale: the driver did not spend the agent key" >&2; exit 1; }
+  l1=$(cpu_ticks "$driver"); ldrops=$(( $(listen_drops) - ldrops0 ))
+  lookup_ms=$(sed -n 's/^connected [0-9]* retried [0-9]* in \([0-9]*\) ms/\1/p' "$work/agents.out")
+  lretried=$(sed -n 's/^connected [0-9]* retried \([0-9]*\) .*/\1/p' "$work/agents.out")
+  daemon_ms=$(sed -n 's/^daemons [0-9]* in \([0-9]*\) ms/\1/p' "$work/agents.out")
+  [ -z "${SCALE_DEBUG:-}" ] || { date; cat "$work/agents.out"; grep -v "^lost" "$work/driver.out"; echo "lost so far: $(grep -c "^lost" "$work/driver.out")"; grep "^lost" "$work/driver.out" | head -3 || true; grep "^late" "$work/hosts.out" | tail -3 || true; } >&2
+  lcpu=$(awk -v d=$((l1 - l0)) -v t="$ticks" 'BEGIN { printf "%.2f", d / t }')
   # silent hosts: each lost within 3 intervals of its last heartbeat
-  wait_for '^silent' "$work/hosts.out" 300 || { echo "scale: the generator silenced no host" >&2; exit 1; }
+  wait_for '^silent' "$work/hosts.out" 300 || { echo "scale: the generator silenced no host:" >&2; tail -5 "$work/hosts.out" >&2; exit 1; }
   sleep 7
   lost1=$(grep -c '^lost' "$work/driver.out" || true)
   detect=$(awk '/^silent/ { last[$2] = $4 } /^lost/ { at[$2] = $4 }
@@ -150,15 +189,16 @@ for n in ${SIM_SIZES:-100 1000 10000}; do
   grep '^lost' "$work/driver.out" | head -n "$lost2" | grep -v "^lost h\($(seq -s '\|' $((n - silent)) $((n - 1)))\) " \
     | head -3 || true # false losses, if any, with their reasons
   echo "  $n hosts steady: driver cpu $core of a core, of it user $user (the rest in the kernel)"
-  echo "$n $ms $cpu $rss $fds $drops $heap" >>"$work/sim"
+  echo "  $n hosts launch: $n looked up in $lookup_ms ms ($lretried retried), $n daemons called home in $daemon_ms ms, driver cpu $lcpu s, listen drops $ldrops"
+  echo "$n $ms $cpu $rss $fds $drops $heap $lookup_ms $lcpu" >>"$work/sim"
 done
 echo "load after:  $(uptime)"
 echo "curves (each 10x step, target <= 12x): registration wall, driver CPU s (registration + steady), peak RSS, fds, listen drops"
 awk 'function r(a, b) { return b > 0 ? sprintf("x%.2f", a / b) : (a > 0 ? "x" a "/0" : "0->0") }
      NR == 1 { n0 = $1; rss0 = $4; heap0 = $7 }
-     NR > 1 { printf "%s -> %s hosts: wall %s (%s -> %s ms), cpu %s (%s -> %s s), rss %s, fds %s, drops %s; per host beyond %s: rss %.1f KB, heap %.1f KB\n",
+     NR > 1 { printf "%s -> %s hosts: wall %s (%s -> %s ms), cpu %s (%s -> %s s), rss %s, fds %s, drops %s; per host beyond %s: rss %.1f KB, heap %.1f KB; launch wall %s (%s -> %s ms), cpu %s (%s -> %s s)\n",
               p[1], $1, r($2, p[2]), p[2], $2, r($3, p[3]), p[3], $3, r($4, p[4]), r($5, p[5]), r($6, p[6]), n0,
-              ($4 - rss0) / ($1 - n0), ($7 - heap0) / 1024 / ($1 - n0) }
+              ($4 - rss0) / ($1 - n0), ($7 - heap0) / 1024 / ($1 - n0), r($8, p[8]), p[8], $8, r($9, p[9]), p[9], $9 }
      { split($0, p, " ") }' "$work/sim"
 fi
 

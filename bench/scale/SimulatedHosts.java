@@ -17,6 +17,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.troika.rsh.Liveness;
+import org.troika.rsh.agent.AgentKey;
 import org.troika.rsh.driver.DriverService;
 import org.troika.wire.ClientSession;
 import org.troika.wire.Datagrams;
@@ -50,7 +51,9 @@ import org.troika.wire.ProgressMessage;
  *   <li>{@code driver N}: the driver service (the launcher's liveness: hosts' heartbeat 2 s, timeout 5 s, its own
  *   heartbeat 10 s) expecting hosts {@code h0..h(N-1)}; prints {@code registered K of N in MS ms} (first registration to
  *   the last; K below N when hosts are still missing after max(60, N/50) s) and {@code lost HOST at EPOCH_MS: why} for
- *   each loss;</li>
+ *   each loss; a stdin line {@code agentkey LABEL} opens a launch's agent key for every host, as troika run does
+ *   before mpirun starts ({@link DriverService#openAgentKey}), and the driver prints {@code spent} once every host was
+ *   looked up with it (the key refused from then on, {@code AgentKeySpent} sent to every task service);</li>
  *   <li>{@code progress N TIMEOUT_S}: the hang watchdog of a launch of N ranks, one on each of N hosts named by the
  *   generator's loopback addresses ({@link HangWatch#start}: its progress service, the interval it gives the ranks,
  *   its checker); prints {@code interval MS} and {@code hang at EPOCH_MS: K stuck} when it declares the hang;</li>
@@ -63,7 +66,15 @@ import org.troika.wire.ProgressMessage;
  * client the service ends or answers busy before it is in connects again after a random back-off, as troika's clients
  * do. Roles:
  * <ul>
- *   <li>{@code hosts}: task services: hello, Register, the driver's Registered, then a heartbeat every 2 s;</li>
+ *   <li>{@code hosts}: task services: hello, Register (with the host's address as its service endpoint), the driver's
+ *   Registered, then a heartbeat every 2 s;</li>
+ *   <li>{@code agents}: one launch, as the launch agents of a tree launch do it wherever they run
+ *   ({@code troika-rsh HOST ...}): each of the N hosts is looked up once at the driver with the launch's agent key
+ *   (the label comes as the last argument: {@code agents ADDR N SECONDS WINDOW 0 0 LABEL}); the reply must name the
+ *   host's registered endpoint. Then the host's fake daemon connects back from the host's address to this process's
+ *   own listener (the HNP, as an Open MPI daemon calls home) and says its name. The host's task service running the
+ *   daemon is the host's own work, not simulated. Prints {@code connected N ...} once every lookup was answered and
+ *   {@code daemons N in MS ms} (first lookup's connect to the last daemon's call home), then ends.</li>
  * </ul>
  * ({@code ranks ADDR N SECONDS WINDOW SILENT_AFTER SILENT INTERVAL_MS} is N ranks reporting progress by datagram:
  * {@link #ranks}; {@code leaves ADDR N ...} N ranks leaving an elastic generation by datagram: {@link #leaves}.) It prints {@code connected N retried R in MS ms} (first connect to the last client in: registered, first report
@@ -93,6 +104,7 @@ public final class SimulatedHosts {
             default -> {
                 Role role = switch (args[0]) {
                     case "hosts" -> new Hosts(secret);
+                    case "agents" -> new Agents(AgentKey.derive(secret, args[7]), Integer.parseInt(args[2]));
                     default -> throw new IllegalArgumentException("unknown mode " + args[0]);
                 };
                 new Generator(role, Endpoint.parseList(args[1], "ADDR").get(0), Integer.parseInt(args[2]),
@@ -133,7 +145,10 @@ public final class SimulatedHosts {
             System.out.println("registered " + (n - all.getCount()) + " of " + n + " in "
                     + (last.get() - first.get()) / 1_000_000 + " ms");
             System.out.flush();
-            serveHeap(in);
+            serveHeap(in, label -> d.openAgentKey(AgentKey.derive(secret, label), () -> {
+                System.out.println("spent");
+                System.out.flush();
+            }));
         }
     }
 
@@ -332,8 +347,19 @@ public final class SimulatedHosts {
     }
 
     private static void serveHeap(BufferedReader in) throws IOException {
+        serveHeap(in, label -> {
+            throw new IllegalArgumentException("no agent key here");
+        });
+    }
+
+    /** Answers {@code heap} lines; {@code agentkey LABEL} lines go to {@code agentKey}. */
+    private static void serveHeap(BufferedReader in, java.util.function.Consumer<String> agentKey) throws IOException {
         for (String line; (line = in.readLine()) != null; ) {
-            if (line.equals("heap")) {
+            if (line.startsWith("agentkey ")) {
+                agentKey.accept(line.substring("agentkey ".length()));
+                System.out.println("agentkey open");
+                System.out.flush();
+            } else if (line.equals("heap")) {
                 System.gc();
                 System.out.println("heap " + ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
                 System.out.flush();
@@ -370,6 +396,14 @@ public final class SimulatedHosts {
         default String name(Client c) {
             return "rank" + c.id;
         }
+
+        /** After {@code c} is in (its answer accepted). */
+        default void after(Client c) throws IOException {}
+
+        /** Whether the generator may end before its time: everything this role does is done. */
+        default boolean finished(boolean allIn) {
+            return false;
+        }
     }
 
     /** Task services: Register, Registered, a heartbeat every 2 s. */
@@ -383,7 +417,7 @@ public final class SimulatedHosts {
         @SuppressWarnings("unchecked")
         public byte[] first(Client c) throws IOException {
             return ((ClientSession<RelayMessage>) c.session).seal(new RelayMessage.Register("h" + c.id, "h" + c.id,
-                    List.of(), List.<NicAddress>of()));
+                    List.of(serviceEndpoint(c.id)), List.<NicAddress>of()));
         }
 
         @Override
@@ -412,6 +446,118 @@ public final class SimulatedHosts {
             return "h" + c.id;
         }
     }
+
+    /**
+     * Host {@code id}'s task-service endpoint as the simulated services register it: the host's own address (nothing
+     * listens there; the agents check that the driver's answer names it).
+     */
+    static Endpoint serviceEndpoint(int id) throws IOException {
+        return new Endpoint(address(id).getHostAddress(), 7);
+    }
+
+    /**
+     * One launch's agents: a Lookup of each host with the agent key, then the host's fake daemon calls home (a
+     * connection from the host's address to {@link #hnp}, its name as a line).
+     */
+    private static final class Agents implements Role {
+        private final Secret agentKey;
+        private final int n;
+        private final java.nio.channels.ServerSocketChannel hnp;
+        private final java.util.concurrent.CountDownLatch daemons;
+        private volatile long lastDaemon;
+
+        Agents(Secret agentKey, int n) throws IOException {
+            this.agentKey = agentKey;
+            this.n = n;
+            this.daemons = new java.util.concurrent.CountDownLatch(n);
+            this.hnp = java.nio.channels.ServerSocketChannel.open();
+            hnp.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 4096);
+            Thread t = new Thread(this::serveHnp, "hnp");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        /** The HNP: accepts the daemons' calls home, each with its host's name; counts those from the right host. */
+        private void serveHnp() {
+            ByteBuffer line = ByteBuffer.allocate(64);
+            try {
+                while (true) {
+                    try (SocketChannel d = hnp.accept()) {
+                        line.clear();
+                        while (d.read(line) >= 0 && (line.position() == 0 || line.get(line.position() - 1) != '\n')) {
+                            // a few bytes: read until the line ends
+                        }
+                        String name = new String(line.array(), 0, Math.max(0, line.position() - 1),
+                                StandardCharsets.US_ASCII);
+                        InetAddress from = ((InetSocketAddress) d.getRemoteAddress()).getAddress();
+                        if (name.startsWith("h") && from.equals(address(Integer.parseInt(name.substring(1))))) {
+                            lastDaemon = System.nanoTime();
+                            daemons.countDown();
+                        } else {
+                            System.out.println("a daemon called home as " + name + " from " + from);
+                        }
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                // the generator ends
+            }
+        }
+
+        @Override
+        public ClientSession<?> session(byte[] hello) throws IOException {
+            return new ClientSession<>(Protocol.RELAY, agentKey, hello);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public byte[] first(Client c) throws IOException {
+            return ((ClientSession<RelayMessage>) c.session).seal(new RelayMessage.Lookup("h" + c.id));
+        }
+
+        @Override
+        public boolean answered() {
+            return true;
+        }
+
+        @Override
+        public boolean accept(Client c, Object m) {
+            try {
+                return m instanceof RelayMessage.LookupReply r && r.host().equals("h" + c.id)
+                        && r.endpoints().equals(List.of(serviceEndpoint(c.id)));
+            } catch (IOException e) {
+                return false;
+            }
+        }
+
+        /** The agent's work is done (it closes, as troika-rsh does once its daemon runs); the daemon calls home. */
+        @Override
+        public void after(Client c) throws IOException {
+            c.channel.close();
+            try (SocketChannel d = SocketChannel.open()) {
+                d.bind(new InetSocketAddress(address(c.id), 0));
+                d.connect(hnp.getLocalAddress());
+                d.write(ByteBuffer.wrap(("h" + c.id + "\n").getBytes(StandardCharsets.US_ASCII)));
+            }
+        }
+
+        @Override
+        public boolean finished(boolean allIn) {
+            if (!allIn || daemons.getCount() > 0) {
+                return false;
+            }
+            System.out.println("daemons " + n + " in " + (lastDaemon - firstConnect) / 1_000_000 + " ms");
+            System.out.flush();
+            return true;
+        }
+
+        @Override
+        public String name(Client c) {
+            return "agent of h" + c.id;
+        }
+    }
+
+    /** When the generator made its first connection (System.nanoTime). */
+    private static volatile long firstConnect;
 
     private static final int CONNECTING = 0, HELLO = 1, ANSWER = 2, ACTIVE = 3, SILENT = 4, GONE = 5;
 
@@ -454,8 +600,9 @@ public final class SimulatedHosts {
         private int inFlight;
         private int in;
         private int retried;
-        private long firstConnect;
         private long allIn;
+        /** The most a periodic frame went out after its time, in ms (this process starved of CPU). */
+        private long maxLate;
 
         Generator(Role role, Endpoint service, int n, int seconds, int window, int silentAfter, int silent)
                 throws IOException {
@@ -476,7 +623,7 @@ public final class SimulatedHosts {
         void run() throws IOException {
             firstConnect = System.nanoTime();
             boolean silenced = false;
-            while (System.nanoTime() - end < 0) {
+            while (System.nanoTime() - end < 0 && !role.finished(allIn != 0)) {
                 long now = System.nanoTime();
                 while (inFlight < window && !toConnect.isEmpty()) {
                     connect(toConnect.poll());
@@ -620,6 +767,7 @@ public final class SimulatedHosts {
                 periodic.add(c);
             }
             in++;
+            role.after(c);
             done(now);
         }
 
@@ -656,6 +804,13 @@ public final class SimulatedHosts {
                 }
                 try {
                     c.lastMillis = System.currentTimeMillis();
+                    long late = (now - c.due) / 1_000_000;
+                    if (late > maxLate) {
+                        maxLate = late;
+                        if (late >= 1000) {
+                            System.out.println("late " + role.name(c) + " by " + late + " ms at " + c.lastMillis);
+                        }
+                    }
                     write(c, ByteBuffer.wrap(role.periodic(c)));
                 } catch (IOException e) {
                     again(c);

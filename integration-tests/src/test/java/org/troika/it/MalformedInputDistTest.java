@@ -56,7 +56,13 @@ class MalformedInputDistTest {
     }
 
     private Result troika(long boundS, Map<String, String> env, String... args) throws Exception {
-        List<String> argv = new ArrayList<>(List.of(Dist.troika().toString()));
+        return troika(boundS, env, List.of(), args);
+    }
+
+    /** {@code bin/troika ARGS} run by the command {@code prefix} (which ends in the program's place). */
+    private Result troika(long boundS, Map<String, String> env, List<String> prefix, String... args) throws Exception {
+        List<String> argv = new ArrayList<>(prefix);
+        argv.add(Dist.troika().toString());
         argv.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(new java.io.File(
                 "/dev/null")));
@@ -95,6 +101,29 @@ class MalformedInputDistTest {
         assertFalse(Files.exists(log) && Files.readAllLines(log).stream().anyMatch(l -> !l.equals("--version")),
                 "mpirun was started: " + why);
         return line;
+    }
+
+    /**
+     * Issue 23: a launch over more hosts than troika's descriptor limit allows, where the limit cannot be raised
+     * (CAP_SYS_RESOURCE dropped, so also where CI's root could raise it), stops before anything starts: no task
+     * service's remote shell (the template would leave a file per host), no mpirun.
+     */
+    @Test
+    void tooFewFileDescriptorsForTheHostsIsOneLineAndStartsNothing() throws Exception {
+        StringBuilder hosts = new StringBuilder();
+        for (int i = 1; i <= 100; i++) {
+            hosts.append(i == 1 ? "" : ",").append("h").append(i).append(":1");
+        }
+        Path started = Files.createDirectories(dir.resolve("started"));
+        List<String> limited = List.of("setpriv", "--bounding-set=-sys_resource", "/bin/sh", "-c",
+                "ulimit -n 300 && exec \"$@\"", "sh");
+        String line = assertRefused(troika(BOUND_S, Map.of(), limited, "run", "--remote-shell",
+                "touch " + started + "/{host}; sh -c", "-H", hosts.toString(), "-np", "100", "true"));
+        assertTrue(line.contains("100 hosts need about 656 file descriptors, but troika may open at most 300"), line);
+        assertTrue(line.contains("ulimit -Hn 656"), line);
+        try (var left = Files.list(started)) {
+            assertEquals(List.of(), left.toList(), "a task service's remote shell ran");
+        }
     }
 
     @Test

@@ -406,18 +406,38 @@ public final class SimulatedHosts {
         }
     }
 
-    /** Task services: Register, Registered, a heartbeat every 2 s. */
-    private record Hosts(Secret secret) implements Role {
+    /** Clients of the relay protocol with {@code key}, whose first frame is {@link #message}. */
+    private abstract static class RelayClients implements Role {
+        private final Secret key;
+
+        RelayClients(Secret key) {
+            this.key = key;
+        }
+
+        abstract RelayMessage message(Client c) throws IOException;
+
         @Override
         public ClientSession<?> session(byte[] hello) throws IOException {
-            return new ClientSession<>(Protocol.RELAY, secret, hello);
+            return new ClientSession<>(Protocol.RELAY, key, hello);
         }
 
         @Override
         @SuppressWarnings("unchecked")
         public byte[] first(Client c) throws IOException {
-            return ((ClientSession<RelayMessage>) c.session).seal(new RelayMessage.Register("h" + c.id, "h" + c.id,
-                    List.of(serviceEndpoint(c.id)), List.<NicAddress>of()));
+            return ((ClientSession<RelayMessage>) c.session).seal(message(c));
+        }
+    }
+
+    /** Task services: Register, Registered, a heartbeat every 2 s. */
+    private static final class Hosts extends RelayClients {
+        Hosts(Secret secret) {
+            super(secret);
+        }
+
+        @Override
+        RelayMessage message(Client c) throws IOException {
+            return new RelayMessage.Register("h" + c.id, "h" + c.id, List.of(serviceEndpoint(c.id)),
+                    List.<NicAddress>of());
         }
 
         @Override
@@ -459,15 +479,14 @@ public final class SimulatedHosts {
      * One launch's agents: a Lookup of each host with the agent key, then the host's fake daemon calls home (a
      * connection from the host's address to {@link #hnp}, its name as a line).
      */
-    private static final class Agents implements Role {
-        private final Secret agentKey;
+    private static final class Agents extends RelayClients {
         private final int n;
         private final java.nio.channels.ServerSocketChannel hnp;
         private final java.util.concurrent.CountDownLatch daemons;
         private volatile long lastDaemon;
 
         Agents(Secret agentKey, int n) throws IOException {
-            this.agentKey = agentKey;
+            super(agentKey);
             this.n = n;
             this.daemons = new java.util.concurrent.CountDownLatch(n);
             this.hnp = java.nio.channels.ServerSocketChannel.open();
@@ -504,14 +523,8 @@ public final class SimulatedHosts {
         }
 
         @Override
-        public ClientSession<?> session(byte[] hello) throws IOException {
-            return new ClientSession<>(Protocol.RELAY, agentKey, hello);
-        }
-
-        @Override
-        @SuppressWarnings("unchecked")
-        public byte[] first(Client c) throws IOException {
-            return ((ClientSession<RelayMessage>) c.session).seal(new RelayMessage.Lookup("h" + c.id));
+        RelayMessage message(Client c) {
+            return new RelayMessage.Lookup("h" + c.id);
         }
 
         @Override

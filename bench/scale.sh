@@ -129,12 +129,12 @@ printf '%-7s %10s %11s %7s %6s %9s %8s %8s %8s %6s %10s %9s %6s\n' hosts registe
   heap_kb/h rss_mb rss_kb/h fds lost_silent detect_ms false
 for n in ${SIM_SIZES:-100 1000 10000}; do
   silent=$((n / 10 < 10 ? n / 10 : 10))
-  fds=$((256 + 4 * n)) hard=$(ulimit -Hn)
-  if [ "$hard" != unlimited ] && [ "$hard" -lt "$fds" ]; then
-    echo "  (the driver gets $hard descriptors, the hard limit, not troika run's $fds: troika run would refuse to start)"
-    fds=$hard
+  fdlimit=$((256 + 4 * n)) hard=$(ulimit -Hn)
+  if [ "$hard" != unlimited ] && [ "$hard" -lt "$fdlimit" ]; then
+    echo "  (the driver gets $hard descriptors, the hard limit, not troika run's $fdlimit: troika run would refuse to start)"
+    fdlimit=$hard
   fi
-  FDS=$fds start_service "$work/driver.out" driver "$n"
+  FDS=$fdlimit start_service "$work/driver.out" driver "$n"
   driver=$service
   drops0=$(listen_drops)
   cstart=$(cpu_ticks "$driver")

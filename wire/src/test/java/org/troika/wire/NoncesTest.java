@@ -41,7 +41,7 @@ class NoncesTest {
     void noncesKeepComingWhenTheProcessHasNoDescriptorLeft() throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String cp = System.getProperty("java.class.path");
-        Process p = new ProcessBuilder("/bin/sh", "-c", "ulimit -n 128 && exec \"$0\" -cp \"$1\" " 
+        Process p = new ProcessBuilder("/bin/sh", "-c", "ulimit -n 128 && exec \"$0\" -cp \"$1\" "
                 + NoncesWithoutDescriptorsMain.class.getName(), java, cp).redirectErrorStream(true).start();
         p.getOutputStream().close();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -18,6 +18,11 @@ final class Scratch {
     private long[] handles = new long[64];
     private long base = Native.address(buf);
     private int used;
+    /** The last status read by {@link #statusWords}: the raw {@code MPI_Status} as four words. */
+    long s0;
+    long s1;
+    long s2;
+    long s3;
 
     /** This thread's scratch area, emptied. */
     static Scratch get() {
@@ -101,6 +106,15 @@ final class Scratch {
      */
     int status() {
         return zeros(org.troika.mpi.spi.MpiAbi.STATUS_BYTES);
+    }
+
+    /** Reads the native status at {@code at} into {@link #s0}..{@link #s3}; returns this scratch. */
+    Scratch statusWords(int at) {
+        s0 = buf.getLong(at);
+        s1 = buf.getLong(at + 8);
+        s2 = buf.getLong(at + 16);
+        s3 = buf.getLong(at + 24);
+        return this;
     }
 
     /** {@code bytes} zeroed bytes; returns their offset. */

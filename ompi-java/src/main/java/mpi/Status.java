@@ -18,6 +18,14 @@ public final class Status {
 
     protected Status() {}
 
+    /** A status of the four words of a native one. */
+    Status(long w0, long w1, long w2, long w3) {
+        this.w0 = w0;
+        this.w1 = w1;
+        this.w2 = w2;
+        this.w3 = w3;
+    }
+
     /** A copy of the native status at {@code at} of {@code s}. */
     static Status of(ByteBuffer s, int at) {
         Status st = new Status();

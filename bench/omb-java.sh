@@ -5,7 +5,10 @@
 #   ompi-jni  Open MPI 5.0.7's own Java bindings (../shared/peers/ompi-java/mpi.jar + the root's libmpi_java, JNI);
 #   drop-in   troika's `mpi` package (troika-ompi-java.jar, FFM): the same OMB-J class files, with troika's jar on
 #             the class path instead of Open MPI's (DROPIN_JAR; its columns are left out while it is not built);
-#   api       troika-mpi's own API (FFM): bench/omb/OmbTroika.java, OMB-J's loops written for it.
+#   api       troika-mpi's own API (FFM): bench/omb/OmbTroika.java, OMB-J's loops written for it (OmbLoops.java);
+#   loops     the drop-in in those very loops (bench/omb/OmbDropIn.java): drop-in(loops)/api is the binding's own cost,
+#             without OMB-J's program shape (its loops are one large method per program, compiled late, so its first
+#             sizes run in the interpreter and C1 in both columns that run OMB-J's class files, and not in the api's).
 # Rows: latency (OSULatency), bandwidth (OSUBandwidthOMPI: windows of 64 iSends; its byte[] form OSUBandwidth only
 # where the binding compiles it), allreduce (OSUAllReduce, float SUM) and bcast (OSUBcast, bytes) at 8 B, 1 KiB,
 # 64 KiB and 1 MiB, with direct buffers ("-a buffer") and arrays ("-a arrays"). OMB-J's own iteration counts; ROUNDS
@@ -30,18 +33,19 @@ ompi5_available || { echo "bench: needs the Open MPI 5 root (scripts/openmpi5-ro
 [ -d "$root/dist/target/troika/lib" ] || { echo "bench: build the distribution first (make build)" >&2; exit 2; }
 jdk=$(dirname "$(dirname "$JAVA")")
 w=$BENCH_TMP/omb
-mkdir -p "$w/lib" "$w/omb" "$w/omb-dropin" "$w/api"
+mkdir -p "$w/lib" "$w/omb" "$w/omb-dropin" "$w/api" "$w/loops"
 cp "$PEER/mpi.jar" "$w/"
 cp "$root"/dist/target/troika/lib/*.jar "$w/lib/"
 # OMB-J as it is, compiled against Open MPI's mpi.jar (OSUBandwidth/OSUBiBandwidth pass byte[] to iSend, which that
 # API refuses at compile time; the *OMPI forms use direct buffers)
 mapfile -t sources < <(cd "$OMB" && find mpi -name '*.java' ! -name OSUBandwidth.java ! -name OSUBiBandwidth.java)
 (cd "$OMB" && "$jdk/bin/javac" -nowarn -cp "$w/mpi.jar" -d "$w/omb" "${sources[@]}")
-"$jdk/bin/javac" -nowarn -cp "$w/lib/*" -d "$w/api" "$(dirname "$0")/omb/OmbTroika.java"
+"$jdk/bin/javac" -nowarn -cp "$w/lib/*" -d "$w/api" "$(dirname "$0")"/omb/{OmbLoops,OmbTroika}.java
 dropin=no
 if [ -f "$DROPIN_JAR" ]; then
   dropin=yes
   cp "$DROPIN_JAR" "$w/dropin.jar"
+  "$jdk/bin/javac" -nowarn -cp "$w/dropin.jar:$w/lib/*" -d "$w/loops" "$(dirname "$0")"/omb/{OmbLoops,OmbDropIn}.java
   # byte[] bandwidth: only if the drop-in's iSend takes arrays (then OSUBandwidth compiles against it)
   (cd "$OMB" && "$jdk/bin/javac" -nowarn -cp "$w/dropin.jar:$w/lib/*" -d "$w/omb-dropin" mpi/common/BenchmarkUtils.java \
     mpi/pt2pt/OSUBandwidth.java) >/dev/null 2>&1 || true
@@ -63,12 +67,13 @@ run() { # impl api test: prints "impl api test size value" for every size line o
     dropin) cp=$w/dropin.jar:$w/lib/*:$w/omb; jvm+=(--enable-native-access=ALL-UNNAMED); args=("$cls" -m "$range" -a "$api")
       if [ "$test" = bw ] && [ "$api" = arrays ]; then cp=$w/dropin.jar:$w/lib/*:$w/omb-dropin; args=(mpi.pt2pt.OSUBandwidth -m "$range" -a arrays); fi ;;
     api) cp=$w/lib/*:$w/api; jvm+=(--enable-native-access=ALL-UNNAMED); args=(OmbTroika "$test" "$api" "$range") ;;
+    loops) cp=$w/dropin.jar:$w/lib/*:$w/loops; jvm+=(--enable-native-access=ALL-UNNAMED); args=(OmbDropIn "$test" "$api" "$range") ;;
   esac
   in_root "$jdk" timeout -k 5 600 mpirun "${bind[@]}" --oversubscribe -np "$NP" "${jvm[@]}" -cp "$cp" "${args[@]}" 2>&1 \
     | awk -v p="$impl $api $test" -v r="$r" '$1 ~ /^[0-9]+$/ && NF >= 2 && $2 ~ /^[0-9.]+$/ { print p, $1, $2, r }'
 }
 impls=(ompi api)
-[ "$dropin" = yes ] && impls=(ompi dropin api)
+[ "$dropin" = yes ] && impls=(ompi dropin api loops)
 echo "load before: $(uptime)"
 for ((r = 0; r < ROUNDS; r++)); do
   for test in latency bw allreduce bcast; do
@@ -121,29 +126,38 @@ awk -v dropin="$dropin" '
 # machine (two busy-polling ranks on 2 cores), so the best of 3 can pair one binding's lucky round with the other's
 # unlucky ones. Here each round's drop-in time is divided by the api's of the same round (bandwidth inverted): the
 # median of those ratios, then their range.
-if [ "$dropin" = yes ] && [ "$ROUNDS" -ge 2 ]; then
+paired() { # impl title: the impl against the api, paired by round, then the ratio of the two best-of-rounds cells
   echo
-  echo "drop-in/api paired by round: median [min-max] of the per-round ratios"
-  awk '
+  echo "$2"
+  awk -v impl="$1" '
     { v[$1 SUBSEP $2 SUBSEP $3 SUBSEP $4 SUBSEP $6] = $5 + 0; if ($6 + 1 > n) n = $6 + 1 }
     function med(a, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
                                    return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
     END {
       split("latency bw allreduce bcast", tests, " "); split("8 1024 65536 1048576", sizes, " "); split("buffer arrays", apis, " ")
-      printf "%-9s %-7s | %-22s | %-22s\n", "test", "size", "buffer", "arrays"
+      printf "%-9s %-7s | %-28s | %-28s\n", "test", "size", "buffer: median [range] best", "arrays: median [range] best"
       for (t = 1; t <= 4; t++) for (s = 1; s <= 4; s++) {
         test = tests[t]; size = sizes[s]; line = ""; any = 0
         label = size >= 1048576 ? "1 MiB" : (size >= 1024 ? size / 1024 " KiB" : size " B")
         for (a = 1; a <= 2; a++) {
-          k = 0; delete q
+          k = 0; delete q; bd = -1; bp = -1
           for (r = 0; r < n; r++) {
-            d = "dropin" SUBSEP apis[a] SUBSEP test SUBSEP size SUBSEP r; p = "api" SUBSEP apis[a] SUBSEP test SUBSEP size SUBSEP r
-            if ((d in v) && (p in v) && v[d] > 0 && v[p] > 0) q[++k] = test == "bw" ? v[p] / v[d] : v[d] / v[p]
+            d = impl SUBSEP apis[a] SUBSEP test SUBSEP size SUBSEP r; p = "api" SUBSEP apis[a] SUBSEP test SUBSEP size SUBSEP r
+            if ((d in v) && (p in v) && v[d] > 0 && v[p] > 0) {
+              q[++k] = test == "bw" ? v[p] / v[d] : v[d] / v[p]
+              if (bd < 0 || (test == "bw" ? v[d] > bd : v[d] < bd)) bd = v[d]
+              if (bp < 0 || (test == "bw" ? v[p] > bp : v[p] < bp)) bp = v[p]
+            }
           }
-          if (k == 0) { cellv = "-" } else { m = med(q, k); cellv = sprintf("%.2f [%.2f-%.2f]", m, q[1], q[k]); any = 1 }
-          line = line sprintf(" | %-22s", cellv)
+          if (k == 0) { cellv = "-" } else {
+            m = med(q, k); cellv = sprintf("%.2f [%.2f-%.2f] %.2f", m, q[1], q[k], test == "bw" ? bp / bd : bd / bp); any = 1 }
+          line = line sprintf(" | %-28s", cellv)
         }
         if (any) printf "%-9s %-7s%s\n", test, label, line
       }
     }' "$w/raw.txt"
+}
+if [ "$dropin" = yes ] && [ "$ROUNDS" -ge 2 ]; then
+  paired dropin "drop-in/api paired by round (OMB-J's class files against the api's loops): median [min-max] of the per-round ratios"
+  paired loops "drop-in/api in the same loops (bench/omb/OmbLoops.java), paired by round: median [min-max] of the per-round ratios"
 fi

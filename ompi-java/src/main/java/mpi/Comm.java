@@ -250,15 +250,15 @@ public class Comm implements Freeable, Cloneable {
      * small messages ~0.2 µs in page faults of fresh heap until the first young collection (docs/ompi-java.md).
      */
     public final Status recv(Object buf, int count, Datatype type, int source, int tag) throws MPIException {
-        Scratch s;
+        Status.Words w;
         try {
-            s = (Scratch) RECEIVE.invokeExact(this, buf, count, type, source, tag);
+            w = (Status.Words) RECEIVE.invokeExact(this, buf, count, type, source, tag);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }
-        return new Status(s.s0, s.s1, s.s2, s.s3);
+        return new Status(w);
     }
 
     /**
@@ -270,15 +270,15 @@ public class Comm implements Freeable, Cloneable {
     private static java.lang.invoke.MethodHandle receiveHandle() {
         try {
             return java.lang.invoke.MethodHandles.lookup().findStatic(Comm.class, "receive",
-                    java.lang.invoke.MethodType.methodType(Scratch.class, Comm.class, Object.class, int.class,
+                    java.lang.invoke.MethodType.methodType(Status.Words.class, Comm.class, Object.class, int.class,
                             Datatype.class, int.class, int.class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    /** {@code MPI_Recv} into {@code buf}; returns this thread's scratch holding the status ({@link Scratch#s0}..). */
-    private static Scratch receive(Comm comm, Object buf, int count, Datatype type, int source, int tag)
+    /** {@code MPI_Recv} into {@code buf}; returns the status's words. */
+    private static Status.Words receive(Comm comm, Object buf, int count, Datatype type, int source, int tag)
             throws MPIException {
         MPI.check();
         checkCount(count);
@@ -304,7 +304,7 @@ public class Comm implements Freeable, Cloneable {
             g.finish();
             g.finishReceived(buf, Status.receivedBytes(s.buf(), st));
         }
-        return s.statusWords(st);
+        return s.words(st);
     }
 
     /** {@code MPI_Sendrecv}. */

@@ -18,11 +18,8 @@ final class Scratch {
     private long[] handles = new long[64];
     private long base = Native.address(buf);
     private int used;
-    /** The last status read by {@link #statusWords}: the raw {@code MPI_Status} as four words. */
-    long s0;
-    long s1;
-    long s2;
-    long s3;
+    /** The words of the last status read ({@link #words}): the next equal status shares them. */
+    private Status.Words lastWords = Status.Words.ZERO;
 
     /** This thread's scratch area, emptied. */
     static Scratch get() {
@@ -108,13 +105,24 @@ final class Scratch {
         return zeros(org.troika.mpi.spi.MpiAbi.STATUS_BYTES);
     }
 
-    /** Reads the native status at {@code at} into {@link #s0}..{@link #s3}; returns this scratch. */
-    Scratch statusWords(int at) {
-        s0 = buf.getLong(at);
-        s1 = buf.getLong(at + 8);
-        s2 = buf.getLong(at + 16);
-        s3 = buf.getLong(at + 24);
-        return this;
+    /** The native status at {@code at} of this scratch, as status words (those of the last one if equal). */
+    Status.Words words(int at) {
+        return words(buf, at);
+    }
+
+    /** The native status at {@code at} of {@code b}, as status words (those of the last one if equal). */
+    Status.Words words(ByteBuffer b, int at) {
+        long v0 = b.getLong(at);
+        long v1 = b.getLong(at + 8);
+        long v2 = b.getLong(at + 16);
+        long v3 = b.getLong(at + 24);
+        Status.Words last = lastWords;
+        if (last.sameAs(v0, v1, v2, v3)) {
+            return last;
+        }
+        Status.Words w = new Status.Words(v0, v1, v2, v3, 0);
+        lastWords = w;
+        return w;
     }
 
     /** {@code bytes} zeroed bytes; returns their offset. */

@@ -9,35 +9,52 @@ import org.troika.mpi.spi.MpiAbi;
  * {@link MPI#ANY_SOURCE}) on every MPI.
  */
 public final class Status {
-    /** The raw {@code MPI_Status} ({@link MpiAbi#STATUS_BYTES} = 32 bytes) as four words: no array per status. */
-    private long w0;
-    private long w1;
-    private long w2;
-    private long w3;
-    private int index;
+    /**
+     * The raw {@code MPI_Status} ({@link MpiAbi#STATUS_BYTES} = 32 bytes) as four words, and the index: immutable and
+     * shared by statuses that are equal (a receive in a loop returns the same words each time: {@link Scratch#words}),
+     * so a status is a 16-byte object. A status per receive touches fresh heap until the first young collection, and
+     * a first touch of a page costs ~20 µs here; the words of a 48-byte status cost small messages ~0.2 µs each
+     * (docs/ompi-java.md). Setters replace the words, never change them.
+     */
+    static final class Words {
+        static final Words ZERO = new Words(0, 0, 0, 0, 0);
 
-    protected Status() {}
+        final long w0;
+        final long w1;
+        final long w2;
+        final long w3;
+        final int index;
 
-    /** A status of the four words of a native one. */
-    Status(long w0, long w1, long w2, long w3) {
-        this.w0 = w0;
-        this.w1 = w1;
-        this.w2 = w2;
-        this.w3 = w3;
+        Words(long w0, long w1, long w2, long w3, int index) {
+            this.w0 = w0;
+            this.w1 = w1;
+            this.w2 = w2;
+            this.w3 = w3;
+            this.index = index;
+        }
+
+        static Words read(ByteBuffer s, int at) {
+            return new Words(s.getLong(at), s.getLong(at + 8), s.getLong(at + 16), s.getLong(at + 24), 0);
+        }
+
+        boolean sameAs(long v0, long v1, long v2, long v3) {
+            return w0 == v0 && w1 == v1 && w2 == v2 && w3 == v3 && index == 0;
+        }
+    }
+
+    private Words w;
+
+    protected Status() {
+        w = Words.ZERO;
+    }
+
+    Status(Words w) {
+        this.w = w;
     }
 
     /** A copy of the native status at {@code at} of {@code s}. */
     static Status of(ByteBuffer s, int at) {
-        Status st = new Status();
-        st.load(s, at);
-        return st;
-    }
-
-    private void load(ByteBuffer s, int at) {
-        w0 = s.getLong(at);
-        w1 = s.getLong(at + 8);
-        w2 = s.getLong(at + 16);
-        w3 = s.getLong(at + 24);
+        return new Status(Scratch.current().words(s, at));
     }
 
     /** The received byte count in a native status (Open MPI: a size_t at 16; MPICH: count_lo, count_hi << 1). */
@@ -49,13 +66,12 @@ public final class Status {
     }
 
     Status withIndex(int i) {
-        index = i;
+        w = new Words(w.w0, w.w1, w.w2, w.w3, i);
         return this;
     }
 
     /** An empty status ({@code MPI_Wait} on a null request): source ANY_SOURCE, tag ANY_TAG, count 0. */
     static Status empty(int index) {
-        Status st = new Status();
         Scratch s = Scratch.get();
         int at = s.status();
         ByteBuffer b = s.buf();
@@ -64,9 +80,7 @@ public final class Status {
         }
         b.putInt(at + sourceAt(), Native.rankToNative(MPI.ANY_SOURCE));
         b.putInt(at + tagAt(), MPI.ANY_TAG);
-        Status out = of(b, at);
-        out.index = index;
-        return out;
+        return of(b, at).withIndex(index);
     }
 
     private static int sourceAt() {
@@ -82,28 +96,30 @@ public final class Status {
     }
 
     private int word(int byteOffset) {
-        long w = switch (byteOffset / 8) {
-            case 0 -> w0;
-            case 1 -> w1;
-            case 2 -> w2;
-            default -> w3;
+        long v = switch (byteOffset / 8) {
+            case 0 -> w.w0;
+            case 1 -> w.w1;
+            case 2 -> w.w2;
+            default -> w.w3;
         };
-        return (int) (byteOffset % 8 == 0 ? w : w >>> 32);
+        return (int) (byteOffset % 8 == 0 ? v : v >>> 32);
     }
 
     /** This status in scratch memory, for MPI's accessors; returns its offset. */
     private int toScratch(Scratch s) {
         int at = s.status();
         ByteBuffer b = s.buf();
-        b.putLong(at, w0);
-        b.putLong(at + 8, w1);
-        b.putLong(at + 16, w2);
-        b.putLong(at + 24, w3);
+        b.putLong(at, w.w0);
+        b.putLong(at + 8, w.w1);
+        b.putLong(at + 16, w.w2);
+        b.putLong(at + 24, w.w3);
         return at;
     }
 
+    /** After a setter: new words (shared ones never change), the index kept. */
     private void fromScratch(Scratch s, int at) {
-        load(s.buf(), at);
+        ByteBuffer b = s.buf();
+        w = new Words(b.getLong(at), b.getLong(at + 8), b.getLong(at + 16), b.getLong(at + 24), w.index);
     }
 
     /** {@code MPI_Get_count}: received elements of {@code datatype}, or {@link MPI#UNDEFINED}. */
@@ -188,7 +204,7 @@ public final class Status {
 
     /** Which request of {@link Request#waitAnyStatus} and friends completed. */
     public int getIndex() {
-        return index;
+        return w.index;
     }
 
     private static final class F {

@@ -26,7 +26,7 @@ class RecvShapeTest {
         int last = lastOffset(recv);
         // C2 inlines a hot callee of up to 325 bytecodes (FreqInlineSize) whose compiled code is small
         assertTrue(last < 100, "recv has grown to " + last + " bytes of bytecode:\n" + recv);
-        String receive = method(code, "private static mpi.Scratch receive(mpi.Comm, java.lang.Object, int, mpi.Datatype,"
+        String receive = method(code, "private static mpi.Status$Words receive(mpi.Comm, java.lang.Object, int, mpi.Datatype,"
                 + " int, int)");
         assertTrue(receive.contains("recvStatus"), "the receive no longer calls MPI_Recv:\n" + receive);
     }

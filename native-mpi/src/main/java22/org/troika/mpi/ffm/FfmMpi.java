@@ -1327,28 +1327,75 @@ public final class FfmMpi implements NativeMpi {
         check(rc, "MPI_Recv");
     }
 
+    /**
+     * Binds {@code name} lazily: its symbol is looked up now (a library without it fails here, as callers expect), its
+     * downcall handle is made at the first call. A program binds dozens of functions it never calls (the drop-in binds
+     * every function of a class at once), and each downcall handle spins method-handle classes that the JIT then
+     * compiles while the program's own hot code waits: eager binding cost the drop-in's MPI.Init ~0.5 s and the first
+     * sizes of a benchmark their compiled code. The handle the caller holds is a mutable call site's invoker: the JIT
+     * inlines its target, first the binder, then (once bound) the downcall, as it inlined the downcall before.
+     */
     @Override
     public NativeFunction function(String name, String signature) {
         NativeFunction.Signature sig = NativeFunction.Signature.parse(name, signature);
-        char[] kinds = sig.kinds();
-        MemoryLayout[] args = new MemoryLayout[kinds.length];
-        for (int i = 0; i < kinds.length; i++) {
-            args[i] = kinds[i] == 'i' || (kinds[i] == 'h' && !boundOpenMpi) ? JAVA_INT : JAVA_LONG;
+        MemorySegment symbol = symbol(name);
+        MethodType type = MethodType.methodType(sig.returnsDouble() ? double.class : int.class, long[].class);
+        java.lang.invoke.MutableCallSite site = new java.lang.invoke.MutableCallSite(type);
+        LazyBinding binding = new LazyBinding(site, symbol, sig);
+        site.setTarget(MethodHandles.insertArguments(sig.returnsDouble() ? BIND_DOUBLE : BIND_INT, 0, binding));
+        return new FfmFunction(site.dynamicInvoker(), sig);
+    }
+
+    private static final MethodHandle BIND_INT;
+    private static final MethodHandle BIND_DOUBLE;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            BIND_INT = lookup.findStatic(FfmMpi.class, "bindAndCall",
+                    MethodType.methodType(int.class, LazyBinding.class, long[].class));
+            BIND_DOUBLE = lookup.findStatic(FfmMpi.class, "bindAndCallDouble",
+                    MethodType.methodType(double.class, LazyBinding.class, long[].class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
-        FunctionDescriptor fd = sig.returnsDouble() ? FunctionDescriptor.of(JAVA_DOUBLE, args)
-                : FunctionDescriptor.of(JAVA_INT, args);
-        MethodHandle mh = LINKER.downcallHandle(symbol(name), fd);
-        for (int i = 0; i < kinds.length; i++) {
-            if (args[i] == JAVA_INT) {
-                mh = MethodHandles.filterArguments(mh, i, LONG_TO_INT);
+    }
+
+    private static int bindAndCall(LazyBinding binding, long[] args) throws Throwable {
+        return (int) binding.bind().invokeExact(args);
+    }
+
+    private static double bindAndCallDouble(LazyBinding binding, long[] args) throws Throwable {
+        return (double) binding.bind().invokeExact(args);
+    }
+
+    /** A function's symbol and signature until its first call makes the downcall handle its call site's target. */
+    private record LazyBinding(java.lang.invoke.MutableCallSite site, MemorySegment symbol,
+            NativeFunction.Signature sig) {
+        /** The downcall, as the call site's target from now on (two threads binding at once make equal handles). */
+        MethodHandle bind() {
+            char[] kinds = sig.kinds();
+            MemoryLayout[] args = new MemoryLayout[kinds.length];
+            for (int i = 0; i < kinds.length; i++) {
+                args[i] = kinds[i] == 'i' || (kinds[i] == 'h' && !boundOpenMpi) ? JAVA_INT : JAVA_LONG;
             }
+            FunctionDescriptor fd = sig.returnsDouble() ? FunctionDescriptor.of(JAVA_DOUBLE, args)
+                    : FunctionDescriptor.of(JAVA_INT, args);
+            MethodHandle mh = LINKER.downcallHandle(symbol, fd);
+            for (int i = 0; i < kinds.length; i++) {
+                if (args[i] == JAVA_INT) {
+                    mh = MethodHandles.filterArguments(mh, i, LONG_TO_INT);
+                }
+            }
+            MethodHandle spread = mh.asSpreader(long[].class, kinds.length);
+            site.setTarget(spread);
+            return spread;
         }
-        return new FfmFunction(mh.asSpreader(long[].class, kinds.length), sig);
     }
 
     /**
      * A function bound by name. A record, so the JIT trusts its final field: held in a {@code static final}, its
-     * method handle is a constant and the downcall inlines as the typed ones do.
+     * method handle (a call site's invoker) is a constant and the downcall inlines as the typed ones do.
      */
     private record FfmFunction(MethodHandle spread, NativeFunction.Signature sig) implements NativeFunction {
         @Override

@@ -33,8 +33,8 @@ public final class Status {
             this.index = index;
         }
 
-        static Words read(ByteBuffer s, int at) {
-            return new Words(s.getLong(at), s.getLong(at + 8), s.getLong(at + 16), s.getLong(at + 24), 0);
+        static Words read(ByteBuffer s, int at, int index) {
+            return new Words(s.getLong(at), s.getLong(at + 8), s.getLong(at + 16), s.getLong(at + 24), index);
         }
 
         boolean sameAs(long v0, long v1, long v2, long v3) {
@@ -118,8 +118,7 @@ public final class Status {
 
     /** After a setter: new words (shared ones never change), the index kept. */
     private void fromScratch(Scratch s, int at) {
-        ByteBuffer b = s.buf();
-        w = new Words(b.getLong(at), b.getLong(at + 8), b.getLong(at + 16), b.getLong(at + 24), w.index);
+        w = Words.read(s.buf(), at, w.index);
     }
 
     /** {@code MPI_Get_count}: received elements of {@code datatype}, or {@link MPI#UNDEFINED}. */

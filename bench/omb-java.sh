@@ -20,6 +20,8 @@
 # run is split, e.g. TESTS=latency,bw then TESTS=allreduce,bcast; rows not run print '-'), JVM_OPTS (more options
 # for every binding's JVMs alike; e.g. JVM_OPTS=-XX:+AlwaysPreTouch measures without the page faults of a heap's
 # first use, which a binding that allocates a Status per receive pays and the api's loops do not: docs/ompi-java.md).
+# OMB_X: untimed rounds of each size up to 8 KiB in every program (OMB-J's -x; default each program's own, 1,000 in
+# OMB-J's point-to-point and collective tests), to move the JIT's compilations out of the timed rounds.
 # Needs the built distribution, the Open MPI 5 root and root privileges (the root is entered with unshare + chroot).
 set -euo pipefail
 source "$(dirname "$0")/mpi/env.bash"
@@ -63,11 +65,11 @@ run() { # impl api test: prints "impl api test size value" for every size line o
     bcast) cls=mpi.collective.OSUBcast ;;
   esac
   case $impl in
-    ompi) cp=$w/mpi.jar:$w/omb; jvm+=(-Djava.library.path=/usr/lib/x86_64-linux-gnu); args=("$cls" -m "$range" -a "$api") ;;
-    dropin) cp=$w/dropin.jar:$w/lib/*:$w/omb; jvm+=(--enable-native-access=ALL-UNNAMED); args=("$cls" -m "$range" -a "$api")
-      if [ "$test" = bw ] && [ "$api" = arrays ]; then cp=$w/dropin.jar:$w/lib/*:$w/omb-dropin; args=(mpi.pt2pt.OSUBandwidth -m "$range" -a arrays); fi ;;
-    api) cp=$w/lib/*:$w/api; jvm+=(--enable-native-access=ALL-UNNAMED); args=(OmbTroika "$test" "$api" "$range") ;;
-    loops) cp=$w/dropin.jar:$w/lib/*:$w/loops; jvm+=(--enable-native-access=ALL-UNNAMED); args=(OmbDropIn "$test" "$api" "$range") ;;
+    ompi) cp=$w/mpi.jar:$w/omb; jvm+=(-Djava.library.path=/usr/lib/x86_64-linux-gnu); args=("$cls" -m "$range" -a "$api" ${OMB_X:+-x "$OMB_X"}) ;;
+    dropin) cp=$w/dropin.jar:$w/lib/*:$w/omb; jvm+=(--enable-native-access=ALL-UNNAMED); args=("$cls" -m "$range" -a "$api" ${OMB_X:+-x "$OMB_X"})
+      if [ "$test" = bw ] && [ "$api" = arrays ]; then cp=$w/dropin.jar:$w/lib/*:$w/omb-dropin; args=(mpi.pt2pt.OSUBandwidth -m "$range" -a arrays ${OMB_X:+-x "$OMB_X"}); fi ;;
+    api) cp=$w/lib/*:$w/api; jvm+=(--enable-native-access=ALL-UNNAMED); args=(OmbTroika "$test" "$api" "$range" ${OMB_X:+"$OMB_X"}) ;;
+    loops) cp=$w/dropin.jar:$w/lib/*:$w/loops; jvm+=(--enable-native-access=ALL-UNNAMED); args=(OmbDropIn "$test" "$api" "$range" ${OMB_X:+"$OMB_X"}) ;;
   esac
   in_root "$jdk" timeout -k 5 600 mpirun "${bind[@]}" --oversubscribe -np "$NP" "${jvm[@]}" -cp "$cp" "${args[@]}" 2>&1 \
     | awk -v p="$impl $api $test" -v r="$r" '$1 ~ /^[0-9]+$/ && NF >= 2 && $2 ~ /^[0-9.]+$/ { print p, $1, $2, r }'
@@ -92,7 +94,7 @@ for ((r = 0; r < ROUNDS; r++)); do
 done > "$w/raw.txt"
 echo "load after:  $(uptime)"
 echo
-echo "OMB-J, $NP ranks on $(nproc) cores (${bind[*]}), Open MPI 5.0.7, $("$JAVA" -version 2>&1 | head -1), best of $ROUNDS rounds${JVM_OPTS:+, JVM_OPTS=$JVM_OPTS}"
+echo "OMB-J, $NP ranks on $(nproc) cores (${bind[*]}), Open MPI 5.0.7, $("$JAVA" -version 2>&1 | head -1), best of $ROUNDS rounds${JVM_OPTS:+, JVM_OPTS=$JVM_OPTS}${OMB_X:+, OMB_X=$OMB_X}"
 echo "cells: us (bw: MB/s); ratios are time ratios (bw: inverted), < 1 = faster than the reference; targets: drop-in/api <= 1.1, drop-in/ompi <= 1"
 awk -v dropin="$dropin" '
   { k = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4; v = $5 + 0; bw = $3 == "bw"

@@ -10,8 +10,9 @@ import java.nio.FloatBuffer;
  * window of 64, timing and output lines ({@code size value}: latency in µs, bandwidth in MB/s, collectives the average
  * over ranks in µs), so that bench/omb-java.sh reads every binding's output alike. Each loop is a small method, which
  * the JIT compiles early; OMB-J's own loops are one large method per program, compiled late (docs/ompi-java.md).
- * Usage: OmbTroika|OmbDropIn latency|bw|allreduce|bcast buffer|arrays MIN:MAX (bytes, as OMB-J's -m; for allreduce,
- * as there, MIN counts floats and MAX is bytes).
+ * Usage: OmbTroika|OmbDropIn latency|bw|allreduce|bcast buffer|arrays MIN:MAX [SKIP] (bytes, as OMB-J's -m; for
+ * allreduce, as there, MIN counts floats and MAX is bytes; SKIP, as OMB-J's -x, the untimed rounds of each size up to
+ * 8 KiB, default 1,000).
  * Buffers are direct buffers (passed to MPI as they are); arrays are byte[]/float[] of exactly the message's length,
  * made before each size's timed loop.
  */
@@ -22,6 +23,8 @@ abstract class OmbLoops {
 
     final int me;
     final boolean buffers;
+    /** Untimed rounds of each size up to {@link #LARGE} (OMB-J's -x). */
+    private int smallSkip = 1_000;
 
     OmbLoops(int me, boolean buffers) {
         this.me = me;
@@ -104,7 +107,7 @@ abstract class OmbLoops {
         pingPong(view(sb, 1024), view(rb, 1024), 1024, new byte[1024], new byte[1024], WARMUP, 0);
         for (int size = min; size <= max; size *= 2) {
             int iters = size > LARGE ? 500 : 10_000;
-            int skip = size > LARGE ? 100 : 1_000;
+            int skip = size > LARGE ? 100 : smallSkip;
             double t = pingPong(view(sb, size), view(rb, size), size, new byte[size], new byte[size], iters, skip);
             print(size, t * 1e6 / (2.0 * iters));
             barrier();
@@ -152,7 +155,7 @@ abstract class OmbLoops {
         windows(views(sb, 1024), views(rb, 1024), 1024, arrays(1024), arrays(1024), ack, WARMUP, 0);
         for (int size = min; size <= max; size *= 2) {
             int iters = size >= 1 << 20 ? 100 : size > LARGE ? 500 : 10_000;
-            int skip = size >= 1 << 20 ? 50 : size > LARGE ? 100 : 1_000;
+            int skip = size >= 1 << 20 ? 50 : size > LARGE ? 100 : smallSkip;
             double t = windows(views(sb, size), views(rb, size), size, arrays(size), arrays(size), ack, iters, skip);
             print(size, size / 1e6 * iters * WINDOW / t);
             barrier();
@@ -218,7 +221,7 @@ abstract class OmbLoops {
         }
         for (int count = min; count * 4 <= max; count *= 2) {
             int iters = count > LARGE ? 500 : 10_000;
-            int skip = count > LARGE ? 100 : 1_000;
+            int skip = count > LARGE ? 100 : smallSkip;
             double t = allreduceLoop(floats(sb, count), floats(rb, count), count, new float[count], new float[count],
                     iters, skip);
             printAverage(count * 4, t * 1e6 / iters);
@@ -256,7 +259,7 @@ abstract class OmbLoops {
         }
         for (int size = min; size <= max; size *= 2) {
             int iters = size > LARGE ? 500 : 10_000;
-            int skip = size > LARGE ? 100 : 1_000;
+            int skip = size > LARGE ? 100 : smallSkip;
             double t = bcastLoop(view(b, size), size, new byte[size], iters, skip);
             printAverage(size, t * 1e6 / iters);
             barrier();
@@ -281,6 +284,9 @@ abstract class OmbLoops {
     /** Runs {@code loops} as the command line asks (after the binding's init). */
     static void main(OmbLoops loops, String[] args) {
         String[] range = args[2].split(":");
+        if (args.length > 3) {
+            loops.smallSkip = Integer.parseInt(args[3]);
+        }
         loops.run(args[0], Integer.parseInt(range[0]), Integer.parseInt(range[1]));
     }
 }

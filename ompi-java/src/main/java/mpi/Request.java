@@ -16,12 +16,28 @@ public class Request implements Freeable {
     protected Buffer sendBuf;
     protected Buffer recvBuf;
 
-    /** A Java array's native copy (non-blocking calls on arrays), returned to its pool on completion. */
-    private ArrayCopy block;
-    /** Where a receive into an array is copied back on completion (null for sends). */
-    private Object array;
-    private int arrayFrom;
-    private int arrayLength;
+    /**
+     * The native copy of a Java array this request works on (non-blocking calls on arrays), or null: one field, so a
+     * request on a direct buffer is a 32-byte object, as in Open MPI's binding (a window of requests per iteration
+     * touches fresh heap, whose first touch of a page costs ~20 us here: docs/ompi-java.md).
+     */
+    private Held held;
+
+    /** A Java array's native copy, returned to its pool on completion, and where a receive is copied back. */
+    private static final class Held {
+        final ArrayCopy block;
+        /** Null for sends. */
+        final Object array;
+        final int from;
+        final int length;
+
+        Held(ArrayCopy block, Object array, int from, int length) {
+            this.block = block;
+            this.array = array;
+            this.from = from;
+            this.length = length;
+        }
+    }
 
     protected Request(long handle) {
         this.handle = handle;
@@ -29,10 +45,7 @@ public class Request implements Freeable {
 
     /** Holds the native copy of an array this request works on; {@code target} receives it back on completion. */
     void holdArray(ArrayCopy copy, Object target, int from, int length) {
-        block = copy;
-        array = target;
-        arrayFrom = from;
-        arrayLength = length;
+        held = new Held(copy, target, from, length);
     }
 
     boolean isPersistent() {
@@ -41,14 +54,13 @@ public class Request implements Freeable {
 
     /** MPI completed the operation: copies a received array back and releases its native copy. */
     private void completed() {
-        ArrayCopy b = block;
-        if (b != null) {
-            if (array != null) {
-                b.get(array, arrayFrom, arrayLength);
+        Held h = held;
+        if (h != null) {
+            if (h.array != null) {
+                h.block.get(h.array, h.from, h.length);
             }
-            block = null;
-            array = null;
-            Blocks.give(b);
+            held = null;
+            Blocks.give(h.block);
         }
     }
 
@@ -75,11 +87,10 @@ public class Request implements Freeable {
             return;
         }
         handle = F.FREE.inOut(handle);
-        if (block != null) {
+        if (held != null) {
             // MPI may still use the native copy: it is kept alive, never reused
-            ORPHANS.add(block);
-            block = null;
-            array = null;
+            ORPHANS.add(held.block);
+            held = null;
         }
     }
 

@@ -330,7 +330,7 @@ public class Comm implements Freeable, Cloneable {
             throw e;
         }
         g.finish();
-        return Status.of(s.buf(), st);
+        return Status.of(s, st);
     }
 
     /** {@code MPI_Sendrecv_replace}. */
@@ -352,7 +352,7 @@ public class Comm implements Freeable, Cloneable {
             throw e;
         }
         g.finish();
-        return Status.of(s.buf(), st);
+        return Status.of(s, st);
     }
 
     private void sendMode(Native.Fn fn, Object buf, int count, Datatype type, int dest, int tag)
@@ -644,7 +644,7 @@ public class Comm implements Freeable, Cloneable {
         int flag = s.intOut();
         int st = s.status();
         F.IPROBE.call(Native.rankToNative(source), tag, handle, s.at(flag), s.at(st));
-        return s.getInt(flag) == 0 ? null : Status.of(s.buf(), st);
+        return s.getInt(flag) == 0 ? null : Status.of(s, st);
     }
 
     /** {@code MPI_Probe}. */
@@ -653,7 +653,7 @@ public class Comm implements Freeable, Cloneable {
         Scratch s = Scratch.get();
         int st = s.status();
         F.PROBE.call(Native.rankToNative(source), tag, handle, s.at(st));
-        return Status.of(s.buf(), st);
+        return Status.of(s, st);
     }
 
     // ---- attributes ----

@@ -134,7 +134,7 @@ public final class File {
             throw e;
         }
         g.finish();
-        return Status.of(s.buf(), st);
+        return Status.of(s, st);
     }
 
     public Status readAt(long offset, Object buf, int count, Datatype type) throws MPIException {
@@ -323,7 +323,7 @@ public final class File {
                 Blocks.give(copy);
             }
         }
-        beginStatus = Status.of(s.buf(), st);
+        beginStatus = Status.of(s, st);
         return beginStatus;
     }
 

@@ -29,7 +29,7 @@ public final class Message {
         int st = s.status();
         F.MPROBE.call(Native.rankToNative(source), tag, comm.handle, s.at(msg), s.at(st));
         handle = s.getHandle(msg);
-        return Status.of(s.buf(), st);
+        return Status.of(s, st);
     }
 
     /** {@code MPI_Improbe}: the status when a message matched (then taken), else null. */
@@ -44,7 +44,7 @@ public final class Message {
             return null;
         }
         handle = s.getHandle(msg);
-        return Status.of(s.buf(), st);
+        return Status.of(s, st);
     }
 
     /** {@code MPI_Mrecv}: receives the matched message. */
@@ -63,7 +63,7 @@ public final class Message {
         }
         g.finish();
         handle = s.getHandle(msg);
-        return Status.of(s.buf(), st);
+        return Status.of(s, st);
     }
 
     /** {@code MPI_Imrecv} into a direct buffer. */

@@ -124,7 +124,7 @@ public class Request implements Freeable {
         int at = s.handles(new long[] {handle});
         int st = s.status();
         F.WAIT.call(s.at(at), s.at(st));
-        Status status = Status.of(s.buf(), st);
+        Status status = Status.of(s, st);
         completedWithHandle(s.getHandle(at));
         return status;
     }
@@ -151,7 +151,7 @@ public class Request implements Freeable {
         if (s.getInt(flag) == 0) {
             return null;
         }
-        Status status = Status.of(s.buf(), st);
+        Status status = Status.of(s, st);
         completedWithHandle(s.getHandle(at));
         return status;
     }
@@ -163,7 +163,7 @@ public class Request implements Freeable {
         int flag = s.intOut();
         int st = s.status();
         F.GET_STATUS.call(handle, s.at(flag), s.at(st));
-        return s.getInt(flag) == 0 ? null : Status.of(s.buf(), st);
+        return s.getInt(flag) == 0 ? null : Status.of(s, st);
     }
 
     /** {@code MPI_Test} without a status. */
@@ -227,9 +227,9 @@ public class Request implements Freeable {
         F.WAITANY.call(requests.length, s.at(at), s.at(index), s.at(st));
         int i = s.getInt(index);
         if (i == MPI.UNDEFINED || i < 0) {
-            return Status.of(s.buf(), st).withIndex(MPI.UNDEFINED);
+            return Status.of(s, st).withIndex(MPI.UNDEFINED);
         }
-        Status status = Status.of(s.buf(), st).withIndex(i);
+        Status status = Status.of(s, st).withIndex(i);
         updateOne(s, at, requests, i);
         return status;
     }
@@ -261,9 +261,9 @@ public class Request implements Freeable {
         }
         int i = s.getInt(index);
         if (i == MPI.UNDEFINED || i < 0) {
-            return Status.of(s.buf(), st).withIndex(MPI.UNDEFINED);
+            return Status.of(s, st).withIndex(MPI.UNDEFINED);
         }
-        Status status = Status.of(s.buf(), st).withIndex(i);
+        Status status = Status.of(s, st).withIndex(i);
         updateOne(s, at, requests, i);
         return status;
     }
@@ -291,7 +291,7 @@ public class Request implements Freeable {
         F.WAITALL.call(requests.length, s.at(at), s.at(st));
         Status[] out = new Status[requests.length];
         for (int i = 0; i < out.length; i++) {
-            out[i] = Status.of(s.buf(), st + Native.statusSize * i);
+            out[i] = Status.of(s, st + Native.statusSize * i);
         }
         update(s, at, requests);
         return out;
@@ -344,7 +344,7 @@ public class Request implements Freeable {
         }
         Status[] out = new Status[requests.length];
         for (int i = 0; i < out.length; i++) {
-            out[i] = Status.of(s.buf(), st + Native.statusSize * i);
+            out[i] = Status.of(s, st + Native.statusSize * i);
         }
         update(s, at, requests);
         return out;
@@ -380,7 +380,7 @@ public class Request implements Freeable {
         Status[] out = new Status[n];
         for (int k = 0; k < n; k++) {
             int i = s.getInt(indices + 4 * k);
-            out[k] = Status.of(s.buf(), st + Native.statusSize * k).withIndex(i);
+            out[k] = Status.of(s, st + Native.statusSize * k).withIndex(i);
         }
         update(s, at, requests);
         return out;

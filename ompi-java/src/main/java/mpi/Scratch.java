@@ -107,15 +107,10 @@ final class Scratch {
 
     /** The native status at {@code at} of this scratch, as status words (those of the last one if equal). */
     Status.Words words(int at) {
-        return words(buf, at);
-    }
-
-    /** The native status at {@code at} of {@code b}, as status words (those of the last one if equal). */
-    Status.Words words(ByteBuffer b, int at) {
-        long v0 = b.getLong(at);
-        long v1 = b.getLong(at + 8);
-        long v2 = b.getLong(at + 16);
-        long v3 = b.getLong(at + 24);
+        long v0 = buf.getLong(at);
+        long v1 = buf.getLong(at + 8);
+        long v2 = buf.getLong(at + 16);
+        long v3 = buf.getLong(at + 24);
         Status.Words last = lastWords;
         if (last.sameAs(v0, v1, v2, v3)) {
             return last;

@@ -52,9 +52,9 @@ public final class Status {
         this.w = w;
     }
 
-    /** A copy of the native status at {@code at} of {@code s}. */
-    static Status of(ByteBuffer s, int at) {
-        return new Status(Scratch.current().words(s, at));
+    /** A copy of the native status at {@code at} of this thread's scratch {@code s}. */
+    static Status of(Scratch s, int at) {
+        return new Status(s.words(at));
     }
 
     /** The received byte count in a native status (Open MPI: a size_t at 16; MPICH: count_lo, count_hi << 1). */
@@ -80,7 +80,7 @@ public final class Status {
         }
         b.putInt(at + sourceAt(), Native.rankToNative(MPI.ANY_SOURCE));
         b.putInt(at + tagAt(), MPI.ANY_TAG);
-        return of(b, at).withIndex(index);
+        return of(s, at).withIndex(index);
     }
 
     private static int sourceAt() {

@@ -2,7 +2,8 @@
 # Launch-agent cost: start-to-relay latency and peak RSS of one `troika-rsh HOST true` (a full relay: driver lookup,
 # authenticated Exec on the host's task service, /bin/sh runs `true`, exit code back), compared with a bare JVM start
 # (`java -version` with the same flags) measured in the same run; with and without the AppCDS archive; then a burst
-# of 128 concurrent agents (Open MPI's default plm_rsh_num_concurrent) that must all succeed.
+# of 128 concurrent agents (Open MPI's default plm_rsh_num_concurrent) that must all succeed. The agent without a JVM
+# (lib/troika-rsh-agent, built here from rsh-agent/src/main/c with cc) in the same rows and burst, when cc is there.
 # The per-daemon cost on the node that starts it (issue 23.1): an agent that starts an Open MPI daemon (its words carry
 # --tree-spawn; here `sleep 60`, a daemon that stays up) hands it over to the task service once it has run 1 s and
 # exits 0: its wall time to exit, its CPU (user + system) and its peak RSS, next to the same agent for `true`.
@@ -31,6 +32,9 @@ for m in rsh-agent:troika-rsh wire:troika-wire common:troika-common; do
   cp "$jar" "$work/troika/lib/${m##*:}.jar"
 done
 agent="$work/troika/bin/troika-rsh"
+native=0
+cc -O2 -std=c11 -o "$work/troika/lib/troika-rsh-agent" "$root/rsh-agent/src/main/c/troika-rsh-agent.c" && native=1 \
+  || echo "agent.sh: no C compiler: only the JVM agent is measured" >&2
 cp="$work/troika/lib/troika-rsh.jar:$work/troika/lib/troika-wire.jar:$work/troika/lib/troika-common.jar"
 
 # driver + 4 task services; their env lines arrive on stdout; fifo 3 keeps its stdin open until we exit
@@ -61,15 +65,20 @@ measure() { # label, command...; prints "label median_ms peak_rss_kb median_cpu_
 }
 flags=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -XX:-UsePerfData -Xss256k -Xms4m -Xmx48m)
 base=$(measure "jvm-baseline" java "${flags[@]}" -version)
-plain=$(measure "agent" "$agent" h1 true)
-TROIKA_RSH_JAVA_OPTS="-XX:ArchiveClassesAtExit=$work/troika/lib/troika-rsh.jsa" "$agent" h2 true 2>/dev/null
-cds=$(measure "agent+cds" "$agent" h3 true)
+jvm=(env TROIKA_RSH_NATIVE=off "$agent")
+plain=$(measure "agent" "${jvm[@]}" h1 true)
+TROIKA_RSH_JAVA_OPTS="-XX:ArchiveClassesAtExit=$work/troika/lib/troika-rsh.jsa" "${jvm[@]}" h2 true 2>/dev/null
+cds=$(measure "agent+cds" "${jvm[@]}" h3 true)
 # an Open MPI daemon that stays up: the agent exits once the task service took it over (1 s window)
-daemon=$(measure "daemon+cds" "$agent" h4 sleep 60 '#' --tree-spawn)
+daemon=$(measure "daemon+cds" "${jvm[@]}" h4 sleep 60 '#' --tree-spawn)
+rows=("$base" "$plain" "$cds" "$daemon")
+if [ $native = 1 ]; then
+  rows+=("$(measure "native" "$agent" h1 true)" "$(measure "native-daemon" "$agent" h4 sleep 60 '#' --tree-spawn)")
+fi
 
 printf '%-14s %10s %8s %12s %8s\n' what median_ms ratio peak_rss_MB cpu_ms
 b=$(echo "$base" | cut -d' ' -f2)
-for line in "$base" "$plain" "$cds" "$daemon"; do
+for line in "${rows[@]}"; do
   read -r label m rss cpu <<<"$line"
   printf '%-14s %10s %8s %12s %8s\n' "$label" "$m" "$(awk -v m="$m" -v b="$b" 'BEGIN{printf "%.2f", m/b}')" \
     "$(awk -v r="$rss" 'BEGIN{printf "%.1f", r/1024}')" "$cpu"
@@ -78,8 +87,12 @@ echo "daemon+cds: the agent's life for a daemon that stays up = JVM start + look
 echo "  before issue 23.1 it lived (and held ~37 MB) as long as the daemon"
 
 # burst: 128 agents at once over the 4 fake hosts; every one must exit 0
-t=$(date +%s%N)
-seq 1 128 | xargs -P 128 -I{} sh -c 'h=h$(( {} % 4 + 1 )); exec "$0" "$h" true' "$agent" 2>"$work/burst.err" \
-  && burst=ok || burst=FAILED
-echo "burst of 128 concurrent agents: $burst in $(ms "$t") ms ($(grep -c . "$work/burst.err" || true) stderr lines)"
-[ "$burst" = ok ]
+burst() { # label, native (on/off)
+  local t=$(date +%s%N) ok
+  seq 1 128 | TROIKA_RSH_NATIVE=$2 xargs -P 128 -I{} sh -c 'h=h$(( {} % 4 + 1 )); exec "$0" "$h" true' "$agent" \
+    2>"$work/burst.err" && ok=ok || ok=FAILED
+  echo "burst of 128 concurrent $1 agents: $ok in $(ms "$t") ms ($(grep -c . "$work/burst.err" || true) stderr lines)"
+  [ "$ok" = ok ]
+}
+burst JVM off
+[ $native = 0 ] || burst native on

@@ -17,6 +17,7 @@ import java.util.stream.Stream;
  */
 final class AgentSampler implements AutoCloseable {
     private static final String AGENT_MAIN = "org.troika.rsh.agent.RshMain";
+    private static final String NATIVE_AGENT = "troika-rsh-agent";
 
     private final Set<String> hosts;
     private final String ownNet;
@@ -66,7 +67,9 @@ final class AgentSampler implements AutoCloseable {
                 }
                 try {
                     String[] argv = new String(Files.readAllBytes(p.resolve("cmdline"))).split("\0");
-                    int main = List.of(argv).indexOf(AGENT_MAIN);
+                    // the JVM agent's main class is followed by the host; the agent without a JVM is argv[0]
+                    int main = argv.length > 0 && argv[0].endsWith("/" + NATIVE_AGENT) ? 0
+                            : List.of(argv).indexOf(AGENT_MAIN);
                     if (main < 0 || main + 1 >= argv.length || !hosts.contains(argv[main + 1])) {
                         continue; // not an agent (a task service's first argument is "task-service"), or not ours
                     }

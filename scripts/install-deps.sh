@@ -18,6 +18,8 @@ check=(mpirun mpicc)
 command -v java >/dev/null 2>&1 || want+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || want+=(maven)
 command -v setsid >/dev/null 2>&1 || want+=(util-linux)
+# bin/troika-mkcds builds the launch agent without a JVM (lib/troika-rsh-agent) with it; mpicc needs one too
+command -v cc >/dev/null 2>&1 || want+=(gcc)
 if [ $test = 1 ]; then
   want+=(mpich libmpich-dev netpipe-openmpi openssh-server openssh-client iproute2 iputils-ping slurm-wlm munge procps
     chromium mmdebstrap)

@@ -26,6 +26,7 @@ trap cleanup EXIT
 # a private copy of the agent's distribution layout (from the freshly built module jars): bin/troika-rsh + the three jars (+ the CDS archive made below)
 mkdir -p "$work/troika/bin" "$work/troika/lib"
 cp "$root/dist/src/bin/troika-rsh" "$work/troika/bin/"
+cp "$root/dist/src/lib/troika-jvm.sh" "$work/troika/lib/"
 for m in rsh-agent:troika-rsh wire:troika-wire common:troika-common; do
   jar=$(ls "$root/${m%%:*}/target/${m##*:}"-*.jar 2>/dev/null | grep -v -e sources -e tests -e javadoc | head -1 || true)
   [ -n "$jar" ] || { echo "agent.sh: build first: mvn -o -q install -pl common,wire,rsh-agent -DskipTests" >&2; exit 2; }
@@ -92,7 +93,9 @@ burst() { # label, native (on/off)
   seq 1 128 | TROIKA_RSH_NATIVE=$2 xargs -P 128 -I{} sh -c 'h=h$(( {} % 4 + 1 )); exec "$0" "$h" true' "$agent" \
     2>"$work/burst.err" && ok=ok || ok=FAILED
   echo "burst of 128 concurrent $1 agents: $ok in $(ms "$t") ms ($(grep -c . "$work/burst.err" || true) stderr lines)"
-  [ "$ok" = ok ]
+  [ "$ok" = ok ] || { sort "$work/burst.err" | uniq -c | head -5 >&2; return 1; }
 }
-burst JVM off
-[ $native = 0 ] || burst native on
+failed=0
+burst JVM off || failed=1
+[ $native = 0 ] || burst native on || failed=1
+[ $failed = 0 ]

@@ -666,6 +666,7 @@ static int use_jvm(void) {
     char *path = strdup(script);
     unsetenv("TROIKA_RSH_SCRIPT");
     setenv("TROIKA_RSH_NATIVE", "off", 1);
+    signal(SIGPIPE, SIG_DFL); /* an ignored signal would stay ignored across the exec */
     execv(path, original_argv);
     fprintf(stderr, "troika-rsh: cannot run %s: %s\n", path, strerror(errno));
     return CONNECTION_FAILED;

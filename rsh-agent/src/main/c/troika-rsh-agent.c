@@ -44,7 +44,7 @@ enum {
     CONNECTION_FAILED = 255,
     USE_JVM = -1,
     DAEMON_START_MS = 1000, /* RshMain.DAEMON_START_MS */
-    DEFAULT_LIVENESS_MS = 20000, /* Liveness.AGENT_TIMEOUT, when the launcher did not say */
+    DEFAULT_LIVENESS_MS = 7000, /* Liveness.AGENT_TIMEOUT, when the launcher did not say */
     MIN_KEY_BYTES = 16,
     MAX_KEY_BYTES = 1024,
     /* RelayCodec's types */

@@ -222,16 +222,20 @@ static int base64_decode(const char *t, size_t n, unsigned char *out, size_t cap
 
 static int is_space(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
+/* Whether an environment value is unset or only white space (what Java's isBlank() says of it). */
+static int is_blank(const char *v) {
+    for (const char *p = v; p != NULL && *p; p++) {
+        if (!is_space((unsigned char)*p)) return 0;
+    }
+    return 1;
+}
+
 /* The key, or -1 (the JVM agent then says what is wrong). */
 static int read_key(unsigned char *key) {
     char text[4 * MAX_KEY_BYTES];
     const char *v = getenv("TROIKA_SECRET_KEY");
     size_t n;
-    int blank = 1;
-    for (const char *p = v; p != NULL && *p; p++) {
-        blank &= is_space((unsigned char)*p);
-    }
-    if (!blank) {
+    if (!is_blank(v)) {
         n = strlen(v);
         if (n >= sizeof text) {
             return -1;
@@ -337,9 +341,8 @@ typedef struct {
 
 static char problem[512]; /* the last failure, as the JVM agent's exception message would say it */
 
-static const char *fail(const char *what) {
+static void fail(const char *what) {
     snprintf(problem, sizeof problem, "%s", what);
-    return problem;
 }
 
 static long long now_ms(void) {
@@ -576,7 +579,8 @@ static int send_frame(channel *c, int type, const unsigned char *body, size_t n)
 
 /* A frame that began and did not end (WireChannel.readFully's words). */
 static int midframe(int r) {
-    fail(r == IO_EOF ? "truncated frame" : r == IO_TIMEOUT ? "the peer stalled in the middle of a frame" : strerror(errno));
+    fail(r == IO_EOF ? "truncated frame"
+         : r == IO_TIMEOUT ? "the peer stalled in the middle of a frame" : strerror(errno));
     return IO_ERROR;
 }
 
@@ -652,6 +656,37 @@ static int field(const unsigned char *body, uint32_t n, uint32_t *at, const unsi
     return 0;
 }
 
+/*
+ * The endpoints of a LookupReply body (host string, then a count of address string + port), at most MAX_ENDPOINTS;
+ * 0 for a body that does not parse (the JVM agent's decoder would refuse it) or names none.
+ */
+static int lookup_reply(const unsigned char *body, uint32_t n, endpoint *out) {
+    uint32_t at = 0, vlen;
+    const unsigned char *v;
+    if (field(body, n, &at, &v, &vlen) < 0 || n - at < 4) {
+        return 0;
+    }
+    uint32_t count = get32(body + at);
+    at += 4;
+    int found = 0;
+    for (uint32_t i = 0; i < count && found < MAX_ENDPOINTS; i++) {
+        if (field(body, n, &at, &v, &vlen) < 0 || vlen >= sizeof out->address || memchr(v, 0, vlen) != NULL
+                || n - at < 4) {
+            return 0;
+        }
+        uint32_t port = get32(body + at);
+        at += 4;
+        if (port < 1 || port > 65535) {
+            return 0;
+        }
+        memcpy(out[found].address, v, vlen);
+        out[found].address[vlen] = 0;
+        snprintf(out[found].port, sizeof out[found].port, "%u", port);
+        found++;
+    }
+    return found;
+}
+
 /* ---- the agent ---- */
 
 static char *const *original_argv;
@@ -684,28 +719,22 @@ static int relay(int argc, char **argv) {
     }
     const char *liveness_text = getenv("TROIKA_LIVENESS_TIMEOUT_MS");
     long liveness = DEFAULT_LIVENESS_MS;
-    if (liveness_text != NULL) {
+    if (!is_blank(liveness_text)) {
         const char *p = liveness_text;
         while (is_space((unsigned char)*p)) p++;
-        if (*p != 0) {
-            char *end;
-            errno = 0;
-            liveness = strtol(p, &end, 10);
-            while (is_space((unsigned char)*end)) end++;
-            if (errno != 0 || *end != 0 || liveness <= 0 || liveness > 0x7fffffffL || *p == '+' || *p == '-') {
-                return USE_JVM;
-            }
+        char *end;
+        errno = 0;
+        liveness = strtol(p, &end, 10);
+        while (is_space((unsigned char)*end)) end++;
+        if (errno != 0 || *end != 0 || liveness <= 0 || liveness > 0x7fffffffL || *p == '+' || *p == '-') {
+            return USE_JVM;
         }
     }
     unsigned char key[MAX_KEY_BYTES];
     int keylen = read_key(key);
     const char *driver_text = getenv("TROIKA_DRIVER_ADDR");
     endpoint driver[MAX_ENDPOINTS];
-    int blank = 1;
-    for (const char *p = driver_text; p != NULL && *p; p++) {
-        blank &= is_space((unsigned char)*p);
-    }
-    int ndriver = blank ? -1 : parse_endpoints(driver_text, driver);
+    int ndriver = is_blank(driver_text) ? -1 : parse_endpoints(driver_text, driver);
     if (keylen < 0 || ndriver < 0) {
         return USE_JVM;
     }
@@ -723,6 +752,11 @@ static int relay(int argc, char **argv) {
         return CONNECTION_FAILED;
     }
     unsigned char *lookup = malloc(4 + host_len);
+    if (lookup == NULL) {
+        close(c.fd);
+        fprintf(stderr, "troika-rsh: no memory for a lookup\n");
+        return CONNECTION_FAILED;
+    }
     put32(lookup, (uint32_t)host_len);
     memcpy(lookup + 4, host, host_len);
     int sent = send_frame(&c, T_LOOKUP, lookup, 4 + host_len);
@@ -738,31 +772,7 @@ static int relay(int argc, char **argv) {
         return CONNECTION_FAILED;
     }
     endpoint task[MAX_ENDPOINTS];
-    int ntask = 0;
-    if (type == T_LOOKUP_REPLY) {
-        uint32_t at = 0, vlen;
-        const unsigned char *v;
-        if (field(body, n, &at, &v, &vlen) == 0 && n - at >= 4) {
-            uint32_t count = get32(body + at);
-            at += 4;
-            for (uint32_t i = 0; i < count && ntask < MAX_ENDPOINTS; i++) {
-                if (field(body, n, &at, &v, &vlen) < 0 || vlen >= sizeof task[0].address || n - at < 4) {
-                    ntask = 0;
-                    break;
-                }
-                memcpy(task[ntask].address, v, vlen);
-                task[ntask].address[vlen] = 0;
-                uint32_t port = get32(body + at);
-                at += 4;
-                if (port < 1 || port > 65535 || memchr(v, 0, vlen) != NULL) {
-                    ntask = 0;
-                    break;
-                }
-                snprintf(task[ntask].port, sizeof task[ntask].port, "%u", port);
-                ntask++;
-            }
-        }
-    }
+    int ntask = type == T_LOOKUP_REPLY ? lookup_reply(body, n, task) : 0;
     free(body);
     if (ntask == 0) {
         fprintf(stderr, "troika-rsh: host %s has no task service registered with the driver\n", host);

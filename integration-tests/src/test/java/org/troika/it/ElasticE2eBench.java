@@ -330,8 +330,9 @@ public final class ElasticE2eBench {
                 if (sample) { // the ends of the launch's own processes (prte, prted, ranks, agents), when next seen gone
                     for (var e : names.entrySet()) {
                         String n = e.getValue();
-                        if ((n.startsWith("prte") || n.startsWith("java ElasticTraining") || n.startsWith("java RshMain") || n.startsWith("troika-rsh-agent")
-                                || n.startsWith("mpirun") || n.startsWith("orte")) && ended.add(e.getKey())
+                        if ((n.startsWith("prte") || n.startsWith("java ElasticTraining") || n.startsWith("java RshMain")
+                                || n.startsWith("troika-rsh-agent") || n.startsWith("mpirun") || n.startsWith("orte"))
+                                && ended.add(e.getKey())
                                 && !org.troika.common.exec.ProcessTable.running(e.getKey())) {
                             born.add("+" + now + " END " + n + "[" + e.getKey() + "]");
                         } else if (org.troika.common.exec.ProcessTable.running(e.getKey())) {

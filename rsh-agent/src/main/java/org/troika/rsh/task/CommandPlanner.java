@@ -1,7 +1,10 @@
 package org.troika.rsh.task;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
+import org.troika.common.TroikaEnv;
 import org.troika.common.exec.LaunchPlan;
 
 /** Plans the process a task service runs for one relayed command line. Pure. */
@@ -18,12 +21,36 @@ public final class CommandPlanner {
      * supervisor tears down what is left of <em>its</em> group, and {@code orted --daemonize} (no tree spawn), which
      * forks and exits at once, must not be caught in that before it detaches. {@code setsid -w} waits and passes the
      * exit code on. The task service signals the inner session itself when it aborts a command.
+     *
+     * <p>A command line that starts a PRRTE daemon gets {@link #guarded the guard library} preloaded.
      */
     public static LaunchPlan plan(String commandLine, String hostname, Map<String, String> env) {
+        env = guarded(commandLine, env);
         if (hostname == null) {
             return new LaunchPlan(List.of("setsid", "-w", "/bin/sh", "-c", commandLine), env);
         }
         return new LaunchPlan(List.of("setsid", "-w", "unshare", "--uts", "/bin/sh", "-c",
                 "hostname \"$0\" && exec /bin/sh -c \"$1\"", hostname, commandLine), env);
+    }
+
+    /** {@code prted} as a word of a shell command line (after a path, a {@code ;} or a blank), not inside another. */
+    private static final Pattern PRTED = Pattern.compile("(^|[\\s;&|/])prted(\\s|;|$)");
+
+    /**
+     * {@code env} with {@link TroikaEnv#PRTED_GUARD_LIB} first in {@code LD_PRELOAD} when {@code commandLine} starts
+     * {@code prted} and the variable names a library; else {@code env} itself. The library (lib/troika-prted-guard.c)
+     * pads PMIx's info arrays by one empty element, which keeps PRRTE 3.0.x from freeing a garbage pointer after the
+     * connect of a spawn across hosts, and takes itself out of {@code LD_PRELOAD} in the daemon, so the ranks do not
+     * inherit it. Open MPI 4's {@code orted} has no such step and gets nothing.
+     */
+    static Map<String, String> guarded(String commandLine, Map<String, String> env) {
+        String lib = env.get(TroikaEnv.PRTED_GUARD_LIB);
+        if (lib == null || lib.isBlank() || !PRTED.matcher(commandLine).find()) {
+            return env;
+        }
+        Map<String, String> e = new HashMap<>(env);
+        String preload = env.get("LD_PRELOAD");
+        e.put("LD_PRELOAD", preload == null || preload.isBlank() ? lib : lib + ":" + preload);
+        return e;
     }
 }

@@ -7,9 +7,10 @@
  * collective assigned no context ID (Open MPI's connect asks for none), then reads and destructs the element after it.
  * What that second element's bytes hold decides the outcome: mostly nothing happens, often enough a garbage pointer is
  * freed ("malloc(): unaligned tcache chunk detected", the daemon aborts and mpirun ends the job). The array comes from
- * PMIx_Info_create; this library gives every such array one more element, constructed empty by PMIx itself (no key,
- * type PMIX_UNDEF), so the element after the last is a valid one whose destruction frees nothing. Callers see the
- * n elements they asked for; PMIx_Info_free frees the block whatever its length. Nothing else is changed.
+ * PMIx_Info_create; this library gives an array of one element that PRRTE's code (libprrte) asks for a second,
+ * constructed empty by PMIx itself (no key, type PMIX_UNDEF), so the element after the last is a valid one whose
+ * destruction frees nothing. Callers see the element they asked for; PMIx_Info_free frees the block whatever its
+ * length. Nothing else is changed.
  *
  * In the daemon itself the library takes its own path out of LD_PRELOAD at load time, so the ranks the daemon starts
  * (and any daemon it starts by tree spawn, which its task service guards again) do not inherit it. The processes
@@ -32,6 +33,19 @@ typedef void *(*info_create_fn)(size_t);
  * twice, the result being the same). */
 static info_create_fn next_create;
 
+/* Whether the code at addr is PRRTE's library (the daemon's logic), not PMIx's or anyone else's. */
+static int in_prrte(const void *addr) {
+    Dl_info where;
+    if (dladdr(addr, &where) == 0 || where.dli_fname == NULL) {
+        return 0;
+    }
+    const char *base = strrchr(where.dli_fname, '/');
+    base = base == NULL ? where.dli_fname : base + 1;
+    return strncmp(base, "libprrte.so", strlen("libprrte.so")) == 0;
+}
+
+/* Only the arrays of one element that PRRTE's own code asks for get a second: the defect's array is one element long
+ * (with a context ID it has the two it uses), and nothing PMIx allocates for itself changes. */
 void *PMIx_Info_create(size_t n) {
     info_create_fn f = __atomic_load_n(&next_create, __ATOMIC_ACQUIRE);
     if (f == NULL) {
@@ -43,8 +57,10 @@ void *PMIx_Info_create(size_t n) {
         }
         __atomic_store_n(&next_create, f, __ATOMIC_RELEASE);
     }
-    /* PMIx_Info_create(0) returns no array; keep that */
-    return f(n == 0 ? 0 : n + 1);
+    if (n == 1 && in_prrte(__builtin_return_address(0))) {
+        n = 2;
+    }
+    return f(n);
 }
 
 /* Removes every LD_PRELOAD entry equal to this library's path; keeps the others in their order. */

@@ -18,12 +18,12 @@ import org.troika.testkit.Dist;
 
 /**
  * The PRRTE daemon guard ({@code lib/libtroika-prted-guard.so}, built by bin/troika-mkcds from
- * lib/troika-prted-guard.c) on its own, against a stand-in for PMIx that records what it was asked for: every info
- * array PMIx_Info_create returns has one element more than asked (the element PRRTE 3.0.x reads and destructs after
- * the connect of a spawn across hosts, docs/elastic.md), zero stays zero, and in a process named {@code prted} the
- * guard leaves {@code LD_PRELOAD} without itself (other entries kept, in order) so the ranks a daemon starts do not inherit
- * it, while any other process (the setsid and shell in front of the daemon) passes it on. ElasticShrinkRunTest's
- * growth sees it in a real daemon.
+ * lib/troika-prted-guard.c) on its own, against stand-ins for PMIx (records what it was asked for) and for PRRTE's
+ * library: an info array of one element that PRRTE's code asks PMIx_Info_create for has a second (the element PRRTE
+ * 3.0.x reads and destructs after the connect of a spawn across hosts, docs/elastic.md), other counts and other
+ * callers get what they asked for, and in a process named {@code prted} the guard leaves {@code LD_PRELOAD} without
+ * itself (other entries kept, in order) so the ranks a daemon starts do not inherit it, while any other process (the
+ * setsid and shell in front of the daemon) passes it on. ElasticShrinkRunTest's growth sees it in a real daemon.
  */
 @Tag("integration")
 class PrtedGuardTest {
@@ -41,18 +41,30 @@ class PrtedGuardTest {
             "}",
             "");
 
-    /** Asks for arrays of 1, 0 and 3 elements through the dynamic linker, then prints LD_PRELOAD as it now is. */
+    /** A stand-in for PRRTE's library: its code asks PMIx for info arrays (the guard pads only those). */
+    private static final String FAKE_PRRTE = String.join("\n",
+            "#include <stddef.h>",
+            "void *PMIx_Info_create(size_t n);",
+            "void *prrte_asks(size_t n) { return PMIx_Info_create(n); }",
+            "");
+
+    /**
+     * Asks for arrays of 1, 0 and 3 elements through PRRTE's stand-in, then for 1 from its own code, then prints
+     * LD_PRELOAD as it now is.
+     */
     private static final String PROGRAM = String.join("\n",
             "#include <stdio.h>",
             "#include <stdlib.h>",
             "void *PMIx_Info_create(size_t n);",
+            "void *prrte_asks(size_t n);",
             "int main(void) {",
             "  size_t asks[] = {1, 0, 3};",
             "  for (int i = 0; i < 3; i++) {",
-            "    void *p = PMIx_Info_create(asks[i]);",
+            "    void *p = prrte_asks(asks[i]);",
             "    printf(\"got %s\\n\", p == NULL ? \"none\" : \"array\");",
             "    free(p);",
             "  }",
+            "  free(PMIx_Info_create(1));",
             "  const char *pre = getenv(\"LD_PRELOAD\");",
             "  printf(\"LD_PRELOAD=%s\\n\", pre == NULL ? \"(unset)\" : pre);",
             "  fflush(stdout);",
@@ -67,16 +79,22 @@ class PrtedGuardTest {
                 "bin/troika-mkcds builds lib/libtroika-prted-guard.so at packaging (a C compiler is part of the test "
                         + "set-up)");
         Files.writeString(tmp.resolve("fakepmix.c"), FAKE_PMIX);
+        Files.writeString(tmp.resolve("fakeprrte.c"), FAKE_PRRTE);
         Files.writeString(tmp.resolve("program.c"), PROGRAM);
         cc("-shared", "-fPIC", "-o", tmp.resolve("libfakepmix.so").toString(), tmp.resolve("fakepmix.c").toString());
+        // named as Open MPI 5's PRRTE library is (libprrte.so.3): the guard knows PRRTE's code by that name
+        Path prrte = tmp.resolve("prrte/libprrte.so.3");
+        Files.createDirectories(prrte.getParent());
+        cc("-shared", "-fPIC", "-o", prrte.toString(), tmp.resolve("fakeprrte.c").toString(), "-L" + tmp,
+                "-lfakepmix", "-Wl,-rpath," + tmp);
         program = tmp.resolve("bin/prted");
         Files.createDirectories(program.getParent());
-        cc("-o", program.toString(), tmp.resolve("program.c").toString(), "-L" + tmp, "-lfakepmix",
-                "-Wl,-rpath," + tmp);
+        cc("-o", program.toString(), tmp.resolve("program.c").toString(), prrte.toString(), "-L" + tmp,
+                "-lfakepmix", "-Wl,-rpath," + tmp + ":" + prrte.getParent());
     }
 
     @Test
-    void inTheDaemonEveryInfoArrayHasOneElementMoreAndTheGuardLeavesLdPreload() throws Exception {
+    void prrtesArraysOfOneGetASecondElementAndInTheDaemonTheGuardLeavesLdPreload() throws Exception {
         // a library of the user's, preloaded after the guard, stays preloaded for the daemon's children
         String other = tmp.resolve("libother.so").toString();
         Files.writeString(tmp.resolve("other.c"), "int troika_test_other(void) { return 1; }\n");
@@ -85,14 +103,14 @@ class PrtedGuardTest {
         assertEquals(String.join("\n",
                 "pmix-create 2", "got array",
                 "pmix-create 0", "got none",
-                "pmix-create 4", "got array",
+                "pmix-create 3", "got array", "pmix-create 1",
                 "LD_PRELOAD=" + other, ""), out);
     }
 
     @Test
     void theGuardAloneIsRemovedFromLdPreloadInTheDaemon() throws Exception {
         assertEquals(String.join("\n", "pmix-create 2", "got array", "pmix-create 0", "got none",
-                "pmix-create 4", "got array",
+                "pmix-create 3", "got array", "pmix-create 1",
                 "LD_PRELOAD=(unset)", ""), run(program, List.of(), guard.toString()));
     }
 
@@ -101,7 +119,7 @@ class PrtedGuardTest {
         Path named = tmp.resolve("bin/sh-like");
         Files.copy(program, named);
         assertEquals(String.join("\n", "pmix-create 2", "got array", "pmix-create 0", "got none",
-                "pmix-create 4", "got array",
+                "pmix-create 3", "got array", "pmix-create 1",
                 "LD_PRELOAD=" + guard, ""), run(named, List.of(), guard.toString()));
     }
 
@@ -109,7 +127,7 @@ class PrtedGuardTest {
     void withoutTheGuardTheCountsAreThoseAskedFor() throws Exception {
         // the control: the stand-in and the program alone
         assertEquals(String.join("\n", "pmix-create 1", "got array", "pmix-create 0", "got none",
-                "pmix-create 3", "got array",
+                "pmix-create 3", "got array", "pmix-create 1",
                 "LD_PRELOAD=(unset)", ""), run(program, List.of(), null));
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,12 +58,17 @@ class AgentLookupRoomTest {
             Secret agentKey = AgentKey.derive(secret, AgentKey.newLabel());
             driver.openAgentKey(agentKey, spent::countDown);
 
-            // every agent past its hello before any looks up: each holds a connection at the driver at the same time
+            // every agent past its hello before any looks up: each holds a connection at the driver at the same time.
+            // Each from an address of its own, as each host's agent is: from one address the driver lets only
+            // maxPendingPerPeer hellos wait (a flood's bound), and a client's hello ends when it is sent, so a loop
+            // of connects from 127.0.0.1 could get 16 ahead of the driver's selector on a busy machine (CI: 4 busy)
             List<WireChannel<RelayMessage>> agents = new ArrayList<>();
             int busy = 0;
             for (int i = 0; i < HOSTS; i++) {
                 Socket s = new Socket();
                 try {
+                    s.bind(new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 1, (byte) (i / 250),
+                            (byte) (1 + i % 250)}), 0));
                     s.connect(driver.endpoint().socketAddress(), 30_000);
                     s.setSoTimeout(30_000);
                     agents.add(WireChannel.connect(s, Protocol.RELAY, agentKey, 1 << 20));

@@ -16,7 +16,9 @@
 # MPI OPEN_MPI_5 (the trixie root) or OPEN_MPI (the host's 4.1.4, share-nothing hosts).
 # BENCH_VERBOSE=1 runs troika with --verbose and prints, per job, the processes started after the event (when), the
 # machine's CPU use and the CPU per kind of process up to the commit (its own poll slows the job: compare runs with it
-# to runs with it). BENCH_RANK_JAVA_OPTS adds JVM options to the ranks (e.g.
+# to runs with it). BENCH_RANK_JAVA runs the ranks with another java (e.g.
+# /usr/lib/jvm/temurin-25-jdk-amd64/bin/java: troika-mpi's FFM backend instead of JNA; F stays the PATH's java).
+# BENCH_RANK_JAVA_OPTS adds JVM options to the ranks (e.g.
 # -Xlog:class+load=info:file=/tmp/r%p.log:timemillis, whose times line up with the "event at epoch ms" line).
 # Keep one call under ~8 minutes on a shared machine: split by CASES or SIZES (one job is ~10-20 s).
 # Needs root, the Open MPI 5 root and a build: mvn -o -q install -DskipTests && mvn -o -q test-compile -pl integration-tests

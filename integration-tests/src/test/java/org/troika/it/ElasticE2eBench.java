@@ -156,7 +156,8 @@ public final class ElasticE2eBench {
             Map<String, Long> phases = new LinkedHashMap<>();
             boolean verbose = "1".equals(System.getenv("BENCH_VERBOSE"));
             Births births = verbose ? Births.watch(t0) : null;
-            if (verbose) {
+            // also with BENCH_RANK_JAVA_OPTS: the ranks' own logs (-Xlog with timemillis) line up with it
+            if (verbose || System.getenv("BENCH_RANK_JAVA_OPTS") != null) {
                 System.out.println("    event at epoch ms " + (System.currentTimeMillis() - (System.nanoTime() - t0) / 1_000_000));
             }
             long listAt = Long.MAX_VALUE;

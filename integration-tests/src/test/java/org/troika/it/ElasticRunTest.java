@@ -313,7 +313,10 @@ class ElasticRunTest {
         // Open MPI 5 runs inside the trixie root, which a share-nothing host's nsenter would leave: that variant stays
         // on shared-file hosts (ip netns exec); Open MPI 4 runs on hosts that share nothing
         String remoteShell = mpi == Launcher.OPEN_MPI_5 ? "ip netns exec {host}" : c.remoteShell();
-        args.addAll(List.of("--remote-shell", remoteShell, "--network-interface", c.subnet(), "java"));
+        // bench/elastic-inplace.sh: BENCH_RANK_JAVA (a java binary, e.g. JDK 25's for FFM ranks) instead of the PATH's
+        String java = System.getenv().getOrDefault("BENCH_RANK_JAVA", "java");
+        args.addAll(List.of("--remote-shell", remoteShell, "--network-interface", c.subnet(),
+                java.isBlank() ? "java" : java));
         // bench/elastic-inplace.sh: BENCH_RANK_JAVA_OPTS (e.g. -Xlog:class+load:file=/tmp/r%p.log:timemillis) for
         // a look inside the ranks; the tests never set it
         String rankOpts = System.getenv("BENCH_RANK_JAVA_OPTS");

@@ -12,9 +12,10 @@
  * destruction frees nothing. Callers see the element they asked for; PMIx_Info_free frees the block whatever its
  * length. Nothing else is changed.
  *
- * In the daemon itself the library takes its own path out of LD_PRELOAD at load time, so the ranks the daemon starts
+ * In a daemon itself the library takes its own path out of LD_PRELOAD at load time, so the ranks the daemon starts
  * (and any daemon it starts by tree spawn, which its task service guards again) do not inherit it. The processes
- * between the task service and the daemon (setsid, unshare, /bin/sh) load it and pass it on untouched.
+ * between the task service and the daemon (setsid, unshare, /bin/sh), and Open MPI 5's mpirun before it execs
+ * prterun, load it and pass it on untouched.
  *
  * Built by bin/troika-mkcds: cc -O2 -shared -fPIC -o lib/libtroika-prted-guard.so lib/troika-prted-guard.c -ldl
  */
@@ -24,8 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The daemon's name as its argv[0] gives it (PRRTE 3.x: prted; Open MPI 4's orted never has the defect). */
-static const char DAEMON[] = "prted";
+/* PRRTE's daemons by the names their argv[0] give them: a host's prted, and mpirun's own (Open MPI 5's mpirun execs
+ * prterun, a link to prte), which hosts the launch node's ranks. Open MPI 4's orted never has the defect. */
+static const char *const DAEMONS[] = {"prted", "prterun", "prte"};
 
 typedef void *(*info_create_fn)(size_t);
 
@@ -105,7 +107,10 @@ static void leave_preload(void) {
 extern char *program_invocation_short_name;
 
 __attribute__((constructor)) static void guard_init(void) {
-    if (strcmp(program_invocation_short_name, DAEMON) == 0) {
-        leave_preload();
+    for (size_t i = 0; i < sizeof DAEMONS / sizeof DAEMONS[0]; i++) {
+        if (strcmp(program_invocation_short_name, DAEMONS[i]) == 0) {
+            leave_preload();
+            return;
+        }
     }
 }

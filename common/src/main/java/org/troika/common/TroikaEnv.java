@@ -153,6 +153,9 @@ public final class TroikaEnv {
      * {@link #PRTED_GUARD} is {@code off}.
      */
     public static final String PRTED_GUARD_LIB = "TROIKA_PRTED_GUARD_LIB";
-    /** {@code off} on a host: its task service starts PRRTE daemons without {@link #PRTED_GUARD_LIB}. */
+    /**
+     * {@code off}: PRRTE's daemons start without the guard (on a host: its task service's {@code prted}; on the
+     * launch node: {@code mpirun}'s {@code prterun}).
+     */
     public static final String PRTED_GUARD = "TROIKA_PRTED_GUARD";
 }

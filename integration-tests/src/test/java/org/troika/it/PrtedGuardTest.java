@@ -1,6 +1,7 @@
 package org.troika.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -15,15 +16,18 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.troika.testkit.Dist;
+import org.troika.testkit.MpiJob.Launcher;
+import org.troika.testkit.Requires;
 
 /**
  * The PRRTE daemon guard ({@code lib/libtroika-prted-guard.so}, built by bin/troika-mkcds from
  * lib/troika-prted-guard.c) on its own, against stand-ins for PMIx (records what it was asked for) and for PRRTE's
  * library: an info array of one element that PRRTE's code asks PMIx_Info_create for has a second (the element PRRTE
  * 3.0.x reads and destructs after the connect of a spawn across hosts, docs/elastic.md), other counts and other
- * callers get what they asked for, and in a process named {@code prted} the guard leaves {@code LD_PRELOAD} without
- * itself (other entries kept, in order) so the ranks a daemon starts do not inherit it, while any other process (the
- * setsid and shell in front of the daemon) passes it on. ElasticShrinkRunTest's growth sees it in a real daemon.
+ * callers get what they asked for, and in a process named {@code prted} (or prterun/prte: mpirun's own daemon) the
+ * guard leaves {@code LD_PRELOAD} without itself (other entries kept, in order) so the ranks a daemon starts do not
+ * inherit it, while any other process (the setsid and shell in front of the daemon) passes it on.
+ * ElasticShrinkRunTest's growth sees it in a real daemon.
  */
 @Tag("integration")
 class PrtedGuardTest {
@@ -112,6 +116,35 @@ class PrtedGuardTest {
         assertEquals(String.join("\n", "pmix-create 2", "got array", "pmix-create 0", "got none",
                 "pmix-create 3", "got array", "pmix-create 1",
                 "LD_PRELOAD=(unset)", ""), run(program, List.of(), guard.toString()));
+    }
+
+    @Test
+    void mpirunsPrrteLeavesLdPreloadTooSoTheLaunchNodesRanksDoNotInheritIt() throws Exception {
+        // Open MPI 5's mpirun execs prterun (a link to prte): the daemon of the launch node's ranks
+        for (String name : List.of("prterun", "prte")) {
+            Path named = tmp.resolve("bin/" + name);
+            Files.copy(program, named);
+            assertTrue(run(named, List.of(), guard.toString()).endsWith("LD_PRELOAD=(unset)\n"), name);
+        }
+    }
+
+    /**
+     * A real Open MPI 5 run through troika: mpirun's daemon (prterun, the ranks' parent on the launch node) maps the
+     * guard, the ranks map nothing of it and see no LD_PRELOAD.
+     */
+    @Test
+    void openMpi5sMpirunRunsWithTheGuardAndItsRanksWithout() throws Exception {
+        Requires.root();
+        Launcher.OPEN_MPI_5.require();
+        RunSupport.Result r = RunSupport.run(Launcher.OPEN_MPI_5, tmp, "-np", "2", "sh", "-c",
+                "echo \"guard $(grep -c prted-guard /proc/$$/maps) preload [$LD_PRELOAD] parent $(cat /proc/$PPID/comm)"
+                        + " $(grep -c prted-guard /proc/$PPID/maps)\"");
+        assertEquals(0, r.exitCode(), r.toString());
+        for (int rank = 0; rank < 2; rank++) {
+            String tag = RunSupport.tag(Launcher.OPEN_MPI_5, rank, "stdout");
+            assertTrue(r.out().contains(tag + "guard 0 preload [] parent prterun "), r.toString());
+        }
+        assertFalse(r.out().contains(" prterun 0"), "prterun runs with the guard: " + r);
     }
 
     @Test

@@ -14,6 +14,7 @@ import org.troika.common.SpawnCommand;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
 import org.troika.common.exec.LaunchPlan;
+import org.troika.common.exec.PrtedGuard;
 import org.troika.launcher.spi.RunSettings;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.HostSlots;
@@ -176,6 +177,12 @@ public final class MpirunCommandBuilder {
             env.remove("OMPI_MCA_plm_rsh_args");
             env.remove("PRTE_MCA_plm_ssh_args");
             env.putAll(ctx.agent().env());
+        }
+        Path guard = prrte ? PrtedGuard.installed(ctx.troikaHome(), env) : null;
+        if (guard != null) {
+            // mpirun's PRRTE is a daemon too (the ranks of the launch node are its children): the guard goes into
+            // mpirun's environment only, after the -x selection, and takes itself out of LD_PRELOAD in prterun
+            env = PrtedGuard.preloaded(env, guard.toString());
         }
         return new BackendPlan(new LaunchPlan(argv, env), files, warnings,
                 rankOutput(ctx, prrte ? RankOutput.TagFormat.PRRTE : RankOutput.TagFormat.ORTE));

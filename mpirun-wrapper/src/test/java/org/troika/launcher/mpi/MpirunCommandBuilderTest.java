@@ -274,6 +274,35 @@ class MpirunCommandBuilderTest {
         assertEquals(RankOutput.TagFormat.PRRTE, USER.build(ctx(settings(), OMPI5, ENV)).rankOutput().format());
     }
 
+    /**
+     * Open MPI 5's mpirun is a PRRTE daemon too (it hosts the launch node's ranks): with the guard built in the
+     * installation, mpirun's own environment preloads it (before a user's preload), the ranks' exports are unchanged;
+     * Open MPI 4, an installation without it and TROIKA_PRTED_GUARD=off get no preload.
+     */
+    @Test
+    void openMpi5sMpirunPreloadsThePrrteGuardOfTheInstallation(@org.junit.jupiter.api.io.TempDir Path home)
+            throws Exception {
+        Path bare = java.nio.file.Files.createDirectories(home.resolve("bare"));
+        Path built = home.resolve("built");
+        java.nio.file.Files.createDirectories(built.resolve("lib"));
+        java.nio.file.Files.writeString(built.resolve("lib/libtroika-prted-guard.so"), "");
+        String lib = built.resolve("lib/libtroika-prted-guard.so").toString();
+        RunSettings s = settings();
+        BackendPlan guarded = USER.build(ctx(s, OMPI5, ENV, null, built));
+        assertEquals(lib, guarded.launch().env().get("LD_PRELOAD"));
+        assertFalse(guarded.launch().argv().contains("LD_PRELOAD"), guarded.launch().argv().toString());
+        Map<String, String> mine = new java.util.HashMap<>(ENV);
+        mine.put("LD_PRELOAD", "/opt/mine.so");
+        assertEquals(lib + ":/opt/mine.so", USER.build(ctx(s, OMPI5, mine, null, built)).launch().env()
+                .get("LD_PRELOAD"));
+        Map<String, String> off = new java.util.HashMap<>(ENV);
+        off.put("TROIKA_PRTED_GUARD", "off");
+        assertNull(USER.build(ctx(s, OMPI5, off, null, built)).launch().env().get("LD_PRELOAD"));
+        assertNull(USER.build(ctx(s, OMPI5, ENV, null, bare)).launch().env().get("LD_PRELOAD"));
+        assertNull(USER.build(ctx(s, OMPI4, ENV, null, built)).launch().env().get("LD_PRELOAD"));
+        assertNull(USER.build(ctx(s, OMPI5, ENV, null, null)).launch().env().get("LD_PRELOAD"));
+    }
+
     @Test
     void timestampsForOpenMpiFamily() {
         RunSettings s = settings().with(PREFIX_TIMESTAMP, true);

@@ -1,11 +1,11 @@
 package org.troika.rsh.task;
 
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.troika.common.TroikaEnv;
 import org.troika.common.exec.LaunchPlan;
+import org.troika.common.exec.PrtedGuard;
 
 /** Plans the process a task service runs for one relayed command line. Pure. */
 public final class CommandPlanner {
@@ -48,9 +48,6 @@ public final class CommandPlanner {
         if (lib == null || lib.isBlank() || !PRTED.matcher(commandLine).find()) {
             return env;
         }
-        Map<String, String> e = new HashMap<>(env);
-        String preload = env.get("LD_PRELOAD");
-        e.put("LD_PRELOAD", preload == null || preload.isBlank() ? lib : lib + ":" + preload);
-        return e;
+        return PrtedGuard.preloaded(env, lib);
     }
 }

@@ -1,7 +1,8 @@
 /*
- * libtroika-prted-guard.so: loaded (LD_PRELOAD) into the PRRTE daemons (prted) that troika's task services start, to
- * keep PRRTE 3.0.x (Open MPI 5.0.x) from corrupting its heap when ranks on two or more hosts connect, as every
- * MPI_Comm_spawn onto another host does (troika's elastic growth in place; docs/elastic.md, "Why a growth crashed").
+ * libtroika-prted-guard.so: loaded (LD_PRELOAD) into the PRRTE daemons troika starts (a host's prted, by its task
+ * service; mpirun's prterun, by troika run), to keep PRRTE 3.0.x (Open MPI 5.0.x) from corrupting its heap when ranks
+ * on two or more hosts connect, as every MPI_Comm_spawn onto another host does (troika's elastic growth in place;
+ * docs/elastic.md, "Why a growth crashed").
  *
  * The defect: after the connect's collective, the daemon builds an array of pmix_info_t one element long when the
  * collective assigned no context ID (Open MPI's connect asks for none), then reads and destructs the element after it.

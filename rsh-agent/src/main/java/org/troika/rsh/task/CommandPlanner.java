@@ -39,9 +39,10 @@ public final class CommandPlanner {
     /**
      * {@code env} with {@link TroikaEnv#PRTED_GUARD_LIB} first in {@code LD_PRELOAD} when {@code commandLine} starts
      * {@code prted} and the variable names a library; else {@code env} itself. The library (lib/troika-prted-guard.c)
-     * pads PMIx's info arrays by one empty element, which keeps PRRTE 3.0.x from freeing a garbage pointer after the
-     * connect of a spawn across hosts, and takes itself out of {@code LD_PRELOAD} in the daemon, so the ranks do not
-     * inherit it. Open MPI 4's {@code orted} has no such step and gets nothing.
+     * gives the one-element info arrays PRRTE's own code asks PMIx for an empty second element, which keeps PRRTE
+     * 3.0.x from freeing a garbage pointer after the connect of a spawn across hosts, and takes itself out of
+     * {@code LD_PRELOAD} in the daemon, so the ranks do not inherit it. Open MPI 4's {@code orted} has no such step
+     * and gets nothing.
      */
     static Map<String, String> guarded(String commandLine, Map<String, String> env) {
         String lib = env.get(TroikaEnv.PRTED_GUARD_LIB);

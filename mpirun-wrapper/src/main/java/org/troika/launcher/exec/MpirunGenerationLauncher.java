@@ -231,12 +231,11 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
 
     /**
      * The usable hosts changed: services start on added ones now, while the current generation runs, so that the next
-     * generation waits for none of them; those of hosts that left (and run no rank of the current generation) stop.
+     * generation waits for none of them; those of hosts that left (and run no launch still going) stop.
      */
     @Override
     public void hostsChanged(List<String> hosts) {
-        Running now = current;
-        relay.hostsChanged(hosts, now == null || now.result.isDone() ? List.of() : now.gen.hostNames());
+        relay.hostsChanged(hosts);
     }
 
     @Override
@@ -317,6 +316,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         private volatile boolean grown;
         /** Changes in place sent to rank 0 so far. */
         private int changes;
+        /** Whether {@link #endIfLingering} started its watch. */
+        private boolean lingerWatched;
 
         Running(Generation gen) {
             this.gen = gen;
@@ -332,7 +333,11 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
             } catch (RuntimeException e) {
                 result.complete(GenerationResult.launchFailed(e.toString()));
             } finally {
-                finished.countDown();
+                try {
+                    relay.ended(gen.id()); // hosts only this launch kept lose their services now
+                } finally {
+                    finished.countDown();
+                }
             }
         }
 
@@ -361,7 +366,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 try {
                     // a backend that starts every rank itself (srun) has no daemons to relay: its hosts are only
                     // recorded for the end-of-job cleanup
-                    launch = !relayed ? relay.unrelayed(gen.plan(), s) : relay.ready(gen.plan(), s, mpi, e,
+                    launch = !relayed ? relay.unrelayed(gen.plan(), s) : relay.ready(gen.id(), gen.plan(), s, mpi, e,
                             (host, why) -> {
                                 if (gen.hostNames().contains(host)) {
                                     hostLost(host);
@@ -517,20 +522,58 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
 
                 @Override
                 public void over() {
-                    Thread t = new Thread(() -> {
-                        try {
-                            SupervisedLaunch l = launch;
-                            if (l != null && l.waitFor(SHRUNK_EXIT_GRACE) == null) {
-                                l.tearDown(SupervisedLaunch.LOST_HOST_GRACE);
-                            }
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    }, "troika-generation-shrunk-exit");
-                    t.setDaemon(true);
-                    t.start();
+                    endIfLingering();
+                }
+
+                @Override
+                public void leftTogether() {
+                    endedByReports();
                 }
             };
+        }
+
+        /**
+         * Every rank reported leaving for a host change: the generation's result is what they reported, now, and the
+         * driver plans the next generation while mpirun still ends (PRRTE spends ~0.75 s in its kill sleeps after ranks
+         * exit 75, Open MPI 4 and MPICH similar). The launch keeps its output sinks and its hosts their services
+         * ({@link GenerationRelay#ended}) until mpirun has ended; it gets {@link #SHRUNK_EXIT_GRACE} to do so.
+         */
+        private void endedByReports() {
+            WorkerNotifier n = notifier;
+            GenerationResult r = new GenerationResult(shrink.exits(org.troika.common.ElasticExitCodes.HOSTS_UPDATED),
+                    n != null && n.registered());
+            if (!result.complete(r)) {
+                return;
+            }
+            timeline.instant(Timeline.Kind.GENERATION, "every rank left for the host change", null,
+                    Map.of("generation", gen.id()));
+            if (base.verbose()) {
+                err.println("troika elastic: generation " + gen.id() + ": every rank left for the host change; the"
+                        + " next generation starts while mpirun ends");
+            }
+            endIfLingering();
+        }
+
+        /** mpirun gets {@link #SHRUNK_EXIT_GRACE} to exit by itself, then it is torn down (once). */
+        private void endIfLingering() {
+            synchronized (this) {
+                if (lingerWatched) {
+                    return;
+                }
+                lingerWatched = true;
+            }
+            Thread t = new Thread(() -> {
+                try {
+                    SupervisedLaunch l = launch;
+                    if (l != null && l.waitFor(SHRUNK_EXIT_GRACE) == null) {
+                        l.tearDown(SupervisedLaunch.LOST_HOST_GRACE);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "troika-generation-shrunk-exit");
+            t.setDaemon(true);
+            t.start();
         }
 
         @Override

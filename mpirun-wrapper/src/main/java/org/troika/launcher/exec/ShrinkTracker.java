@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.troika.common.ElasticExitCodes;
 import org.troika.launcher.elastic.RankExit;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.wire.ElasticMessage;
@@ -21,7 +22,10 @@ import org.troika.wire.ElasticMessage;
  * about these events changes nothing here.
  *
  * <p>Once every rank is dead, departed or has left, the generation is over even if mpirun lingers (PRRTE 3.0.8 at
- * times stays up after its survivors exit): {@link News#over()} lets the launcher end it after a grace.
+ * times stays up after its survivors exit): {@link News#over()} lets the launcher end it after a grace. When every
+ * rank reported leaving for a host change ({@link ElasticExitCodes#HOSTS_UPDATED}), the ranks' reports already say
+ * how the generation ends: {@link News#leftTogether()} lets the launcher start the next one while mpirun still ends
+ * (PRRTE spends ~0.75 s killing ranks that exit non-zero, whether or not they are still there).
  *
  * <p>Thread-safe: the notifier's connection threads report concurrently; {@link News} is called outside the lock.
  */
@@ -46,6 +50,12 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
 
         /** The world changed and every rank is now dead, departed or has left (told once). */
         void over();
+
+        /**
+         * Every rank that is not dead or departed reported leaving for a host change (none died, none finished): the
+         * generation ends in a relaunch whatever mpirun does now (told once, possibly after {@link #over()}).
+         */
+        default void leftTogether() {}
 
         /** Nothing to do. */
         News NONE = new News() {
@@ -79,6 +89,7 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     private Integer sharedCode;
     private int epoch;
     private boolean toldOver;
+    private boolean toldLeftTogether;
 
     public ShrinkTracker(HostPlan plan, News news) {
         this.news = news;
@@ -94,6 +105,7 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
         Map<Integer, String> died = new TreeMap<>();
         Map<Integer, String> gone = new TreeMap<>();
         boolean nowOver;
+        boolean nowLeftTogether;
         synchronized (this) {
             if (event instanceof ElasticMessage.WorldChanged w) {
                 changed(w, died, gone);
@@ -113,12 +125,26 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
             }
             nowOver = !toldOver && over();
             toldOver |= nowOver;
+            nowLeftTogether = !toldLeftTogether && leftTogether();
+            toldLeftTogether |= nowLeftTogether;
         }
         died.forEach(news::died);
         gone.forEach(news::departed);
         if (nowOver) {
             news.over();
         }
+        if (nowLeftTogether) {
+            news.leftTogether();
+        }
+    }
+
+    /**
+     * Whether every rank is accounted for, none died and every rank that left (at least one) left for a host change:
+     * {@link #exits} is then the generation's end, whatever mpirun still does.
+     */
+    public synchronized boolean leftTogether() {
+        return accountedFor() && dead.isEmpty() && sharedCode != null
+                && sharedCode == ElasticExitCodes.HOSTS_UPDATED;
     }
 
     /**

@@ -27,10 +27,11 @@ import org.troika.wire.RelayMessage;
  *
  * <ul>
  *   <li>{@link #hostsChanged}: the usable hosts changed; services start on added ones now (while a generation runs, so
- *       the next one waits for none of them) and stop on those that left and run no rank of the current
- *       generation.</li>
+ *       the next one waits for none of them) and stop on those that left and run no launch still going.</li>
  *   <li>{@link #ready}: readies one generation's hosts (the session's files, such as the worker key, and its node-store
- *       announcement reach every host as it is readied) and returns what its launch plans with.</li>
+ *       announcement reach every host as it is readied) and returns what its launch plans with; the generation's hosts
+ *       (and those {@link #readyForAdded} adds to it) keep their services until {@link #ended} says its launch is
+ *       over, even after the next generation started (it may start while the previous one's launcher ends).</li>
  *   <li>{@link #close}: Shutdown to every service, then {@code troika-rsh cleanup --job ID} on every remote host any
  *       generation ran on, in parallel, through the job's remote shell (removes its node state store); one line per
  *       host that could not be cleaned.</li>
@@ -52,6 +53,8 @@ public final class GenerationRelay implements AutoCloseable {
     /** Every host word a generation ran on, in first-use order (the hosts to clean up at the end). */
     private final Set<String> everyHost = new LinkedHashSet<>();
     private List<String> usable = List.of();
+    /** The hosts of each generation whose launch is not over yet (readied, {@link #ended} not called), by id. */
+    private final java.util.TreeMap<Integer, Set<String>> launched = new java.util.TreeMap<>();
     private RelaySession session;
 
     /**
@@ -72,26 +75,46 @@ public final class GenerationRelay implements AutoCloseable {
         this.files = new LinkedHashMap<>(files);
     }
 
-    /** The hosts that keep (or get) a task service: the running generation's and the usable ones (pure). */
-    static List<String> servedHosts(List<String> usable, List<String> running) {
-        Set<String> all = new LinkedHashSet<>(running);
+    /** The hosts that keep (or get) a task service: those of launches still going and the usable ones (pure). */
+    static List<String> servedHosts(List<String> usable, Collection<? extends Collection<String>> running) {
+        Set<String> all = new LinkedHashSet<>();
+        running.forEach(all::addAll);
         all.addAll(usable);
         return List.copyOf(all);
     }
 
-    /**
-     * The usable hosts are now {@code hosts}; {@code running} are the hosts of the generation still running (empty when
-     * none runs). Returns at once; starts that fail are printed.
-     */
-    public void hostsChanged(List<String> hosts, List<String> running) {
-        RelaySession s;
+    /** The usable hosts are now {@code hosts}. Returns at once; starts that fail are printed. */
+    public void hostsChanged(List<String> hosts) {
         synchronized (this) {
             usable = List.copyOf(hosts);
+        }
+        retainServed();
+    }
+
+    /**
+     * The launch of {@code generation} is over (its launcher ended): hosts that neither another launch still going nor
+     * the usable set needs lose their services now.
+     */
+    public void ended(int generation) {
+        synchronized (this) {
+            if (launched.remove(generation) == null) {
+                return;
+            }
+        }
+        retainServed();
+    }
+
+    /** Keeps (starts) the services of the usable hosts and of launches still going, and stops the others. */
+    private void retainServed() {
+        RelaySession s;
+        List<String> hosts;
+        synchronized (this) {
             s = session;
+            hosts = servedHosts(usable, launched.values());
         }
         if (s != null) {
             try {
-                s.retain(servedHosts(hosts, running));
+                s.retain(hosts);
             } catch (RuntimeException e) {
                 err.println("troika elastic: cannot start task services for the new hosts: " + e.getMessage());
             }
@@ -105,16 +128,18 @@ public final class GenerationRelay implements AutoCloseable {
 
     /**
      * Readies the relay for one generation over {@code plan} (its settings {@code s}, MPI and environment open the
-     * session when it is the first): services for the generation's hosts and the usable ones, then the generation's
-     * own hosts up and provisioned, its agent key open.
+     * session when it is the first): services for the generation's hosts, the usable ones and those of launches still
+     * going, then the generation's own hosts up and provisioned, its agent key open. The generation's hosts keep their
+     * services until {@link #ended}{@code (generation)}.
      *
      * @param onHostLost where hosts lost from now on are reported (this generation's)
      * @param onRankEnded where the services' reports of ended rank processes go from now on ({@link
      *     RelayMessage.RankEnded}, with the host word; fault-tolerant generations' ranks only)
      * @throws HostsNotReadyException naming the hosts whose service did not come up; they are stopped
      */
-    public RelaySession.Launch ready(HostPlan plan, RunSettings s, MpiInstall mpi, Map<String, String> env,
-            BiConsumer<String, String> onHostLost, BiConsumer<String, RelayMessage.RankEnded> onRankEnded)
+    public RelaySession.Launch ready(int generation, HostPlan plan, RunSettings s, MpiInstall mpi,
+            Map<String, String> env, BiConsumer<String, String> onHostLost,
+            BiConsumer<String, RelayMessage.RankEnded> onRankEnded)
             throws HostsNotReadyException, IOException, InterruptedException {
         used(plan.hostNames());
         RelaySession r = session(s, mpi, env);
@@ -122,7 +147,8 @@ public final class GenerationRelay implements AutoCloseable {
         r.onRankEnded(onRankEnded);
         List<String> hosts;
         synchronized (this) {
-            hosts = servedHosts(usable, plan.hostNames());
+            launched.computeIfAbsent(generation, g -> new LinkedHashSet<>()).addAll(plan.hostNames());
+            hosts = servedHosts(usable, launched.values());
         }
         r.retain(hosts);
         return r.launch(plan, s);
@@ -144,6 +170,12 @@ public final class GenerationRelay implements AutoCloseable {
             return false;
         }
         used(added);
+        synchronized (this) {
+            if (!launched.isEmpty()) {
+                // the running generation is the newest one readied: its launch now has ranks there too
+                launched.lastEntry().getValue().addAll(added);
+            }
+        }
         return r.readyForAdded(added);
     }
 

@@ -20,6 +20,12 @@ class ShrinkTrackerTest {
     static final class Told implements ShrinkTracker.News {
         final List<String> died = new ArrayList<>();
         int over;
+        int leftTogether;
+
+        @Override
+        public void leftTogether() {
+            leftTogether++;
+        }
 
         @Override
         public void died(int rank, String host) {
@@ -79,10 +85,52 @@ class ShrinkTrackerTest {
         t.event(left(1, 75));
         t.event(left(2, 75));
         assertFalse(t.accountedFor(), "rank 3 has not left");
+        assertEquals(0, told.leftTogether, "rank 3 has not left");
         t.event(left(3, 75));
         assertTrue(t.accountedFor());
         assertFalse(t.over());
         assertEquals(0, told.over);
+        // the reports are the generation's end: the launcher may start the next one while mpirun still ends
+        assertTrue(t.leftTogether());
+        assertEquals(1, told.leftTogether);
+        t.event(left(3, 75));
+        assertEquals(1, told.leftTogether, "told once");
+        assertTrue(t.exits(75).stream().allMatch(e -> e.kind() == RankExit.Kind.HOSTS_UPDATED), t.exits(75)::toString);
+    }
+
+    /**
+     * Only a relaunch for a host change ends a generation before mpirun: not when one rank left with another code
+     * (finished, failed), nor when a rank died first, nor with a rank still unaccounted for.
+     */
+    @Test
+    void onlyRanksThatAllLeftForAHostChangeEndTheGenerationBeforeMpirun() {
+        Told mixed = new Told();
+        ShrinkTracker t = new ShrinkTracker(PLAN, mixed);
+        t.event(left(0, 75));
+        t.event(left(1, 0));
+        t.event(left(2, 75));
+        t.event(left(3, 75));
+        assertTrue(t.accountedFor());
+        assertFalse(t.leftTogether(), "rank 1 finished the body");
+        assertEquals(0, mixed.leftTogether);
+
+        Told failed = new Told();
+        t = new ShrinkTracker(PLAN, failed);
+        for (int r = 0; r < 4; r++) {
+            t.event(left(r, 76));
+        }
+        assertFalse(t.leftTogether(), "76: casualties of a failure");
+        assertEquals(0, failed.leftTogether);
+
+        Told died = new Told();
+        t = new ShrinkTracker(PLAN, died);
+        t.event(shrunk(1, 0, 1, 2));
+        for (int r = 0; r < 3; r++) {
+            t.event(left(r, 75));
+        }
+        assertTrue(t.over());
+        assertFalse(t.leftTogether(), "rank 3 died: its host is blacklisted by mpirun's end as well");
+        assertEquals(0, died.leftTogether);
     }
 
     @Test

@@ -92,6 +92,11 @@ public final class DriverReporter {
                 : new DriverReporter(driver, key, null);
     }
 
+    /** Whether this reporter has a driver to report to (launched by troika's elastic driver), even a broken one. */
+    public boolean reaches() {
+        return this != NONE;
+    }
+
     /** Sends {@code event} in the background, after the events before it. */
     public synchronized void report(ElasticMessage event) {
         if (this == NONE) {

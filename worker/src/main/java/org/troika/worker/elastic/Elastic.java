@@ -49,6 +49,14 @@ public final class Elastic {
     }
 
     /**
+     * {@link #run(State, Body)} reporting this rank's leave through {@code reporter} (the context's rank is its launch
+     * rank: without a world it never changes).
+     */
+    static <S extends State> int runReportingTo(S state, DriverReporter reporter, Body<S> body) throws Exception {
+        return run(state, null, reporter, body);
+    }
+
+    /**
      * Runs {@code body} over {@code state}; when {@code world} {@link ElasticWorld#shrinks() shrinks} (fault
      * tolerance on), a failed collective does not end the generation: the survivors revoke and shrink the
      * communicator, run the reset callbacks with the new {@link ElasticContext#size()}, take the last commit of the
@@ -62,9 +70,15 @@ public final class Elastic {
      * @param world the fault-tolerant world, or {@code null} for the relaunch-only behaviour of {@link #run(State, Body)}
      */
     public static <S extends State> int run(S state, ElasticWorld world, Body<S> body) throws Exception {
+        return run(state, world, world == null ? DriverReporter.fromEnvironment(System.getenv()) : null, body);
+    }
+
+    /** {@code alone}: how a rank without a world reports its leave ({@code null} with a world: the world's). */
+    private static <S extends State> int run(S state, ElasticWorld world, DriverReporter alone, Body<S> body)
+            throws Exception {
         HostUpdateSource updates = state.context().updates();
         try {
-            return runReporting(state, world, body);
+            return runReporting(state, world, alone, body);
         } finally {
             // the generation is over for this rank: its host-update listener (rank 0's connection to the driver) goes
             // now, so the rank's JVM is not kept from exiting by a thread blocked in that connection's read. A context
@@ -80,8 +94,10 @@ public final class Elastic {
         }
     }
 
-    private static <S extends State> int runReporting(S state, ElasticWorld world, Body<S> body) throws Exception {
-        if (world == null || !world.reports()) {
+    private static <S extends State> int runReporting(S state, ElasticWorld world, DriverReporter alone, Body<S> body)
+            throws Exception {
+        // without a world (relaunch only), the rank of the context is its launch rank: the world never changes
+        if (world != null ? !world.reports() : !alone.reaches()) {
             return runShrinking(state, world, body);
         }
         int code = 1; // the body threw: this rank fails (an uncaught exception exits the JVM with 1)
@@ -89,8 +105,13 @@ public final class Elastic {
             code = runShrinking(state, world, body);
             return code;
         } finally {
-            // the launcher learns it from the report: once every rank is dead or has left, a lingering mpirun is ended
-            world.leave(state.context().generation(), code);
+            // the launcher learns it from the report: once every rank is dead or has left, a lingering mpirun is ended;
+            // once every rank left for a host change, the next generation starts
+            if (world != null) {
+                world.leave(state.context().generation(), code);
+            } else {
+                ElasticWorld.leave(alone, state.context().generation(), state.context().rank(), code);
+            }
         }
     }
 

@@ -80,8 +80,9 @@ public final class ElasticWorld {
         int min = number(env, TroikaEnv.ELASTIC_MIN_NP, 1);
         RankSpawner spawner = RankSpawner.fromEnvironment(env.containsKey(TroikaEnv.ELASTIC_SPAWN_COMMAND)
                 ? org.troika.common.exec.NativeText.environment() : env).orElse(null);
-        DriverReporter reporter = shrink || spawner != null ? DriverReporter.fromEnvironment(env)
-                : DriverReporter.none();
+        // every rank of a driver's job reports its leave (one datagram): a generation whose ranks all left for a host
+        // change ends at their reports, not at mpirun's end (PRRTE's kill sleeps after exit 75)
+        DriverReporter reporter = DriverReporter.fromEnvironment(env);
         String joinId = env.get(TroikaEnv.ELASTIC_JOIN_ID);
         if (joinId == null || joinId.isBlank()) {
             return new ElasticWorld(world, node, shrink, min, reporter, spawner, world.rank());
@@ -138,11 +139,12 @@ public final class ElasticWorld {
     }
 
     /**
-     * Whether this rank reports its world to the driver (fault tolerance, or changes in place): then every rank
-     * reports its leave ({@link ElasticMessage.RankLeft}), because mpirun's exit no longer tells the launcher.
+     * Whether this rank reports its leave ({@link ElasticMessage.RankLeft}) to the driver: with fault tolerance or
+     * changes in place mpirun's exit no longer tells the launcher how the generation ended, and in any job the driver
+     * launched the reports let it start the next generation before mpirun has ended.
      */
     boolean reports() {
-        return shrinks || spawner != null;
+        return shrinks || spawner != null || reporter.reaches();
     }
 
     /** Broadcasts from rank 0 of {@link #current()}; MPI errors become {@link CollectiveFailure}. */
@@ -416,9 +418,15 @@ public final class ElasticWorld {
      * for people and reports it to the driver, waiting (bounded) until the driver noted it.
      */
     void leave(int generation, int code) {
+        leave(reporter, generation, launchRank, code);
+    }
+
+    /** {@link #leave(int, int)} for rank {@code launchRank}, reported through {@code reporter}. */
+    static void leave(DriverReporter reporter, int generation, int launchRank, int code) {
         System.err.println("troika elastic: rank " + launchRank + " leaves with code " + code);
         System.err.flush();
         reporter.leave(generation, launchRank, code);
+
     }
 
     private static void closeQuietly(Communicator c) {

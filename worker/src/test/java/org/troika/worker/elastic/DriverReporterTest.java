@@ -131,6 +131,47 @@ class DriverReporterTest {
         }
     }
 
+    /**
+     * A rank without an {@code ElasticWorld} (relaunch only) reports how it leaves {@code Elastic.run} too: 75 after a
+     * host change (the driver then starts the next generation without waiting for mpirun), 1 when the body threw
+     * (which still propagates); the report is noted before {@code run} returns.
+     */
+    @Test
+    void aRankWithoutAWorldReportsItsLeaveWithItsCode() throws Exception {
+        Secret key = Secret.generate();
+        List<ElasticMessage> noted = new CopyOnWriteArrayList<>();
+        // rank 2 of 4 below: rank 0's commit comes by the broadcast
+        ObjectState first = new ObjectState(new ElasticContext(0, 0, 4, 7, bytes -> bytes,
+                new InMemoryHostUpdateSource(), new NodeStateStore(tmp.resolve("nodes0"), "job")), Map.of("step", 0));
+        first.save();
+        byte[] rank0 = first.encodeCommitted();
+        StateBroadcaster fromRank0 = bytes -> rank0;
+        try (Driver d = driver(key, noted, false)) {
+            InMemoryHostUpdateSource updates = new InMemoryHostUpdateSource();
+            ObjectState s = new ObjectState(new ElasticContext(0, 0, 1, 7, bytes -> bytes, updates,
+                    new NodeStateStore(tmp.resolve("nodes"), "job")), Map.of("step", 0));
+            assertEquals(75, Elastic.runReportingTo(s, DriverReporter.fromEnvironment(env(d, key)), st -> {
+                updates.announce(new HostChange(1L, true, false));
+                st.commit();
+            }));
+            assertEquals(List.of(new ElasticMessage.RankLeft(7, 0, 75)), noted);
+
+            ObjectState t = new ObjectState(new ElasticContext(2, 0, 4, 8, fromRank0,
+                    new InMemoryHostUpdateSource(), new NodeStateStore(tmp.resolve("nodes"), "job")), Map.of("step", 0));
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> Elastic.runReportingTo(t,
+                    DriverReporter.fromEnvironment(env(d, key)), st -> {
+                        throw new IllegalStateException("bad batch");
+                    }));
+            assertEquals(new ElasticMessage.RankLeft(8, 2, 1), noted.get(1));
+        }
+        assertEquals(2, noted.size(), noted::toString);
+        // no driver (a job troika's driver did not launch): nothing is reported and the code is the same
+        ObjectState u = new ObjectState(new ElasticContext(0, 0, 1, 1, bytes -> bytes,
+                new InMemoryHostUpdateSource(), new NodeStateStore(tmp.resolve("nodes"), "job")), Map.of("step", 0));
+        assertEquals(0, Elastic.runReportingTo(u, DriverReporter.none(), st -> { }));
+        assertEquals(2, noted.size(), "nothing more reported");
+    }
+
     @Test
     void eventsArriveInOrderAndLeaveReturnsOnlyOnceTheDriverNotedThem() throws Exception {
         Secret key = Secret.generate();

@@ -318,6 +318,12 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         private int changes;
         /** Whether {@link #endIfLingering} started its watch. */
         private boolean lingerWatched;
+        /**
+         * The launcher's name when the next generation may start before this one's launcher ended ({@link
+         * #endedByReports}), else {@code null}: mpirun's launches are independent of each other; an srun step waits
+         * for the nodes of the step before it ("Requested nodes are busy"), so overlapping would gain nothing.
+         */
+        private volatile String overlapping;
 
         Running(Generation gen) {
             this.gen = gen;
@@ -359,6 +365,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 MpiInstall mpi = planner.mpi(given, e);
                 LaunchBackend backend = planner.backend();
                 boolean relayed = backend.capabilities().contains(LaunchBackend.Capability.RELAY_AGENT);
+                overlapping = relayed ? backend.name() : null;
                 RunSettings s = withRelayForKeys(given, mpi, backend);
                 // planned before any service starts, so bad input launches nothing; the relay may change the inputs
                 BackendPlan checked = planner.plan(s, gen.plan(), mpi, e, null);
@@ -534,11 +541,15 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
 
         /**
          * Every rank reported leaving for a host change: the generation's result is what they reported, now, and the
-         * driver plans the next generation while mpirun still ends (PRRTE spends ~0.75 s in its kill sleeps after ranks
-         * exit 75, Open MPI 4 and MPICH similar). The launch keeps its output sinks and its hosts their services
+         * driver plans the next generation while mpirun still ends (the ranks' JVMs exit, then PRRTE spends ~0.75 s in
+         * its kill sleeps after ranks exit 75). The launch keeps its output sinks and its hosts their services
          * ({@link GenerationRelay#ended}) until mpirun has ended; it gets {@link #SHRUNK_EXIT_GRACE} to do so.
          */
         private void endedByReports() {
+            String launcher = overlapping;
+            if (launcher == null) {
+                return;
+            }
             WorkerNotifier n = notifier;
             GenerationResult r = new GenerationResult(shrink.exits(org.troika.common.ElasticExitCodes.HOSTS_UPDATED),
                     n != null && n.registered());
@@ -549,7 +560,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     Map.of("generation", gen.id()));
             if (base.verbose()) {
                 err.println("troika elastic: generation " + gen.id() + ": every rank left for the host change; the"
-                        + " next generation starts while mpirun ends");
+                        + " next generation starts while " + launcher + " ends");
             }
             endIfLingering();
         }

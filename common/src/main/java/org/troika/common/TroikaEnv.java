@@ -147,13 +147,6 @@ public final class TroikaEnv {
     /** {@code --hang-timeout} as an environment variable (seconds; 0 turns the watchdog off). */
     public static final String HANG_TIMEOUT = "TROIKA_HANG_TIMEOUT";
     /**
-     * The library a task service preloads into the PRRTE daemons ({@code prted}) it starts: it keeps PRRTE 3.0.x
-     * (Open MPI 5.0.x) from corrupting its heap in the connect of a spawn across hosts (lib/troika-prted-guard.c).
-     * {@code bin/troika-rsh} sets it for the task service when {@code lib/libtroika-prted-guard.so} was built, unless
-     * {@link #PRTED_GUARD} is {@code off}.
-     */
-    public static final String PRTED_GUARD_LIB = "TROIKA_PRTED_GUARD_LIB";
-    /**
      * {@code off}: PRRTE's daemons start without the guard (on a host: its task service's {@code prted}; on the
      * launch node: {@code mpirun}'s {@code prterun}).
      */

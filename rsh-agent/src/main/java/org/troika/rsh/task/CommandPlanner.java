@@ -1,9 +1,9 @@
 package org.troika.rsh.task;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-import org.troika.common.TroikaEnv;
 import org.troika.common.exec.LaunchPlan;
 import org.troika.common.exec.PrtedGuard;
 
@@ -23,9 +23,11 @@ public final class CommandPlanner {
      * exit code on. The task service signals the inner session itself when it aborts a command.
      *
      * <p>A command line that starts a PRRTE daemon gets {@link #guarded the guard library} preloaded.
+     *
+     * @param prtedGuard this host's guard library ({@link PrtedGuard#installed}), or {@code null}
      */
-    public static LaunchPlan plan(String commandLine, String hostname, Map<String, String> env) {
-        env = guarded(commandLine, env);
+    public static LaunchPlan plan(String commandLine, String hostname, Map<String, String> env, Path prtedGuard) {
+        env = guarded(commandLine, env, prtedGuard);
         if (hostname == null) {
             return new LaunchPlan(List.of("setsid", "-w", "/bin/sh", "-c", commandLine), env);
         }
@@ -37,18 +39,17 @@ public final class CommandPlanner {
     private static final Pattern PRTED = Pattern.compile("(^|[\\s;&|/])prted(\\s|;|$)");
 
     /**
-     * {@code env} with {@link TroikaEnv#PRTED_GUARD_LIB} first in {@code LD_PRELOAD} when {@code commandLine} starts
-     * {@code prted} and the variable names a library; else {@code env} itself. The library (lib/troika-prted-guard.c)
+     * {@code env} with {@code prtedGuard} first in {@code LD_PRELOAD} when {@code commandLine} starts {@code prted}
+     * and there is a library; else {@code env} itself. The library (lib/troika-prted-guard.c)
      * gives the one-element info arrays PRRTE's own code asks PMIx for an empty second element, which keeps PRRTE
      * 3.0.x from freeing a garbage pointer after the connect of a spawn across hosts, and takes itself out of
      * {@code LD_PRELOAD} in the daemon, so the ranks do not inherit it. Open MPI 4's {@code orted} has no such step
      * and gets nothing.
      */
-    static Map<String, String> guarded(String commandLine, Map<String, String> env) {
-        String lib = env.get(TroikaEnv.PRTED_GUARD_LIB);
-        if (lib == null || lib.isBlank() || !PRTED.matcher(commandLine).find()) {
+    static Map<String, String> guarded(String commandLine, Map<String, String> env, Path prtedGuard) {
+        if (prtedGuard == null || !PRTED.matcher(commandLine).find()) {
             return env;
         }
-        return PrtedGuard.preloaded(env, lib);
+        return PrtedGuard.preloaded(env, prtedGuard.toString());
     }
 }

@@ -76,18 +76,26 @@ public final class TaskService implements AutoCloseable {
      *
      * @param agentKey the launch agent key of this launch ({@code AgentKey}), or {@code null}: then tree-spawned
      *     agents get the job secret's file (a service started by hand or by a test)
+     * @param prtedGuard the library preloaded into the PRRTE daemons this service starts
+     *     ({@link org.troika.common.exec.PrtedGuard#installed}: the installation's, unless turned off), or {@code null}
      */
     public record Config(String host, List<Endpoint> driver, Secret secret, Duration heartbeat, Duration livenessTimeout,
-            Map<String, String> baseEnv, Path stateParent, Secret agentKey) {
+            Map<String, String> baseEnv, Path stateParent, Secret agentKey, Path prtedGuard) {
         public Config {
             driver = List.copyOf(driver);
             baseEnv = Map.copyOf(baseEnv);
         }
 
+        /** Without the PRRTE daemon guard. */
+        public Config(String host, List<Endpoint> driver, Secret secret, Duration heartbeat, Duration livenessTimeout,
+                Map<String, String> baseEnv, Path stateParent, Secret agentKey) {
+            this(host, driver, secret, heartbeat, livenessTimeout, baseEnv, stateParent, agentKey, null);
+        }
+
         /** Without an agent key. */
         public Config(String host, List<Endpoint> driver, Secret secret, Duration heartbeat, Duration livenessTimeout,
                 Map<String, String> baseEnv, Path stateParent) {
-            this(host, driver, secret, heartbeat, livenessTimeout, baseEnv, stateParent, null);
+            this(host, driver, secret, heartbeat, livenessTimeout, baseEnv, stateParent, null, null);
         }
     }
 
@@ -455,7 +463,8 @@ public final class TaskService implements AutoCloseable {
         ProcessSupervisor p;
         try {
             // the supervisor tags the command's processes: found even after they left setsid -w's session
-            p = ProcessSupervisor.start(CommandPlanner.plan(commandLine, privateHostname, childEnv()),
+            p = ProcessSupervisor.start(CommandPlanner.plan(commandLine, privateHostname, childEnv(),
+                    config.prtedGuard()),
                     ProcessSupervisor.Options.ofBytes(output.sink(1), output.sink(2)));
         } catch (IOException x) {
             c.send(new RelayMessage.Failure("cannot start the command on " + config.host() + ": " + x.getMessage()));

@@ -76,7 +76,9 @@ public final class TaskServiceMain {
         Secret secret = secretStdin ? readSecretLine() : Secret.fromEnv(env);
         TaskService.Config config = new TaskService.Config(host, Endpoint.parseList(driver, "--driver"), secret,
                 Duration.ofMillis(heartbeat), Duration.ofMillis(liveness), env, stateParent(env),
-                agentLabel == null ? null : AgentKey.derive(secret, agentLabel));
+                agentLabel == null ? null : AgentKey.derive(secret, agentLabel),
+                // bin/troika-rsh names the installation; a service run from bare jars (Spark's) has none
+                org.troika.common.exec.PrtedGuard.installed(installation(), env));
         try (TaskService service = new TaskService(config).start()) {
             // SIGTERM/SIGINT/SIGHUP: stop the commands and remove the secret file before the JVM exits
             // the hook waits for the stop to finish even when another thread began it (the driver's connection dropped
@@ -131,6 +133,12 @@ public final class TaskServiceMain {
         }
         out.close();
         err.close();
+    }
+
+    /** The troika installation this service runs from ({@code -Dtroika.home}, given by bin/troika-rsh), or {@code null}. */
+    static Path installation() {
+        String home = System.getProperty("troika.home");
+        return home == null || home.isBlank() ? null : Path.of(home);
     }
 
     /** Where the service keeps its private files: {@code $TMPDIR} when set (as for the rest of the job), else /tmp. */

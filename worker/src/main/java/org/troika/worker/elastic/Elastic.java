@@ -53,7 +53,9 @@ public final class Elastic {
      * rank: without a world it never changes).
      */
     static <S extends State> int runReportingTo(S state, DriverReporter reporter, Body<S> body) throws Exception {
-        return run(state, null, reporter, body);
+        // without a world the rank of the context is its launch rank: the world never changes
+        return run(state, null, !reporter.reaches() ? null
+                : code -> ElasticWorld.leave(reporter, state.context().generation(), state.context().rank(), code), body);
     }
 
     /**
@@ -70,15 +72,19 @@ public final class Elastic {
      * @param world the fault-tolerant world, or {@code null} for the relaunch-only behaviour of {@link #run(State, Body)}
      */
     public static <S extends State> int run(S state, ElasticWorld world, Body<S> body) throws Exception {
-        return run(state, world, world == null ? DriverReporter.fromEnvironment(System.getenv()) : null, body);
+        if (world == null) {
+            return runReportingTo(state, DriverReporter.fromEnvironment(System.getenv()), body);
+        }
+        return run(state, world, !world.reports() ? null : code -> world.leave(state.context().generation(), code),
+                body);
     }
 
-    /** {@code alone}: how a rank without a world reports its leave ({@code null} with a world: the world's). */
-    private static <S extends State> int run(S state, ElasticWorld world, DriverReporter alone, Body<S> body)
-            throws Exception {
+    /** {@code leave}: reports this rank's code when it leaves (to the driver), or {@code null}: nothing to report to. */
+    private static <S extends State> int run(S state, ElasticWorld world, java.util.function.IntConsumer leave,
+            Body<S> body) throws Exception {
         HostUpdateSource updates = state.context().updates();
         try {
-            return runReporting(state, world, alone, body);
+            return runReporting(state, world, leave, body);
         } finally {
             // the generation is over for this rank: its host-update listener (rank 0's connection to the driver) goes
             // now, so the rank's JVM is not kept from exiting by a thread blocked in that connection's read. A context
@@ -94,10 +100,9 @@ public final class Elastic {
         }
     }
 
-    private static <S extends State> int runReporting(S state, ElasticWorld world, DriverReporter alone, Body<S> body)
-            throws Exception {
-        // without a world (relaunch only), the rank of the context is its launch rank: the world never changes
-        if (world != null ? !world.reports() : !alone.reaches()) {
+    private static <S extends State> int runReporting(S state, ElasticWorld world, java.util.function.IntConsumer leave,
+            Body<S> body) throws Exception {
+        if (leave == null) {
             return runShrinking(state, world, body);
         }
         int code = 1; // the body threw: this rank fails (an uncaught exception exits the JVM with 1)
@@ -107,11 +112,7 @@ public final class Elastic {
         } finally {
             // the launcher learns it from the report: once every rank is dead or has left, a lingering mpirun is ended;
             // once every rank left for a host change, the next generation starts
-            if (world != null) {
-                world.leave(state.context().generation(), code);
-            } else {
-                ElasticWorld.leave(alone, state.context().generation(), state.context().rank(), code);
-            }
+            leave.accept(code);
         }
     }
 

@@ -122,7 +122,7 @@ public final class MpirunCommandBuilder {
             env.put(TroikaEnv.FAULT_TOLERANCE, "shrink");
             if (prrte) {
                 // growth in place (issue 25): the ranks spawn this command onto added hosts (worker's RankSpawner)
-                env.put(TroikaEnv.ELASTIC_SPAWN_COMMAND, SpawnCommand.encode(RankLaunch.rankCommand(ctx)));
+                env.put(TroikaEnv.ELASTIC_SPAWN_COMMAND, SpawnCommand.encode(RankLaunch.spawnCommand(ctx, env)));
             }
             if (DETECTOR_PARAMS.stream().noneMatch(p -> setsMca(s.launcher().mpiArgs(), ctx.env(), p))) {
                 argv.addAll(DETECTOR_ARGS);

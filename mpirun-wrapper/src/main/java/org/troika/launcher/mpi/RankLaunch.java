@@ -88,6 +88,35 @@ public final class RankLaunch {
         return cmd;
     }
 
+    /** Where the spawn command finds {@code env} (POSIX's utility; this path on every Linux distribution). */
+    static final String ENV_COMMAND = "/usr/bin/env";
+
+    /**
+     * The command a running world spawns onto added hosts (issue 25's growth in place): {@link #rankCommand}, behind
+     * {@code /usr/bin/env NAME=value...} for the switches troika sets for its rank wrapper and the ranks themselves
+     * ({@link TroikaEnv#JAVA_CDS} where the wrapper is, {@code NCCL_IB_DISABLE}), as {@code env} has them. A spawned
+     * rank's daemon was started by its host's task service, so mpirun's {@code -x} exports do not reach it, and what
+     * it gets of its parent's environment is one info value of 255 bytes (the worker's {@code RankSpawner}), which
+     * these switches did not fit after the job's own variables: spawned ranks ran without class-data sharing (measured
+     * in bench/elastic-inplace.sh's growths). argv has no such bound, and neither switch is a secret.
+     */
+    public static List<String> spawnCommand(LaunchContext ctx, Map<String, String> env) {
+        List<String> cmd = new ArrayList<>();
+        String cds = env.get(TroikaEnv.JAVA_CDS);
+        if (cds != null && ctx.troikaHome() != null) {
+            cmd.add(TroikaEnv.JAVA_CDS + "=" + cds);
+        }
+        String ib = env.get("NCCL_IB_DISABLE");
+        if (ib != null) {
+            cmd.add("NCCL_IB_DISABLE=" + ib);
+        }
+        if (!cmd.isEmpty()) {
+            cmd.add(0, ENV_COMMAND);
+        }
+        cmd.addAll(rankCommand(ctx));
+        return cmd;
+    }
+
     /** NCCL takes interface names (prefixes), not subnets: subnets are left out with a warning. */
     public static String ncclInterfaces(List<String> nics, List<String> warnings) {
         List<String> names = new ArrayList<>();

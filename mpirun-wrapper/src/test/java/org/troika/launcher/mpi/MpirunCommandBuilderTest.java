@@ -685,6 +685,37 @@ class MpirunCommandBuilderTest {
     }
 
     /**
+     * A spawned rank (a growth in place) gets the rank wrapper's switches in its command, not in the 255-byte info
+     * value its parent's environment travels in, where class-data sharing's did not fit: measured, spawned ranks ran
+     * without it. No switch, no {@code env} in front; without the wrapper (no installation) no CDS switch.
+     */
+    @Test
+    void theSpawnCommandCarriesTheRankWrappersSwitches() {
+        Map<String, String> env = new TreeMap<>(ENV);
+        env.put(org.troika.common.TroikaEnv.ELASTIC, "1");
+        env.put(org.troika.common.TroikaEnv.JAVA_CDS, "1");
+        MpiInstall mpi = FlavorDetector.forFlavorName("openmpi5");
+        RunSettings s = settings().with(FAULT_TOLERANCE, org.troika.launcher.spi.FaultTolerance.SHRINK);
+        java.util.function.BiFunction<Map<String, String>, Path, List<String>> spawn = (e, home) ->
+                org.troika.common.SpawnCommand.decode(USER.build(ctx(s, mpi, e, null, home)).launch().env()
+                        .get(org.troika.common.TroikaEnv.ELASTIC_SPAWN_COMMAND)).stream()
+                        .map(b -> new String(b, java.nio.charset.StandardCharsets.UTF_8)).toList();
+        List<String> cmd = spawn.apply(env, Path.of("/opt/troika"));
+        assertEquals(List.of("/usr/bin/env", "TROIKA_JAVA_CDS=1", "/opt/troika/bin/troika-rankenv"), cmd.subList(0, 3),
+                cmd::toString);
+        assertEquals(s.command(), cmd.subList(3, cmd.size()));
+        Map<String, String> off = new TreeMap<>(env);
+        off.remove(org.troika.common.TroikaEnv.JAVA_CDS);
+        assertEquals("/opt/troika/bin/troika-rankenv", spawn.apply(off, Path.of("/opt/troika")).get(0));
+        assertEquals(s.command(), spawn.apply(env, null), "no wrapper, no switch for it");
+        RunSettings tcp = s.with(RunOptionTable.TCP, true);
+        List<String> withTcp = org.troika.common.SpawnCommand.decode(USER.build(ctx(tcp, mpi, env, null,
+                Path.of("/opt/troika"))).launch().env().get(org.troika.common.TroikaEnv.ELASTIC_SPAWN_COMMAND)).stream()
+                .map(b -> new String(b, java.nio.charset.StandardCharsets.UTF_8)).toList();
+        assertEquals(List.of("/usr/bin/env", "TROIKA_JAVA_CDS=1", "NCCL_IB_DISABLE=1"), withTcp.subList(0, 3));
+    }
+
+    /**
      * ULFM's own failure detector is on wherever ULFM is (Open MPI 5.0.7 missed SIGKILLed ranks without it), with
      * heartbeats too rare to declare a busy rank dead, unless the user set any of its parameters, in {@code --mpi-args}
      * or the environment.

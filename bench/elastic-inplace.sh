@@ -8,6 +8,8 @@
 #   relaunch  the same with --fault-tolerance relaunch (an MPI that cannot change in place; target <= 7 F)
 #   add       a host with N/K slots is added                                     -> first commit at the larger size
 #             (target <= 4 F where growth works; a relaunch where it does not)
+#   standby   the same host listed as host:0 from the start (a standby host: its task service already registered when
+#             the change gives it slots; not in the default CASES)
 #   kill      launch rank N-1 gets SIGKILL                                        -> first commit at a smaller size
 #             (ULFM shrink; target <= 300 ms)
 # BENCH_DISCOVERY_INTERVAL=S passes --discovery-interval S (default: troika's adaptive interval, 250 ms - 1 s).

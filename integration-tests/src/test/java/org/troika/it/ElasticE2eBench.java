@@ -26,6 +26,9 @@ import org.troika.testkit.NetnsCluster;
  *       in place does);</li>
  *   <li>{@code add}: N ranks on K hosts, the discovery file adds a host with N/K slots; to the first commit at the
  *       larger size (in place where growth is offered, else a relaunch);</li>
+ *   <li>{@code standby}: the same, but the discovery file lists that host with 0 slots from the start (a standby
+ *       host: its task service is started and registered before the change, which gives it N/K slots; the job runs
+ *       2 s longer before the change, so that the service is up);</li>
  *   <li>{@code kill}: launch rank N-1 gets SIGKILL; to the first commit at a smaller size (ULFM shrink on Open MPI
  *       5).</li>
  * </ul>
@@ -105,7 +108,11 @@ public final class ElasticE2eBench {
         for (int i = 0; i < k; i++) {
             start.add(h.get(i) + ":" + s);
         }
-        Path hosts = e.hostsFile(start.toArray(String[]::new));
+        List<String> listed = new ArrayList<>(start);
+        if (kase.equals("standby")) {
+            listed.add(h.get(k) + ":0");
+        }
+        Path hosts = e.hostsFile(listed.toArray(String[]::new));
         List<String> flags = new ArrayList<>(List.of("--min-np", "1", "--max-np", Integer.toString(n + s)));
         if ("1".equals(System.getenv("BENCH_VERBOSE"))) {
             flags.add("--verbose");
@@ -124,6 +131,9 @@ public final class ElasticE2eBench {
         try (RunSupport run = e.start(mpi, c, hosts, 1_000_000, STEP_MS, List.of("--commit-every", "1"),
                 flags.toArray(String[]::new))) {
             run.awaitOut(o -> countSize(o, n) >= 5, "5 commits at size " + n);
+            if (kase.equals("standby")) {
+                Thread.sleep(2_000); // the standby host's service starts with the first generation's; let it register
+            }
             ProcessHandle victim = kase.equals("kill") ? ElasticRunTest.findRank(run, n - 1, 1) : null;
             int from = run.lines(0).size();
             long t0 = System.nanoTime();
@@ -133,7 +143,7 @@ public final class ElasticE2eBench {
                     ElasticRunTest.write(hosts, start.subList(0, k - 1).toArray(String[]::new));
                     target = size -> size < n;
                 }
-                case "add" -> {
+                case "add", "standby" -> {
                     List<String> more = new ArrayList<>(start);
                     more.add(h.get(k) + ":" + s);
                     ElasticRunTest.write(hosts, more.toArray(String[]::new));
@@ -144,7 +154,7 @@ public final class ElasticE2eBench {
                     target = size -> size < n;
                 }
                 default -> throw new IllegalArgumentException("unknown case " + kase
-                        + " (leave, relaunch, add or kill)");
+                        + " (leave, relaunch, add, standby or kill)");
             }
             Map<String, Predicate<RunSupport.Line>> wanted = new LinkedHashMap<>();
             wanted.put("discovery saw it", l -> l.err() && l.text().startsWith("troika elastic: hosts "));

@@ -222,6 +222,70 @@ class ElasticShrinkRunTest {
         });
     }
 
+    /**
+     * A standby host (discovery's {@code host:0}): its task service is started and registered while it has no slots,
+     * so when discovery gives it a slot the change goes out without waiting for a service, and it joins by spawn as an
+     * added host does. The spawned rank gets the rank wrapper's switches through its command (class-data sharing:
+     * TROIKA_JAVA_CDS=1 in its environment), not through the 255-byte info value its parent's variables travel in.
+     */
+    @Test
+    void aStandbyHostIsReadyBeforeItGetsASlotAndThenJoinsBySpawn() throws Exception {
+        int steps = 120;
+        Requires.root();
+        Launcher.OPEN_MPI_5.require();
+        try (NetnsCluster c = NetnsCluster.create("ulsb", 211, 3)) {
+            List<String> h = ElasticRunTest.addresses(c);
+            ElasticRunTest e = elastic();
+            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":0");
+            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, "--min-np", "2", "--verbose")) {
+                String ready = "troika: starting the task service of " + h.get(2);
+                run.awaitErr(x -> x.contains(ready), "the standby host's service");
+                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+                Set<Long> before = rankPids(run);
+                assertEquals(2, before.size(), run.err());
+                assertTrue(run.err().contains("troika elastic: standby hosts (task services kept ready, no ranks): "
+                        + h.get(2)), run.err());
+                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+                run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
+                Set<Long> after = rankPids(run);
+                assertEquals(3, after.size(), run.err());
+                long spawned = after.stream().filter(p -> !before.contains(p)).findFirst().orElseThrow();
+                assertTrue(environ(spawned).contains("\0TROIKA_JAVA_CDS=1\0"),
+                        "the spawned rank runs with the wrapper's class-data sharing switch");
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+                String err = r.err();
+                int change = err.indexOf("generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1");
+                assertTrue(change > 0, r.toString());
+                assertEquals(1, count(err, ready), "one start of its service, before the change: " + err);
+                assertTrue(err.indexOf(ready) < change, err);
+                assertTrue(after.containsAll(before), "the first ranks are the same processes: " + before + " -> "
+                        + after + "\n--- troika's stderr\n" + err);
+                assertTrue(err.contains("done after 1 generation(s) and 1 reset(s)"), r.toString());
+                assertEqualModels(r, steps, 3);
+            }
+        }
+    }
+
+    private static int count(String text, String part) {
+        int n = 0;
+        for (int i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    /** Process {@code pid}'s environment as NUL-separated text with a NUL in front (empty once it is gone). */
+    private static String environ(long pid) {
+        try {
+            return "\0" + new String(Files.readAllBytes(Path.of("/proc/" + pid + "/environ")), StandardCharsets.UTF_8);
+        } catch (IOException gone) {
+            return "";
+        }
+    }
+
     /** The libraries mapped into process {@code pid} (empty once it is gone). */
     private static String maps(long pid) {
         try {

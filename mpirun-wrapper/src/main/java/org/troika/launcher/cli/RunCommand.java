@@ -192,7 +192,7 @@ final class RunCommand implements Subcommand {
                     + "starts, from the hosts of that moment); drop --dry-run or the elastic flags");
         }
         LaunchBackend backend = elasticBackend(s, ServiceIndex.load(LaunchBackend.class, ServiceIndex.distLib()));
-        List<HostSlots> firstHosts = new ArrayList<>();
+        List<String> firstHosts = new ArrayList<>(); // with the standby ones: each gets a task service
         HostDiscovery discovery = firstDiscoveryChecked(HostDiscovery.forSettings(s,
                 probes != null ? probes : ScriptHostDiscovery.systemRunner(io.env())), firstHosts);
         if (s.output().dir() != null) {
@@ -232,21 +232,31 @@ final class RunCommand implements Subcommand {
      * something malformed at the start is bad input (exit 2, one line, nothing launched). The driver's first call
      * gets this result; later calls go to {@code discovery}, where a failure is reported and the job goes on.
      */
-    private static HostDiscovery firstDiscoveryChecked(HostDiscovery discovery, List<HostSlots> firstOut) {
-        List<HostSlots> first;
+    private static HostDiscovery firstDiscoveryChecked(HostDiscovery discovery, List<String> firstOut) {
+        HostDiscovery.Found first;
         try {
-            first = discovery.discover();
+            first = discovery.discoverAll();
         } catch (HostDiscoveryException e) {
             throw new UsageException(e.getMessage());
         }
-        firstOut.addAll(first);
-        boolean[] used = {false};
-        return () -> {
-            if (!used[0]) {
-                used[0] = true;
-                return first;
+        first.hosts().forEach(h -> firstOut.add(h.name()));
+        firstOut.addAll(first.standby());
+        return new HostDiscovery() {
+            private boolean used;
+
+            @Override
+            public List<HostSlots> discover() throws HostDiscoveryException {
+                return discoverAll().hosts();
             }
-            return discovery.discover();
+
+            @Override
+            public Found discoverAll() throws HostDiscoveryException {
+                if (!used) {
+                    used = true;
+                    return first;
+                }
+                return discovery.discoverAll();
+            }
         };
     }
 

@@ -51,6 +51,8 @@ public final class ElasticDriver {
 
     private int generations;
     private int resets;
+    /** The standby hosts of the last discovery (listed with 0 slots): services kept ready, no ranks. */
+    private List<String> standby = List.of();
     /**
      * The last {@value #RECENT_RUNS} discovery runs (wall time, and CPU where the clock knows it). The adaptive interval
      * follows the run that gives the shortest pause: that is the script's own cost, while a slower run mostly waited
@@ -108,7 +110,7 @@ public final class ElasticDriver {
 
     private void loop() throws InterruptedException, Stop {
         try {
-            changed(hosts.update(discover()));
+            changed(discover());
         } catch (HostDiscoveryException e) {
             throw new Stop(EXIT_DRIVER_FAILURE, e.getMessage());
         }
@@ -117,7 +119,7 @@ public final class ElasticDriver {
         while (true) {
             Generation gen = new Generation(generations + 1, reason, waitForPlan(holders));
             generations++;
-            launcher.hostsChanged(usableNames()); // blacklisting since the last discovery changed them too
+            launcher.hostsChanged(servedNames()); // blacklisting since the last discovery changed them too
             listener.generationStarted(gen);
             GenerationResult result = watch(gen, launcher.launch(gen));
             listener.generationEnded(gen, result);
@@ -247,7 +249,7 @@ public final class ElasticDriver {
     /** One discovery after the first: failures are reported and leave the hosts as they were. */
     private HostUpdate poll() {
         try {
-            return changed(hosts.update(discover()));
+            return changed(discover());
         } catch (HostDiscoveryException e) {
             listener.discoveryFailed(e.getMessage());
             return HostUpdate.NONE;
@@ -259,11 +261,11 @@ public final class ElasticDriver {
      * around it (the script's processes end within the call; another child ending meanwhile, such as an mpirun, makes
      * one run look expensive, which the shortest pause of the last runs leaves out).
      */
-    private List<HostSlots> discover() throws HostDiscoveryException {
+    private HostDiscovery.Found discover() throws HostDiscoveryException {
         long start = clock.millis();
         long cpuBefore = clock.childCpuMillis();
         try {
-            return discovery.discover();
+            return discovery.discoverAll();
         } finally {
             long cpuAfter = clock.childCpuMillis();
             if (recentDiscoveries.size() == RECENT_RUNS) {
@@ -281,16 +283,39 @@ public final class ElasticDriver {
                 .orElse(interval.after(Duration.ZERO));
     }
 
-    private HostUpdate changed(HostUpdate update) {
+    /**
+     * Takes one discovery's answer: updates the usable hosts and the standby ones, tells the listener, and gives the
+     * launcher the hosts to keep services for when either changed.
+     */
+    private HostUpdate changed(HostDiscovery.Found found) {
+        HostUpdate update = hosts.update(found.hosts());
+        List<String> nowStandby = found.standby();
+        boolean standbyChanged = !nowStandby.equals(standby);
+        standby = nowStandby;
         if (update != HostUpdate.NONE) {
             listener.hostsChanged(update, hosts.current());
-            launcher.hostsChanged(usableNames());
+        }
+        if (standbyChanged) {
+            listener.standbyChanged(standby);
+        }
+        if (update != HostUpdate.NONE || standbyChanged) {
+            launcher.hostsChanged(servedNames());
         }
         return update;
     }
 
-    private List<String> usableNames() {
-        return hosts.current().stream().map(HostSlots::name).toList();
+    /**
+     * The hosts whose task services the launcher keeps ready: the usable ones, then the standby ones (discovery's
+     * {@code host:0}) that are not blacklisted.
+     */
+    private List<String> servedNames() {
+        List<String> names = new ArrayList<>(hosts.current().stream().map(HostSlots::name).toList());
+        for (String h : standby) {
+            if (!hosts.isBlacklisted(h)) {
+                names.add(h);
+            }
+        }
+        return names;
     }
 
     private static String hostList(List<HostSlots> hs) {

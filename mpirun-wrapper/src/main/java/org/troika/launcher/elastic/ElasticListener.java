@@ -20,6 +20,12 @@ public interface ElasticListener {
     /** Discovery changed the usable hosts. */
     default void hostsChanged(HostUpdate update, List<HostSlots> hosts) {}
 
+    /**
+     * Discovery changed the standby hosts (listed with 0 slots: task services kept ready, no ranks); {@code standby}
+     * is the new list, possibly empty.
+     */
+    default void standbyChanged(List<String> standby) {}
+
     /** A failed host was blacklisted. */
     default void hostBlacklisted(HostManager.Blacklisting blacklisting, Duration cooldown) {}
 
@@ -64,6 +70,13 @@ public interface ElasticListener {
             public void hostsChanged(HostUpdate update, List<HostSlots> hosts) {
                 out.println("troika elastic: hosts " + update.name().toLowerCase() + ", now "
                         + hosts.stream().map(HostSlots::toString).collect(Collectors.joining(",")));
+            }
+
+            @Override
+            public void standbyChanged(List<String> standby) {
+                out.println(standby.isEmpty() ? "troika elastic: no standby hosts now"
+                        : "troika elastic: standby hosts (task services kept ready, no ranks): "
+                                + String.join(",", standby));
             }
 
             @Override

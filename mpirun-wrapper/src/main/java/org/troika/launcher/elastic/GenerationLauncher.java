@@ -14,11 +14,12 @@ public interface GenerationLauncher {
     RunningGeneration launch(Generation generation);
 
     /**
-     * The usable hosts (discovered, not blacklisted) changed, or a generation is about to be planned over them: a
-     * launcher may ready them now (start their services while the current generation runs) and release hosts that
-     * left. Called on the driver's thread; the default does nothing.
+     * The hosts to keep ready changed (the usable ones: discovered with slots, not blacklisted; then the standby ones:
+     * discovered with 0 slots, not blacklisted), or a generation is about to be planned: a launcher may ready them now
+     * (start their services while the current generation runs) and release hosts that left. Called on the driver's
+     * thread; the default does nothing.
      */
-    default void hostsChanged(List<String> usable) {
+    default void hostsChanged(List<String> served) {
     }
 
     /** A started generation, driven by the driver's single loop thread. */

@@ -24,6 +24,32 @@ public interface HostDiscovery {
     List<HostSlots> discover() throws HostDiscoveryException;
 
     /**
+     * One discovery's answer: the hosts with slots (as {@link #discover}), and the <em>standby</em> hosts, those the
+     * source lists with 0 slots (a discovery script's {@code host:0}): known to the job, no ranks, their task services
+     * kept ready (started and registered) so that a host that later gets slots joins without waiting for its service,
+     * and a host whose slots go to 0 keeps it.
+     *
+     * @param hosts the hosts with slots, each once, in the source's order
+     * @param standby the standby hosts, each once, in the source's order, none of them in {@code hosts}
+     */
+    record Found(List<HostSlots> hosts, List<String> standby) {
+        public Found {
+            hosts = List.copyOf(hosts);
+            standby = List.copyOf(standby);
+        }
+    }
+
+    /**
+     * The hosts available now and the standby ones ({@link Found}). Sources without standby hosts (a fixed {@code -H}
+     * list) answer {@link #discover} and none.
+     *
+     * @throws HostDiscoveryException when the source failed; the message is meant for the user
+     */
+    default Found discoverAll() throws HostDiscoveryException {
+        return new Found(discover(), List.of());
+    }
+
+    /**
      * The discovery of an elastic {@code settings}: its script if one is given, else its fixed host list
      * ({@code -H} / hostfile: fault tolerance without scaling).
      *

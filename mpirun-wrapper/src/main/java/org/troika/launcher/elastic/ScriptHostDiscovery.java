@@ -25,7 +25,8 @@ import org.troika.launcher.spi.UserText;
  * timeout) and parses its output.
  *
  * <p>Output contract: one {@code host} or {@code host:slots} per line. Lines are trimmed, blank lines skipped,
- * repeated identical lines collapse; a line without slots takes {@code --slots-per-host}. Empty output means
+ * repeated identical lines collapse; a line without slots takes {@code --slots-per-host}. {@code host:0} names a
+ * standby host ({@link HostDiscovery.Found}: no ranks, its task service kept ready). Empty output means
  * "no hosts yet" and is valid. Errors: a non-zero exit, a timeout, more than {@value #MAX_OUTPUT_CHARS} characters
  * of output, more than {@value #MAX_LINES} lines or a line longer than {@value #MAX_LINE_CHARS} characters, more
  * than one {@code :}, a missing slot count without {@code --slots-per-host}, a host name or slot count that
@@ -92,6 +93,11 @@ public final class ScriptHostDiscovery implements HostDiscovery {
 
     @Override
     public List<HostSlots> discover() throws HostDiscoveryException {
+        return discoverAll().hosts();
+    }
+
+    @Override
+    public Found discoverAll() throws HostDiscoveryException {
         ProbeResult r = runner.run(command(), timeout);
         String what = "host discovery script " + script;
         if (r.exitCode() == ProbeResult.TIMED_OUT) {
@@ -106,39 +112,60 @@ public final class ScriptHostDiscovery implements HostDiscovery {
         if (!r.ok()) {
             throw new HostDiscoveryException(what + " exited with code " + r.exitCode() + ": " + abbreviate(r.output()));
         }
-        return parse(r.output(), defaultSlots);
+        return read(r.output(), defaultSlots);
     }
 
     /**
-     * Parses discovery output (see the class comment for the contract).
+     * Parses discovery output (see the class comment for the contract): the hosts with slots.
      *
      * @param defaultSlots slots for lines without a count, or {@code null} to make such lines an error
      */
     public static List<HostSlots> parse(String output, Integer defaultSlots) throws HostDiscoveryException {
+        return read(output, defaultSlots).hosts();
+    }
+
+    /**
+     * Parses discovery output (see the class comment for the contract): the hosts with slots and the standby ones.
+     *
+     * @param defaultSlots slots for lines without a count, or {@code null} to make such lines an error
+     */
+    public static Found read(String output, Integer defaultSlots) throws HostDiscoveryException {
         String overflow = overflow(output);
         if (overflow != null) {
             throw new HostDiscoveryException("host discovery " + overflow + "; print one host[:slots] per line");
         }
-        Map<String, HostSlots> hosts = new LinkedHashMap<>();
+        Map<String, Integer> slots = new LinkedHashMap<>();
         long total = 0;
         for (String raw : output.split("\\R")) {
             String line = raw.strip();
             if (line.isEmpty()) {
                 continue;
             }
-            HostSlots h = parseLine(line, defaultSlots);
-            HostSlots before = hosts.putIfAbsent(h.name(), h);
-            if (before != null && before.slots() != h.slots()) {
+            Line h = parseLine(line, defaultSlots);
+            Integer before = slots.putIfAbsent(h.name(), h.slots());
+            if (before != null && before != h.slots()) {
                 throw new HostDiscoveryException("host discovery printed host '" + h.name() + "' with "
-                        + before.slots() + " and with " + h.slots() + " slots; print each host once");
+                        + before + " and with " + h.slots() + " slots; print each host once");
             }
             if (before == null && (total += h.slots()) > HostCheck.MAX_RANKS) {
                 throw new HostDiscoveryException("host discovery printed more than " + HostCheck.MAX_RANKS
                         + " slots in all, troika's limit of ranks; print fewer hosts or slots");
             }
         }
-        return new ArrayList<>(hosts.values());
+        List<HostSlots> hosts = new ArrayList<>();
+        List<String> standby = new ArrayList<>();
+        slots.forEach((name, n) -> {
+            if (n == 0) {
+                standby.add(name);
+            } else {
+                hosts.add(new HostSlots(name, n));
+            }
+        });
+        return new Found(hosts, standby);
     }
+
+    /** One line's host and slot count (0: a standby host). */
+    private record Line(String name, int slots) {}
 
     /** Which output bound {@code text} breaks, as a phrase ("printed a line of 2000 characters..."), or null. */
     private static String overflow(CharSequence text) {
@@ -163,7 +190,7 @@ public final class ScriptHostDiscovery implements HostDiscovery {
         return null;
     }
 
-    private static HostSlots parseLine(String line, Integer defaultSlots) throws HostDiscoveryException {
+    private static Line parseLine(String line, Integer defaultSlots) throws HostDiscoveryException {
         String shown = "host discovery line " + UserText.quote(line);
         String[] parts = line.split(":", -1);
         if (parts.length > 2) {
@@ -178,10 +205,12 @@ public final class ScriptHostDiscovery implements HostDiscovery {
                             + " --slots-per-host N");
                 }
                 slots = defaultSlots;
+            } else if (parts[1].strip().matches("0+")) {
+                slots = 0; // a standby host
             } else {
                 slots = HostCheck.slots(shown, parts[1].strip());
             }
-            return new HostSlots(name, slots);
+            return new Line(name, slots);
         } catch (UsageException e) {
             throw new HostDiscoveryException(e.getMessage());
         }

@@ -136,9 +136,10 @@ public final class RunOptionTable {
             .parsedBy(ValueParsers::seconds).into("timeouts.start");
     // elastic
     public static final RunOption<Path> HOST_DISCOVERY_SCRIPT = named("--host-discovery-script").arg("FILE")
-            .help("elastic: executable printing one 'host[:slots]' per line")
+            .help("elastic: executable printing one 'host[:slots]' per line ('host:0': a standby host)")
             .doc("elastic jobs: generations of mpirun over the hosts an executable prints, one `host[:slots]` per"
-                    + " line; blacklist with cooldown, committed state; see [docs/elastic.md](docs/elastic.md)")
+                    + " line (`host:0`: a standby host, its task service kept ready, no ranks); blacklist with"
+                    + " cooldown, committed state; see [docs/elastic.md](docs/elastic.md)")
             .choice("hosts.list").parsedBy(ValueParsers::executable).into("elastic.discoveryScript");
     public static final RunOption<Integer> MIN_NP = named("--min-np").arg("N")
             .help("elastic: minimum number of processes")

@@ -68,6 +68,11 @@ public final class TimelineElasticListener implements ElasticListener {
     }
 
     @Override
+    public void standbyChanged(List<String> standby) {
+        next.standbyChanged(standby);
+    }
+
+    @Override
     public void hostBlacklisted(HostManager.Blacklisting blacklisting, Duration cooldown) {
         next.hostBlacklisted(blacklisting, cooldown);
         timeline.instant(Timeline.Kind.BLACKLIST, "blacklisted", blacklisting.host(), Map.of("cooldownSeconds",

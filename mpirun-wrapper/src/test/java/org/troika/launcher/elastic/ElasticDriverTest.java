@@ -44,6 +44,11 @@ class ElasticDriverTest {
         }
 
         @Override
+        public void standbyChanged(List<String> standby) {
+            lines.add("standby " + standby);
+        }
+
+        @Override
         public void hostBlacklisted(HostManager.Blacklisting b, Duration cooldown) {
             lines.add("blacklisted " + b.host());
         }

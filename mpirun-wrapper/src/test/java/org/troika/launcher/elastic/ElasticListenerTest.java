@@ -26,6 +26,8 @@ class ElasticListenerTest {
         l.waitingForSlots(1, 4, 1, Duration.ofSeconds(12), Duration.ofSeconds(600));
         l.discoveryFailed("host discovery script /d exited with code 1: x");
         l.hostsChanged(HostUpdate.MIXED, hosts);
+        l.standbyChanged(List.of("s", "t"));
+        l.standbyChanged(List.of());
         l.hostBlacklisted(new HostManager.Blacklisting("b", 1, 99), Duration.ofSeconds(25));
         l.hostBlacklisted(new HostManager.Blacklisting("c", 1, Long.MAX_VALUE), Duration.ofMillis(Long.MAX_VALUE));
         l.generationStarted(new Generation(2, Generation.Reason.HOSTS_UPDATED, HostPlan.assign("g", hosts, 3)));
@@ -33,6 +35,8 @@ class ElasticListenerTest {
                 "troika elastic: waiting for 4 slots (min-np), 1 available on 1 host(s); 12 of 600 s",
                 "troika elastic: host discovery script /d exited with code 1: x (keeping the last known hosts, retrying)",
                 "troika elastic: hosts mixed, now a:2,b:1",
+                "troika elastic: standby hosts (task services kept ready, no ranks): s,t",
+                "troika elastic: no standby hosts now",
                 "troika elastic: blacklisted host b for 25 s",
                 "troika elastic: blacklisted host c for the rest of the job",
                 "troika elastic: generation 2 (hosts_updated): 3 ranks on a:2,b:1"),

@@ -158,6 +158,14 @@ final class FakeLauncher implements GenerationLauncher {
         return this;
     }
 
+    /** Every host list the driver asked to keep ready ({@link #hostsChanged}), in order. */
+    final List<List<String>> served = new ArrayList<>();
+
+    @Override
+    public void hostsChanged(List<String> hosts) {
+        served.add(List.copyOf(hosts));
+    }
+
     @Override
     public RunningGeneration launch(Generation generation) {
         Run run = new Run(generation, byGeneration.getOrDefault(generation.id(), fallback));

@@ -15,7 +15,7 @@ class HostManagerTest {
     private final FakeClock clock = new FakeClock();
 
     private static List<HostSlots> hosts(String spec) {
-        return ScriptedDiscovery.parse(spec);
+        return ScriptedDiscovery.parse(spec).hosts();
     }
 
     private static String names(HostManager m) {

@@ -35,14 +35,42 @@ class ScriptHostDiscoveryTest {
     }
 
     @Test
+    void zeroSlotsNameAStandbyHost() throws HostDiscoveryException {
+        HostDiscovery.Found f = ScriptHostDiscovery.read("a:2\nc:0\nb\n d : 00 \nc:0\n", 1);
+        assertAll(
+                () -> assertEquals(List.of(new HostSlots("a", 2), new HostSlots("b", 1)), f.hosts()),
+                () -> assertEquals(List.of("c", "d"), f.standby()),
+                // parse() is the hosts with slots alone; standby hosts count no slots toward troika's limit
+                () -> assertEquals(List.of(new HostSlots("a", 1048576)), parse("a:1048576\nb:0", null)),
+                () -> assertEquals(List.of(), ScriptHostDiscovery.read("a:0", null).hosts()),
+                () -> assertEquals(List.of("a"), ScriptHostDiscovery.read("a:0", null).standby()),
+                // a standby host is still one host: printed with slots too, it is the usual error
+                () -> assertEquals("host discovery printed host 'a' with 0 and with 2 slots; print each host once",
+                        error("a:0\na:2", null)),
+                () -> assertEquals("host discovery printed host 'a' with 2 and with 0 slots; print each host once",
+                        error("a:2\na:0", null)),
+                () -> assertEquals("host discovery line 'a b:0': host name 'a b' contains a space; "
+                        + HostCheck.NAME_RULE, error("a b:0", null)),
+                () -> assertEquals("host discovery line 'a:-0': slot count '-0' is not a whole number; give 1 to"
+                        + " 1048576", error("a:-0", null)));
+    }
+
+    @Test
+    void theScriptsStandbyHostsComeWithItsHosts() throws HostDiscoveryException {
+        FixedRunner runner = new FixedRunner(0, "a:2\nspare:0\n");
+        HostDiscovery.Found f = discovery(runner).discoverAll();
+        assertEquals(List.of(new HostSlots("a", 2)), f.hosts());
+        assertEquals(List.of("spare"), f.standby());
+        assertEquals(List.of(new HostSlots("a", 2)), discovery(runner).discover());
+    }
+
+    @Test
     void reportsMalformedLinesWithTheFix() {
         assertAll(
                 () -> assertEquals("host discovery line 'a:1:2' has more than one ':'; print host or host:slots",
                         error("a:1:2", 1)),
                 () -> assertEquals("host discovery line 'a' has no slot count; print host:slots or pass"
                         + " --slots-per-host N", error("b:1\na", null)),
-                () -> assertEquals("host discovery line 'a:0': a host has 0 slots; give each host at least 1 slot",
-                        error("a:0", null)),
                 () -> assertEquals("host discovery line 'a:x': slot count 'x' is not a whole number; give 1 to 1048576",
                         error("a:x", null)),
                 () -> assertEquals("host discovery line 'a:': slot count '' is not a whole number; give 1 to 1048576",

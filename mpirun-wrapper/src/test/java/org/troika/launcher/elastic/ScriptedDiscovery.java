@@ -12,6 +12,7 @@ import org.troika.launcher.spi.HostSlots;
  * Discovery whose answer is a step function of the fake clock: {@code from(5_000, "a:2,b:2")} makes every call
  * from 5 s after the start on return those hosts; {@code failFrom(...)} makes calls fail. {@code takes(...)} makes
  * every call advance the clock as a script of that duration would; {@link #callMillis} records when each call began.
+ * A host with 0 slots ({@code "a:2,s:0"}) is a standby host ({@link HostDiscovery.Found}).
  */
 final class ScriptedDiscovery implements HostDiscovery {
     private final FakeClock clock;
@@ -55,6 +56,11 @@ final class ScriptedDiscovery implements HostDiscovery {
 
     @Override
     public List<HostSlots> discover() throws HostDiscoveryException {
+        return discoverAll().hosts();
+    }
+
+    @Override
+    public Found discoverAll() throws HostDiscoveryException {
         calls++;
         callMillis.add(clock.millis());
         Map.Entry<Long, Object> step = steps.floorEntry(clock.millis() - start);
@@ -66,19 +72,23 @@ final class ScriptedDiscovery implements HostDiscovery {
         if (step.getValue() instanceof HostDiscoveryException e) {
             throw new HostDiscoveryException(e.getMessage());
         }
-        @SuppressWarnings("unchecked")
-        List<HostSlots> hosts = (List<HostSlots>) step.getValue();
-        return hosts;
+        return (Found) step.getValue();
     }
 
-    static List<HostSlots> parse(String hosts) {
+    static Found parse(String hosts) {
         List<HostSlots> out = new ArrayList<>();
+        List<String> standby = new ArrayList<>();
         for (String e : hosts.split(",")) {
             if (!e.isBlank()) {
                 String[] p = e.trim().split(":");
-                out.add(new HostSlots(p[0], Integer.parseInt(p[1])));
+                int slots = Integer.parseInt(p[1]);
+                if (slots == 0) {
+                    standby.add(p[0]);
+                } else {
+                    out.add(new HostSlots(p[0], slots));
+                }
             }
         }
-        return out;
+        return new Found(out, standby);
     }
 }

@@ -16,6 +16,9 @@
 # Every job line says in place or relaunch, and when troika's own lines came (discovery saw it, change sent, next
 # generation, rank died/left), from the event. CASES default leave,relaunch,add,kill; SIZES default 2,4,8; RUNS 3;
 # MPI OPEN_MPI_5 (the trixie root) or OPEN_MPI (the host's 4.1.4, share-nothing hosts).
+# Before the measured jobs, two short jobs on all 5 hosts give every host the ranks' class-data archive (troika-rankenv
+# records it at a rank's normal exit, which measured jobs never have: their ranks are torn down, a relaunch's old ones
+# killed by PRRTE mid-write); BENCH_CDS_PRIME=0 skips that (then ranks run with and without an archive, mixed).
 # BENCH_VERBOSE=1 runs troika with --verbose and prints, per job, the processes started after the event (when), the
 # machine's CPU use and the CPU per kind of process up to the commit (its own poll slows the job: compare runs with it
 # to runs with it). BENCH_RANK_JAVA runs the ranks with another java (e.g.

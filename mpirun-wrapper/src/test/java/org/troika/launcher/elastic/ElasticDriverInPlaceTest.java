@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.troika.launcher.elastic.FakeLauncher.failAfter;
 import static org.troika.launcher.elastic.FakeLauncher.succeedAfter;
 
 import java.time.Duration;
@@ -46,8 +47,7 @@ class ElasticDriverInPlaceTest {
     @Test
     void anAddedHostGetsRanksSpawnedIntoTheRunningGeneration() throws Exception {
         ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:2").from(5_000, "a:2,b:2");
-        launcher.inPlace(BOTH).on(1, succeedAfter(9_000));
-        ElasticResult r = run(d, 2);
+        ElasticResult r = runInPlaceFor9s(d, 2);
         WorldChange c = first().changes.get(0);
         assertAll(
                 () -> assertTrue(r.ok(), r.message()),
@@ -64,8 +64,7 @@ class ElasticDriverInPlaceTest {
     @Test
     void aRemovedHostsRanksLeaveAndTheOthersGoOn() throws Exception {
         ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:2,b:2").from(5_000, "a:2");
-        launcher.inPlace(BOTH).on(1, succeedAfter(9_000));
-        ElasticResult r = run(d, 2);
+        ElasticResult r = runInPlaceFor9s(d, 2);
         WorldChange c = first().changes.get(0);
         assertAll(
                 () -> assertTrue(r.ok(), r.message()),
@@ -245,5 +244,77 @@ class ElasticDriverInPlaceTest {
                 () -> assertEquals(InPlace.NONE, InPlace.of(new MpiInstall(MpiFlavor.MPICH, 4, "4.0.2"), true, true)),
                 () -> assertEquals(InPlace.NONE, InPlace.of(new MpiInstall(MpiFlavor.INTEL_MPI, 2021, "2021"),
                         true, true)));
+    }
+
+    // ---- standby hosts (discovery's host:0): services kept ready from the discovery that lists them, no ranks;
+    // slots given later make them join like any added host; a host whose slots go to 0 leaves and stays ready
+
+    /** The first generation can change in place and succeeds after 9 s. */
+    private ElasticResult runInPlaceFor9s(ScriptedDiscovery d, int minNp) throws InterruptedException {
+        launcher.inPlace(BOTH).on(1, succeedAfter(9_000));
+        return run(d, minNp);
+    }
+
+    @Test
+    void aStandbyHostIsKeptReadyWithoutRanksAndJoinsInPlaceWhenItGetsSlots() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:2,s:0").from(5_000, "a:2,s:1");
+        ElasticResult r = runInPlaceFor9s(d, 2);
+        FakeLauncher.Run first = first();
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(1, r.generations(), "no relaunch"),
+                () -> assertEquals("a:2", first.generation.plan().hostList(), "a standby host runs no rank"),
+                () -> assertEquals(List.of("a", "s"), launcher.served.get(0),
+                        "its service is asked for at the first discovery, before any generation"),
+                () -> assertEquals(List.of(new WorldChange.Join("s", 1)), first.changes.get(0).join()),
+                () -> assertEquals(List.of(), first.announcements),
+                () -> assertTrue(launcher.served.stream().allMatch(l -> l.contains("s"))),
+                () -> assertEquals(List.of("standby [s]", "standby []"),
+                        events.lines.stream().filter(l -> l.startsWith("standby")).toList()));
+    }
+
+    @Test
+    void aHostWhoseSlotsGoToZeroLeavesTheWorldAndStaysReady() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1").from(5_000, "a:1,b:0");
+        ElasticResult r = runInPlaceFor9s(d, 1);
+        FakeLauncher.Run first = first();
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(1, r.generations()),
+                () -> assertEquals(List.of(1), first.changes.get(0).leave(), "b's rank leaves"),
+                () -> assertEquals("[a:1]", first.changes.get(0).target().hosts().toString()),
+                () -> assertEquals(List.of("a", "b"), launcher.served.get(launcher.served.size() - 1),
+                        "b's service is kept"),
+                () -> assertEquals(0, events.count("blacklisted")));
+    }
+
+    @Test
+    void aChangeOfTheStandbyHostsAloneChangesNoWorld() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1").from(3_000, "a:1,b:1,s:0,t:0")
+                .from(6_000, "a:1,b:1,t:0");
+        ElasticResult r = runInPlaceFor9s(d, 1);
+        FakeLauncher.Run first = first();
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(1, r.generations()),
+                () -> assertEquals(0, r.resets()),
+                () -> assertEquals(List.of(), first.changes),
+                () -> assertEquals(List.of(), first.announcements),
+                () -> assertTrue(launcher.served.contains(List.of("a", "b", "s", "t")), launcher.served.toString()),
+                () -> assertEquals(List.of("a", "b", "t"), launcher.served.get(launcher.served.size() - 1)),
+                () -> assertEquals(List.of("standby [s, t]", "standby [t]"),
+                        events.lines.stream().filter(l -> l.startsWith("standby")).toList()));
+    }
+
+    @Test
+    void aBlacklistedHostListedAsStandbyIsNotKeptReady() throws Exception {
+        // b fails in generation 1 and is blacklisted for good; discovery then lists it with 0 slots
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1").from(3_000, "a:1,b:0");
+        launcher.on(1, failAfter(4_000, 1, 1, true)).on(2, succeedAfter(2_000));
+        ElasticResult r = run(d, 1);
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(1, events.count("blacklisted b")),
+                () -> assertEquals(List.of("a"), launcher.served.get(launcher.served.size() - 1)));
     }
 }

@@ -119,8 +119,11 @@ class JobServiceTest {
                 tasks[i] = WireChannel.connectAny(List.of(service.endpoint()), Protocol.SPARK, SECRET, 10_000);
                 tasks[i].send(new SparkMessage.Task(i, i % 2 == 0 ? "spark-a" : "spark-b", "e" + i));
             }
-            assertInstanceOf(SparkMessage.Failure.class, ask(SECRET, new SparkMessage.Task(1, "spark-evil", "x")));
+            // all four registered first: the sends above return before the service has read them, and a duplicate
+            // read before the real task 1 would register in its place (first one wins) and wait for an Assign
+            // (a 10 s read timeout in a CI rehearsal, 2026-12-01, under load)
             assertTrue(service.awaitTasks(Duration.ofSeconds(30), () -> false));
+            assertInstanceOf(SparkMessage.Failure.class, ask(SECRET, new SparkMessage.Task(1, "spark-evil", "x")));
             HostLayout layout = HostLayout.of(Map.of(0, "spark-a", 1, "spark-b", 2, "spark-a", 3, "spark-b"));
             Endpoint driver = new Endpoint("127.0.0.1", 4000);
             service.assign(layout, driver);

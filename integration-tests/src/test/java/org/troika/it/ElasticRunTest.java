@@ -310,6 +310,12 @@ class ElasticRunTest {
      */
     RunSupport start(Launcher mpi, NetnsCluster c, Path hosts, int steps, int stepMs, List<String> training,
             String... elastic) throws IOException {
+        return start(mpi, c, hosts, steps, stepMs, training, Map.of(), elastic);
+    }
+
+    /** {@link #start(Launcher, NetnsCluster, Path, int, int, List, String...)} with {@code env} added to troika's. */
+    RunSupport start(Launcher mpi, NetnsCluster c, Path hosts, int steps, int stepMs, List<String> training,
+            Map<String, String> env, String... elastic) throws IOException {
         Path discover = tmp.resolve("discover.sh");
         Files.writeString(discover, "#!/bin/sh\ncat " + hosts + "\n");
         Files.setPosixFilePermissions(discover, PosixFilePermissions.fromString("rwx------"));
@@ -332,8 +338,9 @@ class ElasticRunTest {
                 "--steps", Integer.toString(steps), "--commit-every", Integer.toString(EVERY), "--step-ms",
                 Integer.toString(stepMs)));
         args.addAll(training);
-        return RunSupport.start(mpi, tmp, Map.of("OMPI_MCA_hwloc_base_binding_policy", "none"),
-                args.toArray(String[]::new));
+        Map<String, String> troikaEnv = new java.util.HashMap<>(env);
+        troikaEnv.put("OMPI_MCA_hwloc_base_binding_policy", "none");
+        return RunSupport.start(mpi, tmp, troikaEnv, args.toArray(String[]::new));
     }
 
     Path hostsFile(String... lines) throws IOException {

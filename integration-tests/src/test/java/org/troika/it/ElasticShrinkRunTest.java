@@ -226,7 +226,8 @@ class ElasticShrinkRunTest {
      * A standby host (discovery's {@code host:0}): its task service is started and registered while it has no slots,
      * so when discovery gives it a slot the change goes out without waiting for a service, and it joins by spawn as an
      * added host does. The spawned rank gets the rank wrapper's switches through its command (class-data sharing:
-     * TROIKA_JAVA_CDS=1 in its environment), not through the 255-byte info value its parent's variables travel in.
+     * TROIKA_JAVA_CDS=1 in its environment) and mpirun's exports from its host's service (TROIKA_SPAWN_ENV_FILE, read
+     * by troika-rankenv: a user variable of 300 bytes, which the 255-byte info value of the spawn cannot carry).
      */
     @Test
     void aStandbyHostIsReadyBeforeItGetsASlotAndThenJoinsBySpawn() throws Exception {
@@ -237,7 +238,10 @@ class ElasticShrinkRunTest {
             List<String> h = ElasticRunTest.addresses(c);
             ElasticRunTest e = elastic();
             Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":0");
-            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, "--min-np", "2", "--verbose")) {
+            String appValue = "v".repeat(300);
+            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60, List.of(),
+                    java.util.Map.of("APP_SETTING", appValue), "--min-np", "2",
+                    "--verbose")) {
                 String ready = "troika: starting the task service of " + h.get(2);
                 run.awaitErr(x -> x.contains(ready), "the standby host's service");
                 run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
@@ -250,8 +254,20 @@ class ElasticShrinkRunTest {
                 Set<Long> after = rankPids(run);
                 assertEquals(3, after.size(), run.err());
                 long spawned = after.stream().filter(p -> !before.contains(p)).findFirst().orElseThrow();
-                assertTrue(environ(spawned).contains("\0TROIKA_JAVA_CDS=1\0"),
+                String spawnedEnv = environ(spawned);
+                assertTrue(spawnedEnv.contains("\0TROIKA_JAVA_CDS=1\0"),
                         "the spawned rank runs with the wrapper's class-data sharing switch");
+                assertTrue(spawnedEnv.contains("\0APP_SETTING=" + appValue + "\0"),
+                        "the spawned rank has mpirun's exports, a long one too");
+                // (these namespace hosts' services inherit troika's environment, so the line above would hold
+                // without the file too; the file the host's service got over the relay is what a real host has)
+                Matcher file = Pattern.compile("\0TROIKA_SPAWN_ENV_FILE=([^\0]+)\0").matcher(spawnedEnv);
+                assertTrue(file.find(), "the spawned rank names its host's file of mpirun's exports");
+                String exports = Files.readString(Path.of("/proc/" + spawned + "/root" + file.group(1)));
+                assertTrue(exports.contains("\nAPP_SETTING=" + appValue + "\n") || exports.startsWith("APP_SETTING="
+                        + appValue + "\n"), "the host's service holds mpirun's exports: " + exports.length() + " bytes");
+                assertTrue(exports.lines().noneMatch(l -> l.startsWith("TROIKA_")),
+                        "troika's own variables come with the spawn");
                 RunSupport.Result r = run.waitFor();
                 run.assertNoSurvivors();
                 assertEquals(0, r.exitCode(), r.toString());

@@ -33,6 +33,7 @@ import org.troika.launcher.elastic.WorldChange;
 import org.troika.wire.ElasticMessage;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.MpiInstall;
+import org.troika.launcher.mpi.RankLaunch;
 import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.spi.LaunchBackend;
 import org.troika.launcher.timeline.Timeline;
@@ -398,6 +399,17 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         : withWorkerKeyInEnvironment(planned, workerKey);
                 if (s.verbose()) {
                     err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
+                }
+                byte[] spawnEnv = relayed ? RankLaunch.spawnEnvironmentFile(plan.launch().env()) : null;
+                if (spawnEnv != null) {
+                    // ranks spawned into this world later get mpirun's exports from their host's service
+                    // (troika-rankenv), not only what fits into the spawn's 255-byte info value
+                    try {
+                        relay.provideFile(TroikaEnv.SPAWN_ENV_FILE, spawnEnv);
+                    } catch (IOException x) {
+                        err.println("troika elastic: generation " + gen.id() + ": ranks spawned into it will lack"
+                                + " variables that do not fit into the spawn (" + x.getMessage() + ")");
+                    }
                 }
                 inPlace = World.InPlace.of(mpi, "shrink".equals(plan.launch().env().get(TroikaEnv.FAULT_TOLERANCE)),
                         relayed && launch.agent() != null);

@@ -155,6 +155,29 @@ public final class GenerationRelay implements AutoCloseable {
     }
 
     /**
+     * Hands {@code content} as the file {@code envName} to the services of every host of the job, now and as they are
+     * readied ({@link RelaySession#provideFile}); the same content again sends nothing. Nothing before a session.
+     *
+     * @throws IOException naming a host that could not store it in time
+     */
+    public void provideFile(String envName, byte[] content) throws IOException, InterruptedException {
+        RelaySession r;
+        synchronized (this) {
+            r = session;
+            if (r == null || java.util.Arrays.equals(provided.get(envName), content)) {
+                return;
+            }
+        }
+        r.provideFile(envName, content);
+        synchronized (this) {
+            provided.put(envName, content.clone());
+        }
+    }
+
+    /** What {@link #provideFile} handed out last, by variable name. */
+    private final Map<String, byte[]> provided = new java.util.HashMap<>();
+
+    /**
      * Readies {@code added} hosts for the running generation's growth in place ({@link RelaySession#readyForAdded}):
      * false when there is no relayed launch to grow.
      *

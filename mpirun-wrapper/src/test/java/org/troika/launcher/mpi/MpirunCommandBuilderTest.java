@@ -716,6 +716,43 @@ class MpirunCommandBuilderTest {
     }
 
     /**
+     * What a host's service hands ranks spawned into the world (TROIKA_SPAWN_ENV_FILE): mpirun's exports with the
+     * launch's values, one NAME=value line each, without troika's own variables (a spawn brings its own) and without
+     * values a line cannot hold; nothing for a launch that cannot spawn.
+     */
+    @Test
+    void theSpawnEnvironmentFileHoldsMpirunsExportsButTroikas() {
+        Map<String, String> env = new TreeMap<>(ENV);
+        env.put(org.troika.common.TroikaEnv.ELASTIC, "1");
+        env.put("APP_SETTING", "x".repeat(300));
+        env.put("APP_TWO_LINES", "a\nb");
+        MpiInstall mpi = FlavorDetector.forFlavorName("openmpi5");
+        RunSettings s = settings().with(FAULT_TOLERANCE, org.troika.launcher.spi.FaultTolerance.SHRINK);
+        BackendPlan plan = USER.build(ctx(s, mpi, env, null, Path.of("/opt/troika")));
+        Map<String, String> launchEnv = plan.launch().env();
+        List<String> exports = exported(plan.launch().argv());
+        String file = new String(RankLaunch.spawnEnvironmentFile(launchEnv), java.nio.charset.StandardCharsets.UTF_8);
+        List<String> lines = List.of(file.split("\n"));
+        assertTrue(lines.contains("APP_SETTING=" + "x".repeat(300)), file);
+        assertTrue(lines.stream().noneMatch(l -> l.startsWith("TROIKA_")), file);
+        assertTrue(lines.stream().noneMatch(l -> l.startsWith("APP_TWO_LINES")), file);
+        assertTrue(file.endsWith("\n"), file);
+        for (String l : lines) {
+            String name = l.substring(0, l.indexOf('='));
+            assertTrue(exports.contains(name), name + " is not one of mpirun's exports");
+        }
+        // bounded under one relay frame: a variable that would pass the bound is left out, later ones still come
+        Map<String, String> big = Map.of(org.troika.common.TroikaEnv.ELASTIC_SPAWN_COMMAND, "x",
+                org.troika.common.TroikaEnv.ELASTIC_SPAWN_ENV, "BIG1,BIG2,SMALL", "BIG1", "a".repeat(400_000),
+                "BIG2", "b".repeat(400_000), "SMALL", "s");
+        String bounded = new String(RankLaunch.spawnEnvironmentFile(big), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals("BIG1=" + "a".repeat(400_000) + "\nSMALL=s\n", bounded);
+        RunSettings relaunch = settings().with(FAULT_TOLERANCE, org.troika.launcher.spi.FaultTolerance.RELAUNCH);
+        assertEquals(null, RankLaunch.spawnEnvironmentFile(USER.build(ctx(relaunch, mpi, env, null,
+                Path.of("/opt/troika"))).launch().env()), "a launch that cannot spawn needs none");
+    }
+
+    /**
      * ULFM's own failure detector is on wherever ULFM is (Open MPI 5.0.7 missed SIGKILLed ranks without it), with
      * heartbeats too rare to declare a busy rank dead, unless the user set any of its parameters, in {@code --mpi-args}
      * or the environment.

@@ -45,8 +45,14 @@ class RankEnvScriptTest {
     /** {@link #run(Map, String...)} started through {@code prefix} (e.g. {@code taskset -c 0}). */
     static Result run(List<String> prefix, Map<String, String> env, String... command)
             throws IOException, InterruptedException {
+        return run(prefix, "sh", env, command);
+    }
+
+    /** {@link #run(List, Map, String...)} with another {@code shell} as the script's interpreter (e.g. bash). */
+    static Result run(List<String> prefix, String shell, Map<String, String> env, String... command)
+            throws IOException, InterruptedException {
         List<String> argv = new ArrayList<>(prefix);
-        argv.addAll(List.of("sh", SCRIPT.toString()));
+        argv.addAll(List.of(shell, SCRIPT.toString()));
         argv.addAll(List.of(command));
         ProcessBuilder pb = new ProcessBuilder(argv);
         pb.environment().clear();
@@ -104,6 +110,42 @@ class RankEnvScriptTest {
                             () -> assertEquals(slot.host(), v.get("TROIKA_HOSTNAME")));
                 }
             }
+        }
+    }
+
+    /**
+     * A rank spawned into a running world exports the job's variables its host's service holds
+     * (TROIKA_SPAWN_ENV_FILE) over what its daemon gave it; names the shell owns, troika's own and malformed lines are
+     * skipped (bash ends a script that exports a read-only name); a rank of the launch itself ignores the file.
+     */
+    @Test
+    void aSpawnedRankExportsTheJobsVariablesFromItsHostsFile() throws Exception {
+        Path file = Files.createTempFile("spawn-env", ".txt");
+        try {
+            Files.write(file, org.troika.common.exec.NativeText.encode("USER_A=from the launcher\nPATH=/opt/app/bin:"
+                    + "/usr/bin:/bin\nTROIKA_ELASTIC_EPOCH=9\nUID=7\nIFS=x\nnot a line\nBAD-NAME=1\nEMPTY=\nEQ=a=b"));
+            Map<String, String> env = new HashMap<>(Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "1",
+                    "TROIKA_SPAWN_ENV_FILE", file.toString(), "USER_A", "the host's", "TROIKA_ELASTIC_EPOCH", "2"));
+            Map<String, String> plain = run(env, "env").vars();
+            env.put("TROIKA_ELASTIC_JOIN_ID", "3");
+            Result r = run(env, "env");
+            Map<String, String> spawned = r.vars();
+            assertAll(
+                    () -> assertEquals(0, r.exit(), r.err()),
+                    () -> assertEquals("from the launcher", spawned.get("USER_A")),
+                    () -> assertEquals("/opt/app/bin:/usr/bin:/bin", spawned.get("PATH")),
+                    () -> assertEquals("", spawned.get("EMPTY")),
+                    () -> assertEquals("a=b", spawned.get("EQ")),
+                    () -> assertEquals("2", spawned.get("TROIKA_ELASTIC_EPOCH"), "troika's own come with the spawn"),
+                    () -> assertFalse(spawned.containsKey("UID")),
+                    () -> assertFalse(spawned.containsKey("BAD-NAME")),
+                    () -> assertEquals("the host's", plain.get("USER_A"), "a launch's rank ignores the file"),
+                    () -> assertFalse(plain.containsKey("EMPTY")));
+            Result bash = run(List.of(), "bash", env, "env"); // where /bin/sh is bash (RHEL, Fedora)
+            assertEquals(0, bash.exit(), "bash ends a script that exports a read-only name: " + bash.err());
+            assertEquals("from the launcher", bash.vars().get("USER_A"));
+        } finally {
+            Files.deleteIfExists(file);
         }
     }
 

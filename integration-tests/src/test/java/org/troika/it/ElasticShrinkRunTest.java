@@ -268,6 +268,10 @@ class ElasticShrinkRunTest {
                         + appValue + "\n"), "the host's service holds mpirun's exports: " + exports.length() + " bytes");
                 assertTrue(exports.lines().noneMatch(l -> l.startsWith("TROIKA_")),
                         "troika's own variables come with the spawn");
+                for (long first : before) {
+                    assertFalse(environ(first).contains("\0TROIKA_SPAWN_ENV_FILE="),
+                            "only the hosts a growth adds are sent the file");
+                }
                 RunSupport.Result r = run.waitFor();
                 run.assertNoSurvivors();
                 assertEquals(0, r.exitCode(), r.toString());

@@ -400,17 +400,9 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 if (s.verbose()) {
                     err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
                 }
-                byte[] spawnEnv = relayed ? RankLaunch.spawnEnvironmentFile(plan.launch().env()) : null;
-                if (spawnEnv != null) {
-                    // ranks spawned into this world later get mpirun's exports from their host's service
-                    // (troika-rankenv), not only what fits into the spawn's 255-byte info value
-                    try {
-                        relay.provideFile(TroikaEnv.SPAWN_ENV_FILE, spawnEnv);
-                    } catch (IOException x) {
-                        err.println("troika elastic: generation " + gen.id() + ": ranks spawned into it will lack"
-                                + " variables that do not fit into the spawn (" + x.getMessage() + ")");
-                    }
-                }
+                // ranks spawned into this world later get mpirun's exports from their host's service (troika-rankenv),
+                // not only what fits into the spawn's 255-byte info value: the hosts added get them before a spawn
+                relay.spawnEnvironment(relayed ? RankLaunch.spawnEnvironmentFile(plan.launch().env()) : null);
                 inPlace = World.InPlace.of(mpi, "shrink".equals(plan.launch().env().get(TroikaEnv.FAULT_TOLERANCE)),
                         relayed && launch.agent() != null);
                 // The launch agents and the driver watch the same heartbeats. When an agent gives up on a

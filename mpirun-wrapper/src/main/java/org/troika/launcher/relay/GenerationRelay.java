@@ -155,27 +155,14 @@ public final class GenerationRelay implements AutoCloseable {
     }
 
     /**
-     * Hands {@code content} as the file {@code envName} to the services of every host of the job, now and as they are
-     * readied ({@link RelaySession#provideFile}); the same content again sends nothing. Nothing before a session.
-     *
-     * @throws IOException naming a host that could not store it in time
+     * The exported variables of the running launch's ranks ({@code RankLaunch.spawnEnvironmentFile}), which hosts added
+     * to it get before a rank is spawned there ({@link #readyForAdded}); {@code null} for none.
      */
-    public void provideFile(String envName, byte[] content) throws IOException, InterruptedException {
-        RelaySession r;
-        synchronized (this) {
-            r = session;
-            if (r == null || java.util.Arrays.equals(provided.get(envName), content)) {
-                return;
-            }
-        }
-        r.provideFile(envName, content);
-        synchronized (this) {
-            provided.put(envName, content.clone());
-        }
+    public synchronized void spawnEnvironment(byte[] content) {
+        spawnEnvironment = content == null ? null : content.clone();
     }
 
-    /** What {@link #provideFile} handed out last, by variable name. */
-    private final Map<String, byte[]> provided = new java.util.HashMap<>();
+    private byte[] spawnEnvironment;
 
     /**
      * Readies {@code added} hosts for the running generation's growth in place ({@link RelaySession#readyForAdded}):
@@ -186,8 +173,10 @@ public final class GenerationRelay implements AutoCloseable {
     public boolean readyForAdded(List<String> added) throws HostsNotReadyException, IOException,
             InterruptedException {
         RelaySession r;
+        byte[] env;
         synchronized (this) {
             r = session;
+            env = spawnEnvironment;
         }
         if (r == null) {
             return false;
@@ -199,7 +188,7 @@ public final class GenerationRelay implements AutoCloseable {
                 launched.lastEntry().getValue().addAll(added);
             }
         }
-        return r.readyForAdded(added);
+        return r.readyForAdded(added, env);
     }
 
     /**

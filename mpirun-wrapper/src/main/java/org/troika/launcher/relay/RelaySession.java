@@ -264,19 +264,25 @@ public final class RelaySession implements AutoCloseable {
 
     /**
      * Readies {@code added} hosts for a growth of the running launch (issue 25): waits for their services (started
-     * when discovery added them) and opens a fresh agent key for them alone in the running launch's key file, so the
-     * daemons mpirun starts there for a rank's spawn get through the relay.
+     * when discovery added them), hands them {@code spawnEnvironment} ({@link TroikaEnv#SPAWN_ENV_FILE}: the ranks
+     * spawned there get mpirun's exports from it; only these hosts need it, so no other host is sent it), and opens a
+     * fresh agent key for them alone in the running launch's key file, so the daemons mpirun starts there for a rank's
+     * spawn get through the relay.
      *
+     * @param spawnEnvironment the content of {@link TroikaEnv#SPAWN_ENV_FILE}, or {@code null} for none
      * @return false when the relay does not start this launch's daemons (no agent, no key file): it cannot grow
      * @throws HostsNotReadyException naming the added hosts whose service did not register in time
      */
-    public boolean readyForAdded(List<String> added) throws HostsNotReadyException, IOException,
-            InterruptedException {
+    public boolean readyForAdded(List<String> added, byte[] spawnEnvironment) throws HostsNotReadyException,
+            IOException, InterruptedException {
         if (pool == null || !relay || added.isEmpty()) {
             return false;
         }
         finishProgress(); // the launch's start is over: its daemon count is not the added hosts'
         pool.ready(added);
+        if (spawnEnvironment != null) {
+            pool.sendFile(added, TroikaEnv.SPAWN_ENV_FILE, spawnEnvironment);
+        }
         return keys.openForAdded(pool.driver(), added);
     }
 

@@ -750,6 +750,21 @@ public final class TaskServicePool implements AutoCloseable {
     }
 
     /**
+     * Hands {@code content} to the services of those of {@code hosts} that are registered, now only (no later host gets
+     * it): the service writes it 0600 in its private directory and gives the commands it runs {@code envName} = that
+     * file. For what only some hosts need, such as the exported variables of ranks spawned onto added hosts.
+     *
+     * @throws IOException naming a host that could not store it within the start timeout
+     */
+    public void sendFile(Collection<String> hosts, String envName, byte[] content) throws IOException,
+            InterruptedException {
+        DriverService d = driver;
+        if (d != null && !hosts.isEmpty()) {
+            d.sendPrivateFile(hosts, envName, content, config.startTimeout());
+        }
+    }
+
+    /**
      * Tells every provisioned host (now, and each later one as it is provisioned) that it holds elastic job
      * {@code jobId}'s node state store, which its service removes if it stops without the driver's Shutdown.
      */

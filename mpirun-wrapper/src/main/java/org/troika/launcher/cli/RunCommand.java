@@ -32,7 +32,6 @@ import org.troika.launcher.mpi.MpirunBackend;
 import org.troika.launcher.mpi.VersionProbeCache;
 import org.troika.launcher.spi.BackendPlan;
 import org.troika.launcher.spi.FileSource;
-import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.JobEnvironment;
 import org.troika.launcher.spi.LaunchBackend;
 import org.troika.launcher.spi.HostPlan;
@@ -241,22 +240,13 @@ final class RunCommand implements Subcommand {
         }
         first.hosts().forEach(h -> firstOut.add(h.name()));
         firstOut.addAll(first.standby());
-        return new HostDiscovery() {
-            private boolean used;
-
-            @Override
-            public List<HostSlots> discover() throws HostDiscoveryException {
-                return discoverAll().hosts();
+        boolean[] used = {false};
+        return () -> {
+            if (!used[0]) {
+                used[0] = true;
+                return first;
             }
-
-            @Override
-            public Found discoverAll() throws HostDiscoveryException {
-                if (!used) {
-                    used = true;
-                    return first;
-                }
-                return discovery.discoverAll();
-            }
+            return discovery.discoverAll();
         };
     }
 

@@ -32,7 +32,7 @@ public final class FixedHostDiscovery implements HostDiscovery {
     }
 
     @Override
-    public List<HostSlots> discover() {
-        return hosts;
+    public Found discoverAll() {
+        return new Found(hosts, List.of());
     }
 }

@@ -15,13 +15,6 @@ public interface HostDiscovery {
     /** Bound on one call of a discovery script. */
     Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(10);
 
-    /**
-     * The hosts available now, each once, in the order the source lists them. An empty list is valid ("no hosts
-     * yet").
-     *
-     * @throws HostDiscoveryException when the source failed; the message is meant for the user
-     */
-    List<HostSlots> discover() throws HostDiscoveryException;
 
     /**
      * One discovery's answer: the hosts with slots (as {@link #discover}), and the <em>standby</em> hosts, those the
@@ -40,13 +33,20 @@ public interface HostDiscovery {
     }
 
     /**
-     * The hosts available now and the standby ones ({@link Found}). Sources without standby hosts (a fixed {@code -H}
-     * list) answer {@link #discover} and none.
+     * The hosts available now, each once, in the order the source lists them, and the standby ones ({@link Found}).
+     * An empty answer is valid ("no hosts yet").
      *
      * @throws HostDiscoveryException when the source failed; the message is meant for the user
      */
-    default Found discoverAll() throws HostDiscoveryException {
-        return new Found(discover(), List.of());
+    Found discoverAll() throws HostDiscoveryException;
+
+    /**
+     * The hosts available now ({@link #discoverAll}'s hosts with slots).
+     *
+     * @throws HostDiscoveryException when the source failed; the message is meant for the user
+     */
+    default List<HostSlots> discover() throws HostDiscoveryException {
+        return discoverAll().hosts();
     }
 
     /**

@@ -92,11 +92,6 @@ public final class ScriptHostDiscovery implements HostDiscovery {
     }
 
     @Override
-    public List<HostSlots> discover() throws HostDiscoveryException {
-        return discoverAll().hosts();
-    }
-
-    @Override
     public Found discoverAll() throws HostDiscoveryException {
         ProbeResult r = runner.run(command(), timeout);
         String what = "host discovery script " + script;

@@ -55,11 +55,6 @@ final class ScriptedDiscovery implements HostDiscovery {
     }
 
     @Override
-    public List<HostSlots> discover() throws HostDiscoveryException {
-        return discoverAll().hosts();
-    }
-
-    @Override
     public Found discoverAll() throws HostDiscoveryException {
         calls++;
         callMillis.add(clock.millis());

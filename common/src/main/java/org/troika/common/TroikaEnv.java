@@ -115,8 +115,9 @@ public final class TroikaEnv {
     /**
      * Elastic, relayed growth in place: a file (0600, the host's task service's private directory) of the variables
      * mpirun exported to the ranks other than troika's, one {@code NAME=value} per line, with the launcher's values.
-     * troika hands it to every host's service; {@code bin/troika-rankenv} exports them in a rank spawned into a running
-     * world ({@link #ELASTIC_JOIN_ID} set), whose daemon mpirun's {@code -x} exports never reach.
+     * troika hands it to the service of each host a growth adds; {@code bin/troika-rankenv} exports them in a rank
+     * spawned into a running world ({@link #ELASTIC_JOIN_ID} set), whose daemon mpirun's {@code -x} exports never
+     * reach.
      */
     public static final String SPAWN_ENV_FILE = "TROIKA_SPAWN_ENV_FILE";
     /** Elastic, set for ranks spawned into a running world only: the generation id of the first of them. */

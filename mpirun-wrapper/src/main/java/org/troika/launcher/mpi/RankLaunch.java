@@ -121,33 +121,32 @@ public final class RankLaunch {
      * The content of {@link TroikaEnv#SPAWN_ENV_FILE} for a launch whose environment is {@code launchEnv} (mpirun's,
      * as planned): one {@code NAME=value} line per variable {@link TroikaEnv#ELASTIC_SPAWN_ENV} names, in that order,
      * with {@code launchEnv}'s value, in the platform's bytes. Left out: troika's own variables (a spawned rank gets
-     * those of its change and generation with the spawn), names that are not shell identifiers and values holding a
-     * newline or NUL (one line each), and lines past {@link #SPAWN_ENV_LIMIT} bytes (one relay frame holds 1 MiB).
-     * {@code null} when the launch spawns nothing or nothing is left.
+     * those of its change and generation with the spawn), names {@code -x} cannot carry ({@link EnvExport#isMpiOwned})
+     * and values holding a newline or NUL (one line each), and lines that would take the file past
+     * {@link #SPAWN_ENV_LIMIT} bytes (one relay frame holds 1 MiB). {@code null} when the launch spawns nothing or
+     * nothing is left.
      */
     public static byte[] spawnEnvironmentFile(Map<String, String> launchEnv) {
         String names = launchEnv.get(TroikaEnv.ELASTIC_SPAWN_ENV);
         if (names == null || !launchEnv.containsKey(TroikaEnv.ELASTIC_SPAWN_COMMAND)) {
             return null;
         }
-        StringBuilder lines = new StringBuilder();
+        java.io.ByteArrayOutputStream file = new java.io.ByteArrayOutputStream();
         for (String name : names.split(",")) {
             String v = launchEnv.get(name);
-            if (v == null || name.startsWith("TROIKA_") || !name.matches("[A-Za-z_][A-Za-z0-9_]*")
-                    || v.indexOf('\n') >= 0 || v.indexOf('\0') >= 0) {
+            if (v == null || name.startsWith("TROIKA_") || EnvExport.isMpiOwned(name) || v.indexOf('\n') >= 0
+                    || v.indexOf('\0') >= 0) {
                 continue;
             }
-            String line = name + "=" + v + "\n";
-            if (lines.length() + line.length() > SPAWN_ENV_LIMIT) {
-                continue; // characters bound the bytes from below; the encoded file is checked once more below
+            byte[] line = org.troika.common.exec.NativeText.encode(name + "=" + v + "\n");
+            if (file.size() + line.length <= SPAWN_ENV_LIMIT) {
+                file.writeBytes(line);
             }
-            lines.append(line);
         }
-        byte[] file = org.troika.common.exec.NativeText.encode(lines.toString());
-        return file.length == 0 || file.length > SPAWN_ENV_LIMIT * 3 / 2 ? null : file; // under a frame, with room
+        return file.size() == 0 ? null : file.toByteArray();
     }
 
-    /** Most characters of {@link TroikaEnv#SPAWN_ENV_FILE} (a relay frame's body holds 1 MiB). */
+    /** Most bytes of {@link TroikaEnv#SPAWN_ENV_FILE} (a relay frame's body holds 1 MiB). */
     static final int SPAWN_ENV_LIMIT = 512 * 1024;
 
     /** NCCL takes interface names (prefixes), not subnets: subnets are left out with a warning. */

@@ -249,11 +249,17 @@ class ElasticShrinkRunTest {
                 assertEquals(2, before.size(), run.err());
                 assertTrue(run.err().contains("troika elastic: standby hosts (task services kept ready, no ranks): "
                         + h.get(2)), run.err());
+                assertTrue(run.err().contains(" -H " + h.get(0) + ":1," + h.get(1) + ":1," + h.get(2) + ":0 "),
+                        "the launch lists the standby host without slots: " + run.err());
+                Set<Long> daemonsBefore = prteds(c, c.hosts().get(2));
+                assertFalse(daemonsBefore.isEmpty(), "PRRTE's daemon runs on the standby host before the change");
                 e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
                 run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
                 Set<Long> after = rankPids(run);
                 assertEquals(3, after.size(), run.err());
                 long spawned = after.stream().filter(p -> !before.contains(p)).findFirst().orElseThrow();
+                assertTrue(daemonsBefore.contains(parent(spawned)), "the rank was spawned by the daemon the launch"
+                        + " started there (" + daemonsBefore + "), not a new one: parent " + parent(spawned));
                 String spawnedEnv = environ(spawned);
                 assertTrue(spawnedEnv.contains("\0TROIKA_JAVA_CDS=1\0"),
                         "the spawned rank runs with the wrapper's class-data sharing switch");
@@ -287,6 +293,75 @@ class ElasticShrinkRunTest {
                 assertEqualModels(r, steps, 3);
             }
         }
+    }
+
+    /**
+     * A standby host dies while the job trains: its PRRTE daemon, which the launch started there so that a growth onto
+     * it starts only the rank, dies with it, and PRRTE 3.0.8 then ends the whole job with exit 0 ("lost communication
+     * with a remote daemon"). troika must not take that for the end of the training: no rank reported finishing
+     * Elastic.run, so the generation relaunches from the last commit and the training finishes.
+     */
+    @Test
+    void aStandbyHostThatDiesCostsARelaunchNotTheTraining() throws Exception {
+        int steps = 100;
+        Requires.root();
+        Launcher.OPEN_MPI_5.require();
+        try (NetnsCluster c = NetnsCluster.create("ulsd", 213, 3)) {
+            List<String> h = ElasticRunTest.addresses(c);
+            ElasticRunTest e = elastic();
+            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":0");
+            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60, List.of(), java.util.Map.of(),
+                    "--min-np", "2")) {
+                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+                assertFalse(prteds(c, c.hosts().get(2)).isEmpty(), "PRRTE's daemon on the standby host");
+                c.kill(c.hosts().get(2));
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                assertTrue(r.err().contains("troika elastic: generation 2 (failure): 2 ranks on"), r.toString());
+                // PRRTE's end can drop the last commit line its daemons had not forwarded yet: the training resumed
+                // from that commit (the next line is the one after it), so at most that one line is missing
+                List<Integer> seen = ElasticRunTest.commits(r.out()).stream().map(ElasticRunTest.Commit::step)
+                        .toList();
+                List<Integer> all = new java.util.ArrayList<>();
+                for (int step = ElasticRunTest.EVERY; step <= steps; step += ElasticRunTest.EVERY) {
+                    all.add(step);
+                }
+                List<Integer> missing = all.stream().filter(x -> !seen.contains(x)).toList();
+                assertTrue(missing.size() <= 1 && seen.equals(all.stream().filter(x -> !missing.contains(x)).toList()),
+                        "every commit once, in order: " + seen + "\n" + r);
+                assertEqualModels(r, steps, 2);
+            }
+        }
+    }
+
+    /** The live processes named {@code prted} on {@code host}. */
+    private static Set<Long> prteds(NetnsCluster c, NetnsCluster.Host host) throws IOException {
+        Set<Long> out = new HashSet<>();
+        for (long pid : c.livePids(host)) {
+            try {
+                if (Files.readString(Path.of("/proc/" + pid + "/comm")).strip().equals("prted")) {
+                    out.add(pid);
+                }
+            } catch (IOException gone) {
+                // ended meanwhile
+            }
+        }
+        return out;
+    }
+
+    /** Process {@code pid}'s parent, or -1 once it is gone. */
+    private static long parent(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+                if (line.startsWith("PPid:")) {
+                    return Long.parseLong(line.substring(5).strip());
+                }
+            }
+        } catch (IOException gone) {
+            // ended
+        }
+        return -1;
     }
 
     private static int count(String text, String part) {

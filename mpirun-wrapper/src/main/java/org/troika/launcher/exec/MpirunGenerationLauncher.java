@@ -236,8 +236,12 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
      */
     @Override
     public void hostsChanged(List<String> hosts) {
+        served = List.copyOf(hosts);
         relay.hostsChanged(hosts);
     }
+
+    /** The hosts to keep ready, as the driver last said ({@link #hostsChanged}). */
+    private volatile List<String> served = List.of();
 
     @Override
     public RunningGeneration launch(Generation gen) {
@@ -313,6 +317,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         private int pendingBits;
         /** What this generation can change in place, once its launch is planned. */
         private volatile World.InPlace inPlace = World.InPlace.NONE;
+        /** The standby hosts this generation's launch gave a daemon and no rank ({@link #readySpares}). */
+        private volatile List<String> spares = List.of();
         /** Whether a change that adds ranks was sent (then no leave in place, {@link #inPlace()}). */
         private volatile boolean grown;
         /** Changes in place sent to rank 0 so far. */
@@ -374,7 +380,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 try {
                     // a backend that starts every rank itself (srun) has no daemons to relay: its hosts are only
                     // recorded for the end-of-job cleanup
-                    launch = !relayed ? relay.unrelayed(gen.plan(), s) : relay.ready(gen.id(), gen.plan(), s, mpi, e,
+                    launch = !relayed ? relay.unrelayed(gen.plan(), s) : relay.ready(gen.id(),
+                            gen.plan().withSpares(spareCandidates(checked, mpi, relayed)), s, mpi, e,
                             (host, why) -> {
                                 if (gen.hostNames().contains(host)) {
                                     hostLost(host);
@@ -395,16 +402,32 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 }
                 BackendPlan planned = launch.active()
                         ? planner.plan(launch.settings(), gen.plan(), mpi, e, launch.agent()) : checked;
-                BackendPlan plan = relayed ? withLocalWorkerKey(planned, workerKeyFile)
+                BackendPlan first = relayed ? withLocalWorkerKey(planned, workerKeyFile)
                         : withWorkerKeyInEnvironment(planned, workerKey);
+                // ranks spawned into this world later get mpirun's exports from their host's service (troika-rankenv),
+                // not only what fits into the spawn's 255-byte info value: the hosts added get them before a spawn
+                relay.spawnEnvironment(relayed ? RankLaunch.spawnEnvironmentFile(first.launch().env()) : null);
+                inPlace = World.InPlace.of(mpi, "shrink".equals(first.launch().env().get(TroikaEnv.FAULT_TOLERANCE)),
+                        relayed && launch.agent() != null);
+                // standby hosts (and usable ones beyond this generation) whose service is up get PRRTE's daemon from
+                // the start (-H host:0, no rank): a growth onto one then starts the rank alone, not a daemon through
+                // the relay first
+                spares = launch.spares();
+                BackendPlan plan = first;
+                if (!spares.isEmpty()) {
+                    try {
+                        relay.provideSpares(spares);
+                        plan = withLocalWorkerKey(planner.plan(launch.settings(), gen.plan().withSpares(spares), mpi,
+                                e, launch.agent()), workerKeyFile);
+                    } catch (IOException x) {
+                        err.println("troika elastic: generation " + gen.id() + ": no daemon on the standby hosts at the"
+                                + " start (" + x.getMessage() + "); a growth onto them starts one");
+                        spares = List.of();
+                    }
+                }
                 if (s.verbose()) {
                     err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
                 }
-                // ranks spawned into this world later get mpirun's exports from their host's service (troika-rankenv),
-                // not only what fits into the spawn's 255-byte info value: the hosts added get them before a spawn
-                relay.spawnEnvironment(relayed ? RankLaunch.spawnEnvironmentFile(plan.launch().env()) : null);
-                inPlace = World.InPlace.of(mpi, "shrink".equals(plan.launch().env().get(TroikaEnv.FAULT_TOLERANCE)),
-                        relayed && launch.agent() != null);
                 // The launch agents and the driver watch the same heartbeats. When an agent gives up on a
                 // partitioned host first, mpirun ends before the driver reports that host lost and no rank is
                 // named: the launch gives the driver its liveness window to name the host, or the next generation
@@ -426,7 +449,9 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     synchronized (this) {
                         toldToChange = changes > 0;
                     }
-                    boolean tracked = shrink.changed() || toldToChange;
+                    // a launch with spare daemons too: PRRTE 3.0.8 ends the whole job with exit 0 when it loses one
+                    // (a standby host that dies), and only the ranks' leave reports tell that from a finished training
+                    boolean tracked = shrink.changed() || toldToChange || !spares.isEmpty();
                     List<Integer> unfinished = tracked && o.exitCode() == 0 && o.lost().isEmpty() && o.hang() == null
                             ? shrink.notLeft() : List.of();
                     if (!unfinished.isEmpty()) {
@@ -614,6 +639,19 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         }
 
         /**
+         * The hosts to keep ready on which this generation runs no rank (standby hosts; usable ones beyond its size),
+         * when it can grow in place: its launch gives those whose service is up a daemon from the start. None else.
+         */
+        private List<String> spareCandidates(BackendPlan checked, MpiInstall mpi, boolean relayed) {
+            boolean shrinks = "shrink".equals(checked.launch().env().get(TroikaEnv.FAULT_TOLERANCE));
+            if (!World.InPlace.of(mpi, shrinks, relayed).grow()) {
+                return List.of();
+            }
+            Set<String> ranked = Set.copyOf(gen.hostNames());
+            return served.stream().filter(h -> !ranked.contains(h)).toList();
+        }
+
+        /**
          * Sends the change to rank 0 (false before it registered: the driver then announces the update). A change that
          * adds hosts first readies them (their services up, a fresh agent key for them alone in mpirun's key file);
          * when that fails the change is not sent (the driver relaunches).
@@ -625,7 +663,9 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     return false;
                 }
             }
-            List<String> added = change.join().stream().map(WorldChange.Join::host).toList();
+            List<String> spare = spares;
+            List<String> added = change.join().stream().map(WorldChange.Join::host).filter(h -> !spare.contains(h))
+                    .toList();
             if (!added.isEmpty()) {
                 try {
                     if (!relay.readyForAdded(added)) {
@@ -646,7 +686,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     return false;
                 }
                 List<ElasticMessage.ChangeWorld.Spawn> join = change.join().stream()
-                        .map(j -> new ElasticMessage.ChangeWorld.Spawn(j.host(), j.count(), true)).toList();
+                        .map(j -> new ElasticMessage.ChangeWorld.Spawn(j.host(), j.count(), true))
+                        .toList();
                 boolean sent = n.changeWorld(new ElasticMessage.ChangeWorld(changes + 1, change.leave(), join,
                         change.firstJoinId()));
                 if (sent) {

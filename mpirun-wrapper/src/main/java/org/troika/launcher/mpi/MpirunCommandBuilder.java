@@ -394,15 +394,23 @@ public final class MpirunCommandBuilder {
         return new RankOutput(ctx.settings().output().dir(), ctx.hostPlan().size(), format, null);
     }
 
-    /** {@code -H host:slots,...}, or a scratch hostfile ({@code name slots=N} lines) when the list is too long. */
+    /**
+     * {@code -H host:slots,...}, or a scratch hostfile ({@code name slots=N} lines) when the list is too long. The plan's
+     * spare hosts follow with 0 slots: PRRTE starts its daemon on every host of the list and maps no rank where there
+     * is no slot (measured with Open MPI 5.0.7: {@code -H a:1,b:0 -np 1} starts a daemon on b), so a rank spawned there
+     * later needs no daemon start.
+     */
     private static List<String> openMpiHosts(LaunchContext ctx, Map<Path, String> files) {
-        String hostList = ctx.hostPlan().hostList();
+        StringBuilder list = new StringBuilder(ctx.hostPlan().hostList());
+        ctx.hostPlan().spares().forEach(h -> list.append(',').append(h).append(":0"));
+        String hostList = list.toString();
         if (hostList.length() <= HOST_ARG_LIMIT || ctx.scratchDir() == null) {
             return List.of("-H", hostList);
         }
         Path hostfile = ctx.scratchDir().resolve("hostfile");
         StringBuilder text = new StringBuilder();
         ctx.hostPlan().hosts().forEach(h -> text.append(h.name()).append(" slots=").append(h.slots()).append('\n'));
+        ctx.hostPlan().spares().forEach(h -> text.append(h).append(" slots=0\n"));
         files.put(hostfile, text.toString());
         return List.of("--hostfile", hostfile.toString());
     }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import org.troika.common.TroikaEnv;
 import org.troika.common.exec.CommandRunner.ProbeResult;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.MpiInstall;
@@ -151,7 +152,27 @@ public final class GenerationRelay implements AutoCloseable {
             hosts = servedHosts(usable, launched.values());
         }
         r.retain(hosts);
-        return r.launch(plan, s);
+        RelaySession.Launch l = r.launch(plan, s);
+        synchronized (this) {
+            launched.get(generation).addAll(l.spares()); // their daemons are the launch's: served until it ends
+        }
+        return l;
+    }
+
+    /**
+     * Hands the spare hosts of the running launch ({@link RelaySession.Launch#spares}) the spawned ranks' exports
+     * ({@link #spawnEnvironment}) before its daemons start there: a growth onto one sends nothing more.
+     */
+    public void provideSpares(List<String> spares) throws IOException, InterruptedException {
+        RelaySession r;
+        byte[] env;
+        synchronized (this) {
+            r = session;
+            env = spawnEnvironment;
+        }
+        if (r != null && env != null && !spares.isEmpty()) {
+            r.sendFile(spares, TroikaEnv.SPAWN_ENV_FILE, env);
+        }
     }
 
     /**

@@ -79,8 +79,19 @@ public final class RelaySession implements AutoCloseable {
      * @param agent the launch agent, a planning input ({@link org.troika.launcher.spi.LaunchContext#agent()}), or
      *     {@code null}: Open MPI's own ssh starts the daemons
      * @param active whether anything of the relay applies to this launch (else {@code settings} is the given one)
+     * @param spares the plan's spare hosts ({@link HostPlan#spares}) readied with it: services up and provisioned,
+     *     the launch's agent key open for them; those not ready at once are left out
      */
-    public record Launch(RunSettings settings, LaunchAgent agent, boolean active) {}
+    public record Launch(RunSettings settings, LaunchAgent agent, boolean active, List<String> spares) {
+        public Launch {
+            spares = List.copyOf(spares);
+        }
+
+        /** A launch without spare hosts. */
+        public Launch(RunSettings settings, LaunchAgent agent, boolean active) {
+            this(settings, agent, active, List.of());
+        }
+    }
 
     private final Request request;
     private final boolean relay;
@@ -225,7 +236,9 @@ public final class RelaySession implements AutoCloseable {
     /**
      * Readies the relay for one launch over {@code plan} with settings {@code s}: starts the services not running,
      * waits for those not yet up (each host's start timeout counted from its own start), hands new hosts the session's
-     * files, chooses the networks when the hosts changed, and opens this launch's agent key for its hosts.
+     * files, chooses the networks when the hosts changed, and opens this launch's agent key for its hosts. The plan's
+     * spare hosts (daemons, no ranks) are readied only where their service is registered already, and only as far as
+     * that goes without waiting: a spare host is never a reason to fail or delay the launch ({@link Launch#spares}).
      *
      * @throws HostsNotReadyException naming the hosts whose service did not register in time or whose remote shell
      *     ended first; their services are stopped (the session stays usable for a launch without them)
@@ -251,11 +264,14 @@ public final class RelaySession implements AutoCloseable {
                 finishProgress();
                 return new Launch(planned, null, true);
             }
-            Path keyFile = keys.open(d, remote);
+            List<String> spares = readySpares(plan, remote);
+            List<String> keyed = new java.util.ArrayList<>(remote);
+            keyed.addAll(spares);
+            Path keyFile = keys.open(d, keyed);
             report.daemonsFrom(d);
             planned = planned.with(RunOptionTable.SSH_PORT, null).with(RunOptionTable.SSH_IDENTITY_FILE, null);
             return new Launch(planned, new LaunchAgent(troikaRsh, agentEnv(d, keyFile),
-                    request.shell().inAllocation()), true);
+                    request.shell().inAllocation()), true, spares);
         } catch (HostsNotReadyException | IOException | InterruptedException | RuntimeException e) {
             finishProgress();
             throw e;
@@ -284,6 +300,38 @@ public final class RelaySession implements AutoCloseable {
             pool.sendFile(added, TroikaEnv.SPAWN_ENV_FILE, spawnEnvironment);
         }
         return keys.openForAdded(pool.driver(), added);
+    }
+
+    /**
+     * Hands {@code content} to the services of {@code hosts} now ({@link TaskServicePool#sendFile}): they write it 0600
+     * and name it {@code envName} to the commands they run. Nothing when inactive.
+     */
+    public void sendFile(List<String> hosts, String envName, byte[] content) throws IOException, InterruptedException {
+        if (pool != null) {
+            pool.sendFile(hosts, envName, content);
+        }
+    }
+
+    /** The plan's spare hosts whose service is registered, provisioned now (those that fail to are left out). */
+    private List<String> readySpares(HostPlan plan, List<String> remote) throws IOException, InterruptedException {
+        List<String> spares = registered(plan.spares().stream().filter(h -> !remote.contains(h)).toList());
+        if (spares.isEmpty()) {
+            return spares;
+        }
+        try {
+            pool.ready(spares);
+            return spares;
+        } catch (HostsNotReadyException e) {
+            return spares.stream().filter(h -> !e.missing().contains(h)).toList();
+        }
+    }
+
+    /** Those of {@code hosts} that are remote and whose service has registered: readying them waits for no start. */
+    private List<String> registered(Collection<String> hosts) {
+        return HostAddresses.remoteHosts(hosts).stream().filter(h -> {
+            HostState st = pool.state(h);
+            return st == HostState.REGISTERED || st == HostState.PROVISIONED;
+        }).toList();
     }
 
     /** What the agent needs in mpirun's environment: the driver and the agent key's file, never the job secret. */

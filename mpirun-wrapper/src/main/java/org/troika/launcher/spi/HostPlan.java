@@ -13,10 +13,23 @@ import org.troika.common.RankTable;
  * @param source where the hosts came from, for humans ({@code "-H"}, {@code "hostfile /x"}, {@code "slurm job 42"}, ...)
  * @param hosts hosts in order with the slots actually used (every entry has at least one rank)
  * @param table the rank table of {@code hosts}
+ * @param spares hosts that get the MPI's daemon and no rank (an elastic job's standby hosts on Open MPI 5, whose ranks
+ *     grow onto them in place: {@code -H host:0}), none of them in {@code hosts}; empty for every other launch
  */
-public record HostPlan(String source, List<HostSlots> hosts, RankTable.Table table) {
+public record HostPlan(String source, List<HostSlots> hosts, RankTable.Table table, List<String> spares) {
     public HostPlan {
         hosts = List.copyOf(hosts);
+        spares = List.copyOf(spares);
+    }
+
+    /** A plan without spare hosts. */
+    public HostPlan(String source, List<HostSlots> hosts, RankTable.Table table) {
+        this(source, hosts, table, List.of());
+    }
+
+    /** This plan with {@code spares} as its spare hosts (daemons, no ranks). */
+    public HostPlan withSpares(List<String> spares) {
+        return new HostPlan(source, hosts, table, spares);
     }
 
     /** World size. */
@@ -29,7 +42,7 @@ public record HostPlan(String source, List<HostSlots> hosts, RankTable.Table tab
         return new Slots(table);
     }
 
-    /** {@code host:slots,...} in order, the {@code -H} form. */
+    /** {@code host:slots,...} in order, the {@code -H} form (without the spares). */
     public String hostList() {
         StringBuilder b = new StringBuilder(hosts.size() * 12);
         for (HostSlots h : hosts) {

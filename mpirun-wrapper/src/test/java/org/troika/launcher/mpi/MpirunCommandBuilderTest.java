@@ -425,6 +425,26 @@ class MpirunCommandBuilderTest {
     }
 
     @Test
+    void spareHostsFollowTheRankedOnesWithoutSlotsOnTheCommandLineAndInAHostfile() {
+        LaunchContext c = ctx(onHosts(2), OMPI5, ENV);
+        LaunchContext spared = new LaunchContext(c.settings(), c.hostPlan().withSpares(List.of("s1", "s2")), c.mpi(),
+                c.env(), c.allocation(), c.scratchDir(), name -> true, null);
+        BackendPlan plan = USER.build(spared);
+        assertContains(plan.launch().argv(), "-np", Integer.toString(c.hostPlan().size()), "-H",
+                c.hostPlan().hostList() + ",s1:0,s2:0");
+        assertEquals(c.hostPlan().layout(), plan.launch().env().get("TROIKA_HOST_SLOTS"),
+                "the spares hold no rank: the ranks' layout is the plan's");
+        assertFalse(plan.launch().env().getOrDefault("TROIKA_HOSTS", "").contains("s1"));
+
+        LaunchContext big = ctx(onLongNamedHosts(2000, 20), OMPI5, ENV);
+        BackendPlan file = USER.build(new LaunchContext(big.settings(), big.hostPlan().withSpares(List.of("spare")),
+                big.mpi(), big.env(), big.allocation(), big.scratchDir(), name -> true, null));
+        String text = file.files().get(Path.of("/tmp/scratch/hostfile"));
+        assertEquals(2001, text.lines().count());
+        assertTrue(text.endsWith("hhhhhhhhhhhhhhh1999 slots=2\nspare slots=0\n"), text.substring(text.length() - 60));
+    }
+
+    @Test
     void shortHostListsStayOnTheCommandLine() {
         BackendPlan plan = USER.build(ctx(onHosts(64), OMPI4, ENV));
         assertEquals(Map.of(), plan.files());

@@ -317,7 +317,10 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         private int pendingBits;
         /** What this generation can change in place, once its launch is planned. */
         private volatile World.InPlace inPlace = World.InPlace.NONE;
-        /** The standby hosts this generation's launch gave a daemon and no rank ({@link #readySpares}). */
+        /**
+         * The standby hosts this generation's launch gave a daemon and no rank ({@link RelaySession.Launch#spares}): a
+         * growth onto one needs no agent key, and the spawn's {@code PMIX_ADD_HOST} finds PRRTE's daemon there.
+         */
         private volatile List<String> spares = List.of();
         /** Whether a change that adds ranks was sent (then no leave in place, {@link #inPlace()}). */
         private volatile boolean grown;
@@ -686,8 +689,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     return false;
                 }
                 List<ElasticMessage.ChangeWorld.Spawn> join = change.join().stream()
-                        .map(j -> new ElasticMessage.ChangeWorld.Spawn(j.host(), j.count(), true))
-                        .toList();
+                        .map(j -> new ElasticMessage.ChangeWorld.Spawn(j.host(), j.count(), true)).toList();
                 boolean sent = n.changeWorld(new ElasticMessage.ChangeWorld(changes + 1, change.leave(), join,
                         change.firstJoinId()));
                 if (sent) {

@@ -335,6 +335,48 @@ class ElasticShrinkRunTest {
         }
     }
 
+    /**
+     * A world grown onto a standby host, whose daemon the launch started, can still leave in place: a host removed
+     * after the growth takes its rank out of the same processes (a growth that started a daemon through
+     * {@code PMIX_ADD_HOST} relaunches instead, as PRRTE 3.0.8 would end the job).
+     */
+    @Test
+    void aWorldGrownOntoAStandbyHostStillLeavesInPlace() throws Exception {
+        int steps = 120;
+        Requires.root();
+        Launcher.OPEN_MPI_5.require();
+        try (NetnsCluster c = NetnsCluster.create("ulsx", 214, 3)) {
+            List<String> h = ElasticRunTest.addresses(c);
+            ElasticRunTest e = elastic();
+            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":0");
+            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60, List.of(), java.util.Map.of(),
+                    "--min-np", "2")) {
+                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+                run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
+                Set<Long> grown = rankPids(run);
+                assertEquals(3, grown.size(), run.err());
+                e.hostsFile(h.get(0) + ":1", h.get(2) + ":1");
+                run.awaitOut(o -> o.lastIndexOf("size=2") > o.indexOf("size=3"), "a commit of the smaller world");
+                Set<Long> after = rankPids(run);
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                List<ElasticRunTest.Commit> commits = ElasticRunTest.commits(r.out());
+                ElasticRunTest.assertContiguous(commits, steps, r);
+                assertTrue(r.err().contains("generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1"),
+                        r.toString());
+                assertTrue(r.err().contains("generation 1 changes in place: 1 rank leaves (" + h.get(1) + "); 2 ranks"
+                        + " on " + h.get(0) + ":1," + h.get(2) + ":1"), r.toString());
+                assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
+                assertEquals(2, after.size(), r.err());
+                assertTrue(grown.containsAll(after), "the survivors are the same processes: " + grown + " -> "
+                        + after);
+                assertEqualModels(r, steps, 2);
+            }
+        }
+    }
+
     /** The live processes named {@code prted} on {@code host}. */
     private static Set<Long> prteds(NetnsCluster c, NetnsCluster.Host host) throws IOException {
         Set<Long> out = new HashSet<>();

@@ -322,7 +322,10 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
          * growth onto one needs no agent key, and the spawn's {@code PMIX_ADD_HOST} finds PRRTE's daemon there.
          */
         private volatile List<String> spares = List.of();
-        /** Whether a change that adds ranks was sent (then no leave in place, {@link #inPlace()}). */
+        /**
+         * Whether a change that adds ranks on hosts without a daemon of the launch was sent (then no leave in place,
+         * {@link #inPlace()}).
+         */
         private volatile boolean grown;
         /** Changes in place sent to rank 0 so far. */
         private int changes;
@@ -631,9 +634,11 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         }
 
         /**
-         * What this generation can still change in place: after a growth, no leave (PRRTE 5.0.7 then ends the whole
-         * job, exit 0, once the left host's daemon goes: "PRTE has lost communication with a remote daemon", measured
-         * with ElasticRunTest's grow-then-leave), so a host removed from a grown world relaunches.
+         * What this generation can still change in place: after a growth that started a daemon ({@code
+         * PMIX_ADD_HOST} onto a host without one), no leave (PRRTE 5.0.7 then ends the whole job, exit 0, once the
+         * left host's daemon goes: "PRTE has lost communication with a remote daemon", measured with ElasticRunTest's
+         * grow-then-leave), so a host removed from such a world relaunches. A world grown only onto the launch's spare
+         * daemons (standby hosts) still leaves in place (ElasticShrinkRunTest.aWorldGrownOntoAStandbyHost...).
          */
         @Override
         public World.InPlace inPlace() {
@@ -694,7 +699,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         change.firstJoinId()));
                 if (sent) {
                     changes++;
-                    grown |= !join.isEmpty();
+                    grown |= !added.isEmpty(); // onto spare daemons alone: leaves stay in place (inPlace())
                 }
                 return sent;
             }

@@ -232,67 +232,58 @@ class ElasticShrinkRunTest {
     @Test
     void aStandbyHostIsReadyBeforeItGetsASlotAndThenJoinsBySpawn() throws Exception {
         int steps = 120;
-        Requires.root();
-        Launcher.OPEN_MPI_5.require();
-        try (NetnsCluster c = NetnsCluster.create("ulsb", 211, 3)) {
-            List<String> h = ElasticRunTest.addresses(c);
-            ElasticRunTest e = elastic();
-            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":0");
-            String appValue = "v".repeat(300);
-            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60, List.of(),
-                    java.util.Map.of("APP_SETTING", appValue), "--min-np", "2",
-                    "--verbose")) {
-                String ready = "troika: starting the task service of " + h.get(2);
-                run.awaitErr(x -> x.contains(ready), "the standby host's service");
-                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
-                Set<Long> before = rankPids(run);
-                assertEquals(2, before.size(), run.err());
-                assertTrue(run.err().contains("troika elastic: standby hosts (task services kept ready, no ranks): "
-                        + h.get(2)), run.err());
-                assertTrue(run.err().contains(" -H " + h.get(0) + ":1," + h.get(1) + ":1," + h.get(2) + ":0 "),
-                        "the launch lists the standby host without slots: " + run.err());
-                Set<Long> daemonsBefore = prteds(c, c.hosts().get(2));
-                assertFalse(daemonsBefore.isEmpty(), "PRRTE's daemon runs on the standby host before the change");
-                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
-                run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
-                Set<Long> after = rankPids(run);
-                assertEquals(3, after.size(), run.err());
-                long spawned = after.stream().filter(p -> !before.contains(p)).findFirst().orElseThrow();
-                assertTrue(daemonsBefore.contains(parent(spawned)), "the rank was spawned by the daemon the launch"
-                        + " started there (" + daemonsBefore + "), not a new one: parent " + parent(spawned));
-                String spawnedEnv = environ(spawned);
-                assertTrue(spawnedEnv.contains("\0TROIKA_JAVA_CDS=1\0"),
-                        "the spawned rank runs with the wrapper's class-data sharing switch");
-                assertTrue(spawnedEnv.contains("\0APP_SETTING=" + appValue + "\0"),
-                        "the spawned rank has mpirun's exports, a long one too");
-                // (these namespace hosts' services inherit troika's environment, so the line above would hold
-                // without the file too; the file the host's service got over the relay is what a real host has)
-                Matcher file = Pattern.compile("\0TROIKA_SPAWN_ENV_FILE=([^\0]+)\0").matcher(spawnedEnv);
-                assertTrue(file.find(), "the spawned rank names its host's file of mpirun's exports");
-                String exports = Files.readString(Path.of("/proc/" + spawned + "/root" + file.group(1)));
-                assertTrue(exports.contains("\nAPP_SETTING=" + appValue + "\n") || exports.startsWith("APP_SETTING="
-                        + appValue + "\n"), "the host's service holds mpirun's exports: " + exports.length() + " bytes");
-                assertTrue(exports.lines().noneMatch(l -> l.startsWith("TROIKA_")),
-                        "troika's own variables come with the spawn");
-                for (long first : before) {
-                    assertFalse(environ(first).contains("\0TROIKA_SPAWN_ENV_FILE="),
-                            "only the hosts a growth adds are sent the file");
-                }
-                RunSupport.Result r = run.waitFor();
-                run.assertNoSurvivors();
-                assertEquals(0, r.exitCode(), r.toString());
-                ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
-                String err = r.err();
-                int change = err.indexOf("generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1");
-                assertTrue(change > 0, r.toString());
-                assertEquals(1, count(err, ready), "one start of its service, before the change: " + err);
-                assertTrue(err.indexOf(ready) < change, err);
-                assertTrue(after.containsAll(before), "the first ranks are the same processes: " + before + " -> "
-                        + after + "\n--- troika's stderr\n" + err);
-                assertTrue(err.contains("done after 1 generation(s) and 1 reset(s)"), r.toString());
-                assertEqualModels(r, steps, 3);
+        String appValue = "v".repeat(300);
+        withStandby("ulsb", 211, steps, java.util.Map.of("APP_SETTING", appValue), (c, h, e, run) -> {
+            String ready = "troika: starting the task service of " + h.get(2);
+            run.awaitErr(x -> x.contains(ready), "the standby host's service");
+            run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            Set<Long> before = rankPids(run);
+            assertEquals(2, before.size(), run.err());
+            assertTrue(run.err().contains("troika elastic: standby hosts (task services kept ready, no ranks): "
+                    + h.get(2)), run.err());
+            assertTrue(run.err().contains(" -H " + h.get(0) + ":1," + h.get(1) + ":1," + h.get(2) + ":0 "),
+                    "the launch lists the standby host without slots: " + run.err());
+            Set<Long> daemonsBefore = prteds(c, c.hosts().get(2));
+            assertFalse(daemonsBefore.isEmpty(), "PRRTE's daemon runs on the standby host before the change");
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+            run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
+            Set<Long> after = rankPids(run);
+            assertEquals(3, after.size(), run.err());
+            long spawned = after.stream().filter(p -> !before.contains(p)).findFirst().orElseThrow();
+            assertTrue(daemonsBefore.contains(parent(spawned)), "the rank was spawned by the daemon the launch"
+                    + " started there (" + daemonsBefore + "), not a new one: parent " + parent(spawned));
+            String spawnedEnv = environ(spawned);
+            assertTrue(spawnedEnv.contains("\0TROIKA_JAVA_CDS=1\0"),
+                    "the spawned rank runs with the wrapper's class-data sharing switch");
+            assertTrue(spawnedEnv.contains("\0APP_SETTING=" + appValue + "\0"),
+                    "the spawned rank has mpirun's exports, a long one too");
+            // (these namespace hosts' services inherit troika's environment, so the line above would hold
+            // without the file too; the file the host's service got over the relay is what a real host has)
+            Matcher file = Pattern.compile("\0TROIKA_SPAWN_ENV_FILE=([^\0]+)\0").matcher(spawnedEnv);
+            assertTrue(file.find(), "the spawned rank names its host's file of mpirun's exports");
+            String exports = Files.readString(Path.of("/proc/" + spawned + "/root" + file.group(1)));
+            assertTrue(exports.contains("\nAPP_SETTING=" + appValue + "\n") || exports.startsWith("APP_SETTING="
+                    + appValue + "\n"), "the host's service holds mpirun's exports: " + exports.length() + " bytes");
+            assertTrue(exports.lines().noneMatch(l -> l.startsWith("TROIKA_")),
+                    "troika's own variables come with the spawn");
+            for (long first : before) {
+                assertFalse(environ(first).contains("\0TROIKA_SPAWN_ENV_FILE="),
+                        "only the hosts a growth adds are sent the file");
             }
-        }
+            RunSupport.Result r = run.waitFor();
+            run.assertNoSurvivors();
+            assertEquals(0, r.exitCode(), r.toString());
+            ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+            String err = r.err();
+            int change = err.indexOf("generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1");
+            assertTrue(change > 0, r.toString());
+            assertEquals(1, count(err, ready), "one start of its service, before the change: " + err);
+            assertTrue(err.indexOf(ready) < change, err);
+            assertTrue(after.containsAll(before), "the first ranks are the same processes: " + before + " -> "
+                    + after + "\n--- troika's stderr\n" + err);
+            assertTrue(err.contains("done after 1 generation(s) and 1 reset(s)"), r.toString());
+            assertEqualModels(r, steps, 3);
+        }, "--verbose");
     }
 
     /**
@@ -304,35 +295,27 @@ class ElasticShrinkRunTest {
     @Test
     void aStandbyHostThatDiesCostsARelaunchNotTheTraining() throws Exception {
         int steps = 100;
-        Requires.root();
-        Launcher.OPEN_MPI_5.require();
-        try (NetnsCluster c = NetnsCluster.create("ulsd", 213, 3)) {
-            List<String> h = ElasticRunTest.addresses(c);
-            ElasticRunTest e = elastic();
-            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":0");
-            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60, List.of(), java.util.Map.of(),
-                    "--min-np", "2")) {
-                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
-                assertFalse(prteds(c, c.hosts().get(2)).isEmpty(), "PRRTE's daemon on the standby host");
-                c.kill(c.hosts().get(2));
-                RunSupport.Result r = run.waitFor();
-                run.assertNoSurvivors();
-                assertEquals(0, r.exitCode(), r.toString());
-                assertTrue(r.err().contains("troika elastic: generation 2 (failure): 2 ranks on"), r.toString());
-                // PRRTE's end can drop the last commit line its daemons had not forwarded yet: the training resumed
-                // from that commit (the next line is the one after it), so at most that one line is missing
-                List<Integer> seen = ElasticRunTest.commits(r.out()).stream().map(ElasticRunTest.Commit::step)
-                        .toList();
-                List<Integer> all = new java.util.ArrayList<>();
-                for (int step = ElasticRunTest.EVERY; step <= steps; step += ElasticRunTest.EVERY) {
-                    all.add(step);
-                }
-                List<Integer> missing = all.stream().filter(x -> !seen.contains(x)).toList();
-                assertTrue(missing.size() <= 1 && seen.equals(all.stream().filter(x -> !missing.contains(x)).toList()),
-                        "every commit once, in order: " + seen + "\n" + r);
-                assertEqualModels(r, steps, 2);
+        withStandby("ulsd", 213, steps, java.util.Map.of(), (c, h, e, run) -> {
+            run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            assertFalse(prteds(c, c.hosts().get(2)).isEmpty(), "PRRTE's daemon on the standby host");
+            c.kill(c.hosts().get(2));
+            RunSupport.Result r = run.waitFor();
+            run.assertNoSurvivors();
+            assertEquals(0, r.exitCode(), r.toString());
+            assertTrue(r.err().contains("troika elastic: generation 2 (failure): 2 ranks on"), r.toString());
+            // PRRTE's end can drop the last commit line its daemons had not forwarded yet: the training resumed
+            // from that commit (the next line is the one after it), so at most that one line is missing
+            List<Integer> seen = ElasticRunTest.commits(r.out()).stream().map(ElasticRunTest.Commit::step)
+                    .toList();
+            List<Integer> all = new java.util.ArrayList<>();
+            for (int step = ElasticRunTest.EVERY; step <= steps; step += ElasticRunTest.EVERY) {
+                all.add(step);
             }
-        }
+            List<Integer> missing = all.stream().filter(x -> !seen.contains(x)).toList();
+            assertTrue(missing.size() <= 1 && seen.equals(all.stream().filter(x -> !missing.contains(x)).toList()),
+                    "every commit once, in order: " + seen + "\n" + r);
+            assertEqualModels(r, steps, 2);
+        });
     }
 
     /**
@@ -343,38 +326,30 @@ class ElasticShrinkRunTest {
     @Test
     void aWorldGrownOntoAStandbyHostStillLeavesInPlace() throws Exception {
         int steps = 120;
-        Requires.root();
-        Launcher.OPEN_MPI_5.require();
-        try (NetnsCluster c = NetnsCluster.create("ulsx", 214, 3)) {
-            List<String> h = ElasticRunTest.addresses(c);
-            ElasticRunTest e = elastic();
-            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":0");
-            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60, List.of(), java.util.Map.of(),
-                    "--min-np", "2")) {
-                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
-                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
-                run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
-                Set<Long> grown = rankPids(run);
-                assertEquals(3, grown.size(), run.err());
-                e.hostsFile(h.get(0) + ":1", h.get(2) + ":1");
-                run.awaitOut(o -> o.lastIndexOf("size=2") > o.indexOf("size=3"), "a commit of the smaller world");
-                Set<Long> after = rankPids(run);
-                RunSupport.Result r = run.waitFor();
-                run.assertNoSurvivors();
-                assertEquals(0, r.exitCode(), r.toString());
-                List<ElasticRunTest.Commit> commits = ElasticRunTest.commits(r.out());
-                ElasticRunTest.assertContiguous(commits, steps, r);
-                assertTrue(r.err().contains("generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1"),
-                        r.toString());
-                assertTrue(r.err().contains("generation 1 changes in place: 1 rank leaves (" + h.get(1) + "); 2 ranks"
-                        + " on " + h.get(0) + ":1," + h.get(2) + ":1"), r.toString());
-                assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
-                assertEquals(2, after.size(), r.err());
-                assertTrue(grown.containsAll(after), "the survivors are the same processes: " + grown + " -> "
-                        + after);
-                assertEqualModels(r, steps, 2);
-            }
-        }
+        withStandby("ulsx", 214, steps, java.util.Map.of(), (c, h, e, run) -> {
+            run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+            run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
+            Set<Long> grown = rankPids(run);
+            assertEquals(3, grown.size(), run.err());
+            e.hostsFile(h.get(0) + ":1", h.get(2) + ":1");
+            run.awaitOut(o -> o.lastIndexOf("size=2") > o.indexOf("size=3"), "a commit of the smaller world");
+            Set<Long> after = rankPids(run);
+            RunSupport.Result r = run.waitFor();
+            run.assertNoSurvivors();
+            assertEquals(0, r.exitCode(), r.toString());
+            List<ElasticRunTest.Commit> commits = ElasticRunTest.commits(r.out());
+            ElasticRunTest.assertContiguous(commits, steps, r);
+            assertTrue(r.err().contains("generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1"),
+                    r.toString());
+            assertTrue(r.err().contains("generation 1 changes in place: 1 rank leaves (" + h.get(1) + "); 2 ranks"
+                    + " on " + h.get(0) + ":1," + h.get(2) + ":1"), r.toString());
+            assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
+            assertEquals(2, after.size(), r.err());
+            assertTrue(grown.containsAll(after), "the survivors are the same processes: " + grown + " -> "
+                    + after);
+            assertEqualModels(r, steps, 2);
+        });
     }
 
     /** The live processes named {@code prted} on {@code host}. */
@@ -504,6 +479,34 @@ class ElasticShrinkRunTest {
     @FunctionalInterface
     private interface ThirdHost {
         void add() throws IOException;
+    }
+
+    /** A standby test's part: the run on the first two of the hosts {@code h} of {@code c}, the third on standby. */
+    @FunctionalInterface
+    private interface StandbyJob {
+        void check(NetnsCluster c, List<String> h, ElasticRunTest e, RunSupport run) throws Exception;
+    }
+
+    /**
+     * {@code job} on three namespace hosts ({@code tag}, {@code subnet}) of Open MPI 5 while the first two train
+     * {@code steps} (a commit every 60 ms step, {@code --min-np 2}, {@code env} exported, {@code flags} added) and the
+     * third is listed as a standby host ({@code host:0}).
+     */
+    private void withStandby(String tag, int subnet, int steps, java.util.Map<String, String> env, StandbyJob job,
+            String... flags) throws Exception {
+        Requires.root();
+        Launcher.OPEN_MPI_5.require();
+        try (NetnsCluster c = NetnsCluster.create(tag, subnet, 3)) {
+            List<String> h = ElasticRunTest.addresses(c);
+            ElasticRunTest e = elastic();
+            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":0");
+            List<String> all = new java.util.ArrayList<>(List.of("--min-np", "2"));
+            all.addAll(List.of(flags));
+            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60, List.of(), env,
+                    all.toArray(String[]::new))) {
+                job.check(c, h, e, run);
+            }
+        }
     }
 
     /** {@code g} on three namespace hosts ({@code tag}, {@code subnet}) while the first two train {@code steps}. */

@@ -328,6 +328,7 @@ class ElasticShrinkRunTest {
         int steps = 120;
         withStandby("ulsx", 214, steps, java.util.Map.of(), (c, h, e, run) -> {
             run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            assertFalse(prteds(c, c.hosts().get(2)).isEmpty(), "PRRTE's daemon on the standby host");
             e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
             run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
             Set<Long> grown = rankPids(run);
@@ -335,6 +336,10 @@ class ElasticShrinkRunTest {
             e.hostsFile(h.get(0) + ":1", h.get(2) + ":1");
             run.awaitOut(o -> o.lastIndexOf("size=2") > o.indexOf("size=3"), "a commit of the smaller world");
             Set<Long> after = rankPids(run);
+            for (int i = 0; i < 100 && after.size() > 2; i++) { // the leaving rank's JVM may still be ending
+                Thread.sleep(100);
+                after = rankPids(run);
+            }
             RunSupport.Result r = run.waitFor();
             run.assertNoSurvivors();
             assertEquals(0, r.exitCode(), r.toString());

@@ -237,8 +237,9 @@ public final class RelaySession implements AutoCloseable {
      * Readies the relay for one launch over {@code plan} with settings {@code s}: starts the services not running,
      * waits for those not yet up (each host's start timeout counted from its own start), hands new hosts the session's
      * files, chooses the networks when the hosts changed, and opens this launch's agent key for its hosts. The plan's
-     * spare hosts (daemons, no ranks) are readied only where their service is registered already, and only as far as
-     * that goes without waiting: a spare host is never a reason to fail or delay the launch ({@link Launch#spares}).
+     * spare hosts (daemons, no ranks) are readied only where their service is registered, waiting for those still
+     * starting at most as long again as the launch's own hosts took (at least {@link #SPARE_GRACE}): a spare host never
+     * fails the launch ({@link Launch#spares}).
      *
      * @throws HostsNotReadyException naming the hosts whose service did not register in time or whose remote shell
      *     ended first; their services are stopped (the session stays usable for a launch without them)
@@ -253,7 +254,9 @@ public final class RelaySession implements AutoCloseable {
         StartReport report = new StartReport(remote);
         progress = StartProgressReporter.every("troika", request.progressInPlace(), report::snapshot, request.err());
         try {
+            long readying = System.nanoTime();
             pool.ready(remote);
+            Duration ownHosts = Duration.ofNanos(System.nanoTime() - readying);
             DriverService d = pool.driver();
             List<String> nets = networks == null ? null : networks.choose(d, remote);
             RunSettings planned = s;
@@ -264,7 +267,7 @@ public final class RelaySession implements AutoCloseable {
                 finishProgress();
                 return new Launch(planned, null, true);
             }
-            List<String> spares = readySpares(plan, remote);
+            List<String> spares = readySpares(plan, remote, ownHosts);
             List<String> keyed = new java.util.ArrayList<>(remote);
             keyed.addAll(spares);
             Path keyFile = keys.open(d, keyed);
@@ -312,9 +315,27 @@ public final class RelaySession implements AutoCloseable {
         }
     }
 
-    /** The plan's spare hosts whose service is registered, provisioned now (those that fail to are left out). */
-    private List<String> readySpares(HostPlan plan, List<String> remote) throws IOException, InterruptedException {
-        List<String> spares = registered(plan.spares().stream().filter(h -> !remote.contains(h)).toList());
+    /**
+     * How long at least a launch waits, after its own hosts are up, for spare hosts whose service is still starting (a
+     * job's first launch starts them all together; the wait is as long as the launch's own hosts took where that is
+     * longer); those still starting then get no daemon from this launch.
+     */
+    static final Duration SPARE_GRACE = Duration.ofSeconds(1);
+
+    /** The plan's spare hosts whose service is registered (after the grace), provisioned now (failures left out). */
+    private List<String> readySpares(HostPlan plan, List<String> remote, Duration ownHosts) throws IOException,
+            InterruptedException {
+        List<String> candidates = HostAddresses.remoteHosts(plan.spares()).stream().filter(h -> !remote.contains(h))
+                .toList();
+        // a job's first launch starts the standby hosts' services with the others: those still starting get a grace
+        // after the launch's own hosts are up (as long again as those took, at least SPARE_GRACE), not their start
+        // timeout, so a standby host that does not come up delays the launch by that much at most
+        long deadline = System.nanoTime() + Math.max(SPARE_GRACE.toNanos(), ownHosts.toNanos());
+        while (candidates.stream().anyMatch(h -> pool.state(h) == HostState.STARTING)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        List<String> spares = registered(candidates);
         if (spares.isEmpty()) {
             return spares;
         }

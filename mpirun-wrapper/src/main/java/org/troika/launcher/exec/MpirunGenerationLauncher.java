@@ -382,12 +382,13 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 RunSettings s = withRelayForKeys(given, mpi, backend);
                 // planned before any service starts, so bad input launches nothing; the relay may change the inputs
                 BackendPlan checked = planner.plan(s, gen.plan(), mpi, e, null);
+                boolean shrinks = "shrink".equals(checked.launch().env().get(TroikaEnv.FAULT_TOLERANCE));
                 RelaySession.Launch launch;
                 try {
                     // a backend that starts every rank itself (srun) has no daemons to relay: its hosts are only
                     // recorded for the end-of-job cleanup
                     launch = !relayed ? relay.unrelayed(gen.plan(), s) : relay.ready(gen.id(),
-                            gen.plan().withSpares(spareCandidates(checked, mpi, relayed)), s, mpi, e,
+                            gen.plan().withSpares(spareCandidates(shrinks, mpi, relayed)), s, mpi, e,
                             (host, why) -> {
                                 if (gen.hostNames().contains(host)) {
                                     hostLost(host);
@@ -406,29 +407,29 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     result.complete(r);
                     return r;
                 }
-                BackendPlan planned = launch.active()
-                        ? planner.plan(launch.settings(), gen.plan(), mpi, e, launch.agent()) : checked;
-                BackendPlan first = relayed ? withLocalWorkerKey(planned, workerKeyFile)
-                        : withWorkerKeyInEnvironment(planned, workerKey);
-                // ranks spawned into this world later get mpirun's exports from their host's service (troika-rankenv),
-                // not only what fits into the spawn's 255-byte info value: the hosts added get them before a spawn
-                relay.spawnEnvironment(relayed ? RankLaunch.spawnEnvironmentFile(first.launch().env()) : null);
-                inPlace = World.InPlace.of(mpi, "shrink".equals(first.launch().env().get(TroikaEnv.FAULT_TOLERANCE)),
-                        relayed && launch.agent() != null);
                 // standby hosts (and usable ones beyond this generation) whose service is up get PRRTE's daemon from
                 // the start (-H host:0, no rank): a growth onto one then starts the rank alone, not a daemon through
                 // the relay first
                 spares = launch.spares();
-                BackendPlan plan = first;
+                BackendPlan planned = launch.active()
+                        ? planner.plan(launch.settings(), gen.plan().withSpares(spares), mpi, e, launch.agent())
+                        : checked;
+                BackendPlan plan = relayed ? withLocalWorkerKey(planned, workerKeyFile)
+                        : withWorkerKeyInEnvironment(planned, workerKey);
+                // ranks spawned into this world later get mpirun's exports from their host's service (troika-rankenv),
+                // not only what fits into the spawn's 255-byte info value: the hosts added get them before a spawn,
+                // the spare hosts before their daemon starts
+                relay.spawnEnvironment(relayed ? RankLaunch.spawnEnvironmentFile(plan.launch().env()) : null);
+                inPlace = World.InPlace.of(mpi, shrinks, relayed && launch.agent() != null);
                 if (!spares.isEmpty()) {
                     try {
                         relay.provideSpares(spares);
-                        plan = withLocalWorkerKey(planner.plan(launch.settings(), gen.plan().withSpares(spares), mpi,
-                                e, launch.agent()), workerKeyFile);
                     } catch (IOException x) {
                         err.println("troika elastic: generation " + gen.id() + ": no daemon on the standby hosts at the"
                                 + " start (" + x.getMessage() + "); a growth onto them starts one");
                         spares = List.of();
+                        plan = withLocalWorkerKey(planner.plan(launch.settings(), gen.plan(), mpi, e, launch.agent()),
+                                workerKeyFile);
                     }
                 }
                 if (s.verbose()) {
@@ -650,8 +651,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
          * The hosts to keep ready on which this generation runs no rank (standby hosts; usable ones beyond its size),
          * when it can grow in place: its launch gives those whose service is up a daemon from the start. None else.
          */
-        private List<String> spareCandidates(BackendPlan checked, MpiInstall mpi, boolean relayed) {
-            boolean shrinks = "shrink".equals(checked.launch().env().get(TroikaEnv.FAULT_TOLERANCE));
+        private List<String> spareCandidates(boolean shrinks, MpiInstall mpi, boolean relayed) {
             if (!World.InPlace.of(mpi, shrinks, relayed).grow()) {
                 return List.of();
             }

@@ -325,7 +325,8 @@ public final class RelaySession implements AutoCloseable {
     /** The plan's spare hosts whose service is registered (after the grace), provisioned now (failures left out). */
     private List<String> readySpares(HostPlan plan, List<String> remote, Duration ownHosts) throws IOException,
             InterruptedException {
-        List<String> candidates = HostAddresses.remoteHosts(plan.spares()).stream().filter(h -> !remote.contains(h))
+        Set<String> ranked = Set.copyOf(remote);
+        List<String> candidates = HostAddresses.remoteHosts(plan.spares()).stream().filter(h -> !ranked.contains(h))
                 .toList();
         // a job's first launch starts the standby hosts' services with the others: those still starting get a grace
         // after the launch's own hosts are up (as long again as those took, at least SPARE_GRACE), not their start
@@ -335,7 +336,10 @@ public final class RelaySession implements AutoCloseable {
                 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        List<String> spares = registered(candidates);
+        List<String> spares = candidates.stream().filter(h -> {
+            HostState st = pool.state(h);
+            return st == HostState.REGISTERED || st == HostState.PROVISIONED;
+        }).toList();
         if (spares.isEmpty()) {
             return spares;
         }
@@ -345,14 +349,6 @@ public final class RelaySession implements AutoCloseable {
         } catch (HostsNotReadyException e) {
             return spares.stream().filter(h -> !e.missing().contains(h)).toList();
         }
-    }
-
-    /** Those of {@code hosts} that are remote and whose service has registered: readying them waits for no start. */
-    private List<String> registered(Collection<String> hosts) {
-        return HostAddresses.remoteHosts(hosts).stream().filter(h -> {
-            HostState st = pool.state(h);
-            return st == HostState.REGISTERED || st == HostState.PROVISIONED;
-        }).toList();
     }
 
     /** What the agent needs in mpirun's environment: the driver and the agent key's file, never the job secret. */

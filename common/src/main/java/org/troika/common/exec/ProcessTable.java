@@ -35,7 +35,8 @@ public final class ProcessTable {
      * given it the new program's memory but not yet copied the strings into it). Such a process, neither a kernel
      * thread nor a zombie, is read again every millisecond for up to {@link #EXEC_WAIT_MILLIS} ms, so that a walk
      * does not miss a tagged process that was exec'ing (a detached daemon a supervisor then failed to end, seen in CI
-     * under load). An interrupt ends that wait early (the interrupt stays set).
+     * under load). An interrupt ends that wait early (the interrupt stays set). An empty environment next to a command
+     * line is read once more: it may have been opened on the program an exec replaced just before the read.
      */
     public static java.util.Map<String, List<ProcessHandle>> withEnvValues(String key, java.util.Set<String> values) {
         return withEnvValues(PROC, key, values, EXEC_WAIT_MILLIS);
@@ -82,7 +83,21 @@ public final class ProcessTable {
             return true; // gone, or not ours to read
         }
         if (env.length == 0) {
-            return !inExec(dir);
+            byte[] cmdline = read(dir.resolve("cmdline"));
+            if (cmdline == null) {
+                return true;
+            }
+            if (cmdline.length == 0) {
+                return !inExec(dir);
+            }
+            // the environment may have been opened on the program that an exec then replaced: a read after the exec
+            // finds the old memory gone and returns nothing, while the command line, read next, is the new one's (a
+            // detached daemon missed that way in CI: `setsid sleep` right after its shell forked it). Read it anew;
+            // empty again, the process was started with an empty environment.
+            env = read(dir.resolve("environ"));
+            if (env == null || env.length == 0) {
+                return true;
+            }
         }
         String value = valueOf(env, prefix);
         if (value != null && values.contains(value) && !ended(dir)) {
@@ -104,15 +119,11 @@ public final class ProcessTable {
     private static final long KERNEL_THREAD = 0x00200000L;
 
     /**
-     * Whether a process whose environment reads empty is inside {@code execve()}: its command line is empty too, it is
-     * not a kernel thread (those have neither, always) and it has not ended. A process started with an empty
-     * environment still has a command line.
+     * Whether a process whose environment and command line read empty is inside {@code execve()}: it is not a kernel
+     * thread (those have neither, always) and it has not ended. A process started with an empty environment still has
+     * a command line.
      */
     private static boolean inExec(Path dir) {
-        byte[] cmdline = read(dir.resolve("cmdline"));
-        if (cmdline == null || cmdline.length > 0) {
-            return false;
-        }
         try {
             String[] f = statFields(dir);
             return !ended(f) && (Long.parseLong(f[6]) & KERNEL_THREAD) == 0;

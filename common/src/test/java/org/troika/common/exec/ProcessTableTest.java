@@ -71,8 +71,8 @@ class ProcessTableTest {
         AtomicInteger reads = new AtomicInteger();
         later.schedule(() -> {
             reads.incrementAndGet();
-            // each file appears whole (a rename), the environment first: the walk must never see a command line
-            // without the environment, which a real exec never shows either (both come with the new program)
+            // each file appears whole (a rename), the environment first: both come with the new program (an empty
+            // environment read beside a command line is the other case, anEnvironmentOpenedJustBeforeAnExec...)
             replace(dir.resolve("environ"), "PATH=/bin\0" + KEY + "=t1\0");
             replace(dir.resolve("cmdline"), "sleep\u000030\u0000");
             return null;
@@ -83,6 +83,38 @@ class ProcessTableTest {
         assertEquals(1, reads.get(), "the walk returned before the exec'ing process got its environment");
         assertEquals(List.of(execing), pids(found.get("t1")), "the process that was inside execve() is found");
         assertEquals(List.of(plain), pids(found.get("t2")));
+    }
+
+    @Test
+    @Timeout(60)
+    void anEnvironmentOpenedJustBeforeAnExecIsReadAgain() throws Exception {
+        // a real exec can show this: the environment file opened on the old program, whose memory is gone when it is
+        // read (nothing), then the command line read from the new one. A named pipe gives the walk exactly that: its
+        // first reading of the environment is empty, the second has the tag.
+        long execed = child();
+        Path dir = entry(execed, 'S', 0x400000, "sleep\u000030\u0000", "");
+        Path environ = dir.resolve("environ");
+        Files.delete(environ);
+        assertEquals(0, new ProcessBuilder("mkfifo", environ.toString()).start().waitFor());
+        AtomicInteger opened = new AtomicInteger();
+        Thread writer = new Thread(() -> {
+            try {
+                for (String reading : List.of("", "PATH=/bin\0" + KEY + "=t\0")) {
+                    try (var out = Files.newOutputStream(environ)) { // blocks until the walk opens it
+                        opened.incrementAndGet();
+                        out.write(reading.getBytes(StandardCharsets.UTF_8));
+                    }
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        writer.setDaemon(true); // a walk that read only once leaves it blocked in its second open
+        writer.start();
+        Map<String, List<ProcessHandle>> found = ProcessTable.withEnvValues(proc, KEY, Set.of("t"), 0);
+        assertEquals(List.of(execed), pids(found.get("t")), "an environment read empty once was not read again");
+        writer.join(10_000);
+        assertEquals(2, opened.get());
     }
 
     @Test

@@ -120,6 +120,12 @@ public final class TroikaEnv {
      * reach.
      */
     public static final String SPAWN_ENV_FILE = "TROIKA_SPAWN_ENV_FILE";
+    /**
+     * Elastic, a launch with standby ranks ({@code troika run --standby-ranks}, Open MPI 5): the launch ranks from this
+     * number up run on standby hosts and wait outside the training world until a change in place activates them
+     * ({@code ElasticWorld.of} keeps them there); the ranks below it form the world.
+     */
+    public static final String ELASTIC_STANDBY_FROM = "TROIKA_ELASTIC_STANDBY_FROM";
     /** Elastic, set for ranks spawned into a running world only: the generation id of the first of them. */
     public static final String ELASTIC_JOIN_ID = "TROIKA_ELASTIC_JOIN_ID";
     /** Elastic, with {@link #ELASTIC_JOIN_ID}: how many changes in place the world went through with them. */

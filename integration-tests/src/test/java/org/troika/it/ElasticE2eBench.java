@@ -29,6 +29,9 @@ import org.troika.testkit.NetnsCluster;
  *   <li>{@code standby}: the same, but the discovery file lists that host with 0 slots from the start (a standby
  *       host: its task service is started and registered before the change, which gives it N/K slots; the job runs
  *       2 s longer before the change, so that the service is up);</li>
+ *   <li>{@code standby-rank}: the same as {@code standby} with {@code --standby-ranks} (the launch starts a rank on
+ *       the standby host, which waits outside the world), and the change gives the host one slot (its waiting rank is
+ *       activated, no process starts; at 8 ranks the other cases add 2);</li>
  *   <li>{@code kill}: launch rank N-1 gets SIGKILL; to the first commit at a smaller size (ULFM shrink on Open MPI
  *       5).</li>
  * </ul>
@@ -140,7 +143,8 @@ public final class ElasticE2eBench {
             start.add(h.get(i) + ":" + s);
         }
         List<String> listed = new ArrayList<>(start);
-        if (kase.equals("standby")) {
+        boolean standby = kase.equals("standby") || kase.equals("standby-rank");
+        if (standby) {
             listed.add(h.get(k) + ":0");
         }
         Path hosts = e.hostsFile(listed.toArray(String[]::new));
@@ -156,13 +160,16 @@ public final class ElasticE2eBench {
         if (extra != null && !extra.isBlank()) {
             flags.addAll(List.of(extra.trim().split("\\s+(?=--)")));
         }
+        if (kase.equals("standby-rank")) {
+            flags.add("--standby-ranks");
+        }
         if (kase.equals("relaunch") && mpi == Launcher.OPEN_MPI_5) {
             flags.addAll(List.of("--fault-tolerance", "relaunch"));
         }
         try (RunSupport run = e.start(mpi, c, hosts, 1_000_000, STEP_MS, List.of("--commit-every", "1"),
                 flags.toArray(String[]::new))) {
             run.awaitOut(o -> countSize(o, n) >= 5, "5 commits at size " + n);
-            if (kase.equals("standby")) {
+            if (standby) {
                 Thread.sleep(2_000); // the standby host's service starts with the first generation's; let it register
             }
             ProcessHandle victim = kase.equals("kill") ? ElasticRunTest.findRank(run, n - 1, 1) : null;
@@ -174,9 +181,10 @@ public final class ElasticE2eBench {
                     ElasticRunTest.write(hosts, start.subList(0, k - 1).toArray(String[]::new));
                     target = size -> size < n;
                 }
-                case "add", "standby" -> {
+                case "add", "standby", "standby-rank" -> {
                     List<String> more = new ArrayList<>(start);
-                    more.add(h.get(k) + ":" + s);
+                    // a standby rank is one rank: its host joins with one slot (more would be spawned next to it)
+                    more.add(h.get(k) + ":" + (kase.equals("standby-rank") ? 1 : s));
                     ElasticRunTest.write(hosts, more.toArray(String[]::new));
                     target = size -> size > n;
                 }
@@ -185,7 +193,7 @@ public final class ElasticE2eBench {
                     target = size -> size < n;
                 }
                 default -> throw new IllegalArgumentException("unknown case " + kase
-                        + " (leave, relaunch, add, standby or kill)");
+                        + " (leave, relaunch, add, standby, standby-rank or kill)");
             }
             Map<String, Predicate<RunSupport.Line>> wanted = new LinkedHashMap<>();
             wanted.put("discovery saw it", l -> l.err() && l.text().startsWith("troika elastic: hosts "));

@@ -357,6 +357,57 @@ class ElasticShrinkRunTest {
         });
     }
 
+    /**
+     * {@code --standby-ranks}: the launch starts a rank on the standby host too ({@code -H a:1,b:1,s:1}), which waits
+     * outside the world of the first two (ElasticWorld.of); when discovery gives that host a slot, the world activates
+     * it: the grown world's third rank is that very process, started before the change, and no process starts or ends.
+     * Commits stay contiguous and every rank ends with the same model.
+     */
+    @Test
+    void aStandbyRankWaitsOutsideTheWorldAndJoinsItWithoutAProcessStart() throws Exception {
+        int steps = 120;
+        withStandby("ulsr", 215, steps, java.util.Map.of(), (c, h, e, run) -> {
+            run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            Set<Long> before = awaitRanks(run, 3);
+            assertTrue(run.err().contains(" -H " + h.get(0) + ":1," + h.get(1) + ":1," + h.get(2) + ":1 "),
+                    "the launch gives the standby host a rank: " + run.err());
+            assertTrue(run.out().contains("size=2") && !run.out().contains("size=3"), "the world is the first two: "
+                    + run.out());
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+            run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
+            assertEquals(before, rankPids(run), "no rank process started or ended: the standby rank joined");
+            RunSupport.Result r = run.waitFor();
+            run.assertNoSurvivors();
+            assertEquals(0, r.exitCode(), r.toString());
+            ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+            assertTrue(r.err().contains("generation 1 changes in place: 1 standby rank joins on " + h.get(2)),
+                    r.toString());
+            assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
+            assertEqualModels(r, steps, 3);
+        }, "--standby-ranks", "--verbose");
+    }
+
+    /**
+     * A standby rank that no growth activates ends with the training: the world's leader dismisses it when the ranks
+     * leave Elastic.run, so mpirun ends by itself and the job reports the training done.
+     */
+    @Test
+    void aStandbyRankNeverActivatedIsDismissedWhenTheTrainingEnds() throws Exception {
+        int steps = 40;
+        withStandby("ulsn", 216, steps, java.util.Map.of(), (c, h, e, run) -> {
+            run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            awaitRanks(run, 3);
+            RunSupport.Result r = run.waitFor();
+            run.assertNoSurvivors();
+            assertEquals(0, r.exitCode(), r.toString());
+            ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+            assertTrue(r.err().contains("troika elastic: standby rank 2 ends: dismissed: the training ended"),
+                    r.toString());
+            assertTrue(r.err().contains("done after 1 generation(s) and 0 reset(s)"), r.toString());
+            assertEqualModels(r, steps, 2);
+        }, "--standby-ranks");
+    }
+
     /** The live processes named {@code prted} on {@code host}. */
     private static Set<Long> prteds(NetnsCluster c, NetnsCluster.Host host) throws IOException {
         Set<Long> out = new HashSet<>();

@@ -56,7 +56,10 @@ final class ElasticCodec implements Codec<ElasticMessage> {
             for (ElasticMessage.ChangeWorld.Spawn s : c.join()) {
                 o.str(s.host()).u32(s.count()).u32(s.added() ? 1 : 0);
             }
-            o.u32(c.firstJoinId());
+            o.u32(c.firstJoinId()).u32(c.activate().size());
+            for (ElasticMessage.ChangeWorld.Activate a : c.activate()) {
+                o.str(a.host()).u32(a.id());
+            }
         } else {
             throw new IllegalArgumentException("no elastic wire encoding for " + m.getClass());
         }
@@ -73,7 +76,8 @@ final class ElasticCodec implements Codec<ElasticMessage> {
             case RANK_LEFT -> new ElasticMessage.RankLeft(in.u32(), in.u32(), in.u32());
             case NOTED -> new ElasticMessage.Noted();
             case NOTED_DATAGRAM -> new ElasticMessage.NotedDatagram(in.i64(), in.i64());
-            case CHANGE_WORLD -> new ElasticMessage.ChangeWorld(in.u32(), in.ints(), spawns(in), in.u32());
+            case CHANGE_WORLD -> new ElasticMessage.ChangeWorld(in.u32(), in.ints(), spawns(in), in.u32(),
+                    activations(in));
             default -> throw new WireException("unknown elastic message type " + type);
         };
     }
@@ -83,6 +87,15 @@ final class ElasticCodec implements Codec<ElasticMessage> {
         List<ElasticMessage.ChangeWorld.Spawn> l = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             l.add(new ElasticMessage.ChangeWorld.Spawn(in.str(), in.u32(), in.u32() != 0));
+        }
+        return l;
+    }
+
+    private static List<ElasticMessage.ChangeWorld.Activate> activations(BodyIn in) throws WireException {
+        int n = in.count(8);
+        List<ElasticMessage.ChangeWorld.Activate> l = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            l.add(new ElasticMessage.ChangeWorld.Activate(in.str(), in.u32()));
         }
         return l;
     }

@@ -45,12 +45,35 @@ public sealed interface ElasticMessage {
      * {@code firstJoinId} up, in {@code join}'s order. The new rank 0 reports the result as a {@link WorldChanged}.
      * The ranks may answer a change they cannot make by leaving the generation (as for {@link HostsChanged}).
      *
+     * <p>Standby ranks (a launch with {@code troika run --standby-ranks}: a rank started on a standby host that waits
+     * outside the world) join by {@code activate}: after the leaves and before the spawns, each named one is merged into
+     * the world, in {@code activate}'s order, under the id it had in the launch.
+     *
      * @param change the request's number in this generation, from 1
      */
-    record ChangeWorld(int change, List<Integer> leave, List<Spawn> join, int firstJoinId) implements ElasticMessage {
+    record ChangeWorld(int change, List<Integer> leave, List<Spawn> join, int firstJoinId, List<Activate> activate)
+            implements ElasticMessage {
         public ChangeWorld {
             leave = List.copyOf(leave);
             join = List.copyOf(join);
+            activate = List.copyOf(activate);
+        }
+
+        /** A change that activates no standby rank. */
+        public ChangeWorld(int change, List<Integer> leave, List<Spawn> join, int firstJoinId) {
+            this(change, leave, join, firstJoinId, List.of());
+        }
+
+        /** Whether ranks join the world (spawned or activated). */
+        public boolean grows() {
+            return !join.isEmpty() || !activate.isEmpty();
+        }
+
+        /** The standby rank with launch rank {@code id}, waiting on {@code host}, joins the world. */
+        public record Activate(String host, int id) {
+            public Activate {
+                Objects.requireNonNull(host, "host");
+            }
         }
 
         /**

@@ -231,7 +231,7 @@ public final class ElasticDriver {
             // a change in place is a reset like a relaunch: at the reset limit the generation ends and decide() stops
             boolean canReset = limits.resetLimit() == null || resets < limits.resetLimit();
             Optional<WorldChange> change = ending || !canReset ? Optional.empty()
-                    : world.toward(wouldBe, running.inPlace());
+                    : world.toward(wouldBe, running.inPlace(), running.standbyRanks());
             if (change.isPresent() && change.get().isEmpty()) {
                 continue; // the same ranks per host in another order: nothing to change
             }

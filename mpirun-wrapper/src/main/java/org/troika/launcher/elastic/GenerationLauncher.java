@@ -44,6 +44,14 @@ public interface GenerationLauncher {
         }
 
         /**
+         * The standby ranks of this generation not activated yet (a launch with {@code --standby-ranks}): each standby
+         * host's waiting rank by its id; empty for every other launch, and before the launch started.
+         */
+        default java.util.Map<String, Integer> standbyRanks() {
+            return java.util.Map.of();
+        }
+
+        /**
          * Changes the world in place (ranks leave, ranks are spawned onto new hosts) instead of ending the generation.
          * Returns at once. False when it cannot take the change (the driver then announces the update); once taken,
          * the generation makes it, or, when that fails (a new host's service does not come up, the spawn fails), ends

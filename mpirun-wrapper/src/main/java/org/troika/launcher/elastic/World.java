@@ -71,6 +71,16 @@ public record World(List<Member> members, int nextId) {
      * A change with nobody leaving or joining ({@link WorldChange#isEmpty()}) means the world already has those ranks.
      */
     public Optional<WorldChange> toward(List<HostSlots> wanted, InPlace can) {
+        return toward(wanted, can, Map.of());
+    }
+
+    /**
+     * {@link #toward(List, InPlace)} in a generation with standby ranks ({@code standby}: the standby host's waiting
+     * rank's id, for those not activated yet): a host that joins with one rank and has one activates it instead of a
+     * spawn; the others spawn (a host joining with more ranks spawns them all, its standby rank stays unused). The
+     * standby ranks come after the survivors, before the spawned ranks, whose ids start above every id of the launch.
+     */
+    public Optional<WorldChange> toward(List<HostSlots> wanted, InPlace can, Map<String, Integer> standby) {
         if (wanted.isEmpty()) {
             return Optional.empty();
         }
@@ -97,13 +107,24 @@ public record World(List<Member> members, int nextId) {
             }
         }
         List<WorldChange.Join> join = new ArrayList<>();
+        List<WorldChange.Activate> activate = new ArrayList<>();
         for (Map.Entry<String, Integer> h : want.entrySet()) {
             if (!have.containsKey(h.getKey())) {
-                join.add(new WorldChange.Join(h.getKey(), h.getValue()));
+                Integer waiting = standby.get(h.getKey());
+                if (waiting != null && h.getValue() == 1) {
+                    activate.add(new WorldChange.Activate(h.getKey(), waiting));
+                } else {
+                    join.add(new WorldChange.Join(h.getKey(), h.getValue()));
+                }
             }
         }
-        if (leave.contains(0) || (!leave.isEmpty() && !can.leave()) || (!join.isEmpty() && !can.grow())) {
+        if (leave.contains(0) || (!leave.isEmpty() && !can.leave())
+                || ((!join.isEmpty() || !activate.isEmpty()) && !can.grow())) {
             return Optional.empty();
+        }
+        int firstJoinId = nextId;
+        for (int id : standby.values()) {
+            firstJoinId = Math.max(firstJoinId, id + 1);
         }
         List<Member> next = new ArrayList<>();
         List<Integer> leaving = new ArrayList<>();
@@ -114,13 +135,16 @@ public record World(List<Member> members, int nextId) {
                 next.add(m);
             }
         }
-        int id = nextId;
+        for (WorldChange.Activate a : activate) {
+            next.add(new Member(a.id(), a.host()));
+        }
+        int id = firstJoinId;
         for (WorldChange.Join j : join) {
             for (int i = 0; i < j.count(); i++) {
                 next.add(new Member(id++, j.host()));
             }
         }
-        return Optional.of(new WorldChange(leaving, join, nextId, new World(next, id)));
+        return Optional.of(new WorldChange(leaving, join, firstJoinId, new World(next, id), activate));
     }
 
     /** What a running generation can change in place (issue 25): ranks leave by a split, ranks join by a spawn. */

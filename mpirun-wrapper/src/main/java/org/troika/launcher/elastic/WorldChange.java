@@ -5,11 +5,25 @@ import java.util.Objects;
 
 /**
  * A change of a running generation's world in place (issue 25; {@link World#toward}): the ranks with ids in
- * {@code leave} leave, then {@code join}'s ranks are spawned onto their hosts with ids from {@code firstJoinId} up.
+ * {@code leave} leave, then the standby ranks of {@code activate} join (a launch with {@code --standby-ranks}), then
+ * {@code join}'s ranks are spawned onto their hosts with ids from {@code firstJoinId} up.
  *
  * @param target the world once the change is made
  */
-public record WorldChange(List<Integer> leave, List<Join> join, int firstJoinId, World target) {
+public record WorldChange(List<Integer> leave, List<Join> join, int firstJoinId, World target,
+        List<Activate> activate) {
+    /** The standby rank with id {@code id} (its launch rank), waiting on {@code host}, joins. */
+    public record Activate(String host, int id) {
+        public Activate {
+            Objects.requireNonNull(host, "host");
+        }
+    }
+
+    /** A change that activates no standby rank. */
+    public WorldChange(List<Integer> leave, List<Join> join, int firstJoinId, World target) {
+        this(leave, join, firstJoinId, target, List.of());
+    }
+
     /** {@code count} ranks spawned onto {@code host}, which has no rank of the generation yet. */
     public record Join(String host, int count) {
         public Join {
@@ -23,17 +37,20 @@ public record WorldChange(List<Integer> leave, List<Join> join, int firstJoinId,
     public WorldChange {
         leave = List.copyOf(leave);
         join = List.copyOf(join);
+        activate = List.copyOf(activate);
         Objects.requireNonNull(target, "target");
     }
 
     /** Whether nobody leaves or joins (the world already is the target). */
     public boolean isEmpty() {
-        return leave.isEmpty() && join.isEmpty();
+        return leave.isEmpty() && join.isEmpty() && activate.isEmpty();
     }
 
-    /** The hosts that join. */
+    /** The hosts that join: the standby ranks' first, then the spawned ranks'. */
     public List<String> joiningHosts() {
-        return join.stream().map(Join::host).toList();
+        List<String> hosts = new java.util.ArrayList<>(activate.stream().map(Activate::host).toList());
+        join.forEach(j -> hosts.add(j.host()));
+        return hosts;
     }
 
     /** For messages: {@code 2 ranks leave (hosts b), 2 join on c:2}. */
@@ -44,6 +61,13 @@ public record WorldChange(List<Integer> leave, List<Join> join, int firstJoinId,
                     .distinct().toList();
             b.append(leave.size()).append(leave.size() == 1 ? " rank leaves" : " ranks leave").append(" (")
                     .append(String.join(",", hosts)).append(")");
+        }
+        if (!activate.isEmpty()) {
+            if (b.length() > 0) {
+                b.append(", ");
+            }
+            b.append(activate.size()).append(activate.size() == 1 ? " standby rank joins on " : " standby ranks join on ")
+                    .append(String.join(",", activate.stream().map(Activate::host).toList()));
         }
         if (!join.isEmpty()) {
             if (b.length() > 0) {

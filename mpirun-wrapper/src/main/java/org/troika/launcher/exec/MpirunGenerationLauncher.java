@@ -323,6 +323,11 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
          */
         private volatile List<String> spares = List.of();
         /**
+         * The launch's standby ranks not activated yet ({@code --standby-ranks}): each spare host's waiting rank by its
+         * id (its launch rank, from the generation's size up).
+         */
+        private final Map<String, Integer> standby = new ConcurrentHashMap<>();
+        /**
          * Whether a change that adds ranks on hosts without a daemon of the launch was sent (then no leave in place,
          * {@link #inPlace()}).
          */
@@ -411,8 +416,24 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 // the start (-H host:0, no rank): a growth onto one then starts the rank alone, not a daemon through
                 // the relay first
                 spares = launch.spares();
+                boolean grows = World.InPlace.of(mpi, shrinks, relayed && launch.agent() != null).grow();
+                // --standby-ranks: those hosts get a rank too, which waits outside the world (ElasticWorld.of) until a
+                // growth activates it; the ranks' launch is the generation's plan with one more rank per spare host
+                HostPlan launched = gen.plan().withSpares(spares);
+                if (base.elastic().standbyRanksWanted() && !grows && gen.id() == 1) {
+                    err.println("troika elastic: --standby-ranks: this job cannot grow in place (that needs Open MPI 5"
+                            + " with --fault-tolerance shrink, its daemons started through troika's relay); standby"
+                            + " hosts get no rank");
+                }
+                if (base.elastic().standbyRanksWanted() && grows && !spares.isEmpty()) {
+                    launched = gen.plan().withStandbyRanks(spares);
+                    e.put(TroikaEnv.ELASTIC_STANDBY_FROM, Integer.toString(gen.size()));
+                    for (int i = 0; i < spares.size(); i++) {
+                        standby.put(spares.get(i), gen.size() + i);
+                    }
+                }
                 BackendPlan planned = launch.active()
-                        ? planner.plan(launch.settings(), gen.plan().withSpares(spares), mpi, e, launch.agent())
+                        ? planner.plan(launch.settings(), launched, mpi, e, launch.agent())
                         : checked;
                 BackendPlan plan = relayed ? withLocalWorkerKey(planned, workerKeyFile)
                         : withWorkerKeyInEnvironment(planned, workerKey);
@@ -428,19 +449,26 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         err.println("troika elastic: generation " + gen.id() + ": no daemon on the standby hosts at the"
                                 + " start (" + x.getMessage() + "); a growth onto them starts one");
                         spares = List.of();
+                        standby.clear();
+                        e.remove(TroikaEnv.ELASTIC_STANDBY_FROM);
+                        launched = gen.plan();
                         plan = withLocalWorkerKey(planner.plan(launch.settings(), gen.plan(), mpi, e, launch.agent()),
                                 workerKeyFile);
                     }
                 }
                 if (s.verbose()) {
                     err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
+                    if (!standby.isEmpty()) {
+                        err.println("troika elastic: generation " + gen.id() + ": standby ranks " + gen.size() + "-"
+                                + (gen.size() + spares.size() - 1) + " wait on " + String.join(",", spares));
+                    }
                 }
                 // The launch agents and the driver watch the same heartbeats. When an agent gives up on a
                 // partitioned host first, mpirun ends before the driver reports that host lost and no rank is
                 // named: the launch gives the driver its liveness window to name the host, or the next generation
                 // would plan on it again. Not when every rank reported its leave (a relaunch for a host change under
                 // fault tolerance: PRRTE names no rank for ranks that all exit with 75, and that window cost ~8 s).
-                SupervisedLaunch.Spec spec = SupervisedLaunch.Spec.of(plan, gen.plan(), out, err).withWatch(watch)
+                SupervisedLaunch.Spec spec = SupervisedLaunch.Spec.of(plan, launched, out, err).withWatch(watch)
                         .withTimeline(timeline, backend.name() + " (generation " + gen.id() + ")", Map.of("generation",
                                 gen.id(), "worldSize", gen.size()))
                         .withFreshRankFiles(gen.id() == 1)
@@ -651,6 +679,11 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
          * The hosts to keep ready on which this generation runs no rank (standby hosts; usable ones beyond its size),
          * when it can grow in place: its launch gives those whose service is up a daemon from the start. None else.
          */
+        @Override
+        public Map<String, Integer> standbyRanks() {
+            return Map.copyOf(standby);
+        }
+
         private List<String> spareCandidates(boolean shrinks, MpiInstall mpi, boolean relayed) {
             if (!World.InPlace.of(mpi, shrinks, relayed).grow()) {
                 return List.of();
@@ -695,10 +728,13 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 }
                 List<ElasticMessage.ChangeWorld.Spawn> join = change.join().stream()
                         .map(j -> new ElasticMessage.ChangeWorld.Spawn(j.host(), j.count(), true)).toList();
+                List<ElasticMessage.ChangeWorld.Activate> activate = change.activate().stream()
+                        .map(a -> new ElasticMessage.ChangeWorld.Activate(a.host(), a.id())).toList();
                 boolean sent = n.changeWorld(new ElasticMessage.ChangeWorld(changes + 1, change.leave(), join,
-                        change.firstJoinId()));
+                        change.firstJoinId(), activate));
                 if (sent) {
                     changes++;
+                    change.activate().forEach(a -> standby.remove(a.host()));
                     grown |= !added.isEmpty(); // onto spare daemons alone: leaves stay in place (inPlace())
                 }
                 return sent;

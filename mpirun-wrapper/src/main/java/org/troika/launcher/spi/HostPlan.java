@@ -32,6 +32,24 @@ public record HostPlan(String source, List<HostSlots> hosts, RankTable.Table tab
         return new HostPlan(source, hosts, table, spares);
     }
 
+    /**
+     * This plan with one more rank on each of {@code standby} (hosts not in it), after its own ranks, and no spare
+     * hosts: the launch of a generation with standby ranks ({@code --standby-ranks}), whose ranks from this plan's
+     * size up wait outside the world.
+     */
+    public HostPlan withStandbyRanks(List<String> standby) {
+        List<HostSlots> all = new ArrayList<>(hosts);
+        List<RankTable.Host> table = new ArrayList<>(hosts.size() + standby.size());
+        for (HostSlots h : hosts) {
+            table.add(new RankTable.Host(h.name(), h.slots()));
+        }
+        for (String h : standby) {
+            all.add(new HostSlots(h, 1));
+            table.add(new RankTable.Host(h, 1));
+        }
+        return new HostPlan(source, all, RankTable.of(table));
+    }
+
     /** World size. */
     public int size() {
         return table.size();

@@ -294,11 +294,13 @@ public record RunSettings(Hosts hosts, Remote remote, Launcher launcher, Output 
      * @param discoveryInterval the pause between two discovery runs, at least {@link #MIN_DISCOVERY_INTERVAL}, or
      *     {@code null} = the default (a discovery script: adaptive, 250 ms to 1 s from the CPU and time its runs take; a
      *     fixed host list: 1 s), see {@code org.troika.launcher.elastic.DiscoveryInterval}
+     * @param standbyRanks {@code true}: a generation that can grow in place starts a rank on each standby host, which
+     *     waits outside the world until a growth activates it ({@code --standby-ranks}); {@code null} = no
      */
     public record Elastic(Path discoveryScript, Integer minNp, Integer maxNp, Integer slotsPerHost, Duration timeout,
-            Integer resetLimit, Cooldown cooldown, Duration discoveryInterval) implements Group {
+            Integer resetLimit, Cooldown cooldown, Duration discoveryInterval, Boolean standbyRanks) implements Group {
         /** A static job. */
-        public static final Elastic NONE = new Elastic(null, null, null, null, null, null, null, null);
+        public static final Elastic NONE = new Elastic(null, null, null, null, null, null, null, null, null);
         /** Default elastic timeout. */
         public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(600);
         /** The shortest discovery interval that may be given. */
@@ -325,6 +327,11 @@ public record RunSettings(Hosts hosts, Remote remote, Launcher launcher, Output 
         /** Whether the job is elastic: a discovery script or a minimum/maximum np is given. */
         public boolean enabled() {
             return discoveryScript != null || minNp != null || maxNp != null;
+        }
+
+        /** Whether standby hosts get a waiting rank where the generation can grow in place ({@code --standby-ranks}). */
+        public boolean standbyRanksWanted() {
+            return Boolean.TRUE.equals(standbyRanks);
         }
 
         /** {@link #timeout()}, else {@link #DEFAULT_TIMEOUT}. */

@@ -97,6 +97,35 @@ class ElasticDriverInPlaceTest {
     }
 
     @Test
+    void aStandbyHostGivenOneSlotActivatesItsWaitingRankAndSpawnedIdsStartAboveTheLaunch() throws Exception {
+        // --standby-ranks: the launch started ranks 2 (on s) and 3 (on t) outside the world of a and b
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1,s:0,t:0").from(3_000, "a:1,b:1,s:1,t:0")
+                .from(6_000, "a:1,b:1,s:1,t:2").from(9_000, "a:1,s:1,t:2");
+        launcher.inPlace(BOTH).standby(java.util.Map.of("s", 2, "t", 3)).on(1, succeedAfter(12_000));
+        ElasticResult r = run(d, 1);
+        List<WorldChange> cs = first().changes;
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(1, r.generations()),
+                () -> assertEquals(3, cs.size()),
+                () -> assertEquals(List.of(new WorldChange.Activate("s", 2)), cs.get(0).activate()),
+                () -> assertEquals(List.of(), cs.get(0).join(), "no spawn onto a host with a waiting rank"),
+                () -> assertEquals(List.of(0, 1, 2), ids(cs.get(0).target())),
+                () -> assertEquals("1 standby rank joins on s", cs.get(0).describe(World.of(first().generation
+                        .plan()))),
+                () -> assertEquals(List.of(), cs.get(1).activate(), "t joins with 2 ranks: both spawned"),
+                () -> assertEquals(List.of(new WorldChange.Join("t", 2)), cs.get(1).join()),
+                () -> assertEquals(4, cs.get(1).firstJoinId(), "above the launch's ids, 3 being t's waiting rank"),
+                () -> assertEquals(List.of(0, 1, 2, 4, 5), ids(cs.get(1).target())),
+                () -> assertEquals(List.of(1), cs.get(2).leave()),
+                () -> assertEquals(List.of(0, 2, 4, 5), ids(cs.get(2).target())));
+    }
+
+    private static List<Integer> ids(World w) {
+        return w.members().stream().map(World.Member::id).toList();
+    }
+
+    @Test
     void withoutTheCapabilityTheGenerationIsRelaunchedAsBefore() throws Exception {
         ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1").from(3_000, "a:1,b:1,c:1");
         launcher.on(2, succeedAfter(3_000)); // InPlace.NONE: Open MPI 4, MPICH

@@ -72,7 +72,16 @@ final class FakeLauncher implements GenerationLauncher {
                 return false;
             }
             changes.add(change);
+            change.activate().forEach(a -> waiting.remove(a.host()));
             return true;
+        }
+
+        /** The launch's standby ranks ({@link FakeLauncher#standby}) that no change activated yet. */
+        private final Map<String, Integer> waiting = new HashMap<>(standby);
+
+        @Override
+        public Map<String, Integer> standbyRanks() {
+            return Map.copyOf(waiting);
         }
 
         /** The world now: the plan's, changed by the changes taken. */
@@ -135,6 +144,14 @@ final class FakeLauncher implements GenerationLauncher {
     /** Generations say they can change in place as {@code can} says (and take changes unless {@link #refusing}). */
     FakeLauncher inPlace(World.InPlace can) {
         this.inPlace = can;
+        return this;
+    }
+
+    private Map<String, Integer> standby = Map.of();
+
+    /** Generations start with these standby ranks (host: id), as a launch with --standby-ranks. */
+    FakeLauncher standby(Map<String, Integer> ranks) {
+        this.standby = Map.copyOf(ranks);
         return this;
     }
 

@@ -139,6 +139,9 @@ public final class Elastic {
             state.save();
             state.onReset();
             recovered = true;
+        } else if (world != null && world.standbyLaunch()) {
+            // a launch with standby ranks: the world is the launch's ranks below them, not the launch's whole world
+            state.replaceContext(world.context(state.context()));
         }
         while (true) {
             try {
@@ -177,7 +180,7 @@ public final class Elastic {
                 recovered = true;
                 state.onReset();
                 // after a leave every rank holds the commit already; ranks that joined (or a shrink) need the sync
-                sync = !changed || !change.inPlace().join().isEmpty();
+                sync = !changed || change.inPlace().grows();
             } catch (CollectiveFailure | ProcFailedException | RevokedException e) {
                 if (world == null || !world.shrinks() || !shrink(state, world)) {
                     return ElasticExitCodes.COLLECTIVE_FAILURE;

@@ -46,7 +46,11 @@ public final class ElasticWorld {
     private int epoch; // changes of this generation's world so far
     private Communicator current; // the training thread owns this object
     private int localRank = -1; // on node, in current; -1 until a change computed it
-    private boolean joined; // this process was spawned into a running world
+    private boolean joined; // this process was spawned into a running world, or activated as a standby rank
+    // a launch with standby ranks (TROIKA_ELASTIC_STANDBY_FROM): the launch's world duplicated, over which the world's
+    // leader activates or dismisses the standby ranks; null in every other launch
+    private Communicator channel;
+    private int standbyFrom = -1; // the first standby launch rank (with channel)
 
     ElasticWorld(Communicator world, String node, boolean shrinks, int minSize, DriverReporter reporter) {
         this(world, node, shrinks, minSize, reporter, null, world.rank());
@@ -85,7 +89,12 @@ public final class ElasticWorld {
         DriverReporter reporter = DriverReporter.fromEnvironment(env);
         String joinId = env.get(TroikaEnv.ELASTIC_JOIN_ID);
         if (joinId == null || joinId.isBlank()) {
-            return new ElasticWorld(world, node, shrink, min, reporter, spawner, world.rank());
+            int standbyFrom = number(env, TroikaEnv.ELASTIC_STANDBY_FROM, 0);
+            ElasticWorld w = new ElasticWorld(world, node, shrink, min, reporter, spawner, world.rank());
+            if (standbyFrom > 0 && standbyFrom < world.size()) {
+                w.standbyLaunch(standbyFrom);
+            }
+            return w;
         }
         // spawned into a running world: merge with the parents (they wait in their change), then find our place
         ElasticWorld w = new ElasticWorld(world, node, shrink, min, reporter, spawner,
@@ -144,7 +153,7 @@ public final class ElasticWorld {
      * launched the reports let it start the next generation before mpirun has ended.
      */
     boolean reports() {
-        return shrinks || spawner != null || reporter.reaches();
+        return shrinks || spawner != null || reporter.reaches() || channel != null;
     }
 
     /** Broadcasts from rank 0 of {@link #current()}; MPI errors become {@link CollectiveFailure}. */
@@ -206,7 +215,12 @@ public final class ElasticWorld {
         boolean grows = !change.join().isEmpty();
         Optional<org.troika.mpi.Spawn> spawn = grows && spawner != null ? spawner.request(change, epoch + 1)
                 : Optional.empty();
-        if ((leaves && !shrinks) || (grows && spawn.isEmpty())) {
+        List<Integer> activate = change.activate().stream().map(ElasticMessage.ChangeWorld.Activate::id).toList();
+        // the survivors' ids in order (a split keeps the order), and among them the standby ranks' leader
+        int[] staying = java.util.Arrays.stream(members).filter(id -> !change.leave().contains(id)).toArray();
+        int leaderRank = leaderRank(staying);
+        if ((leaves && !shrinks) || (grows && spawn.isEmpty())
+                || (!activate.isEmpty() && (channel == null || leaderRank < 0))) {
             return Optional.empty(); // the same answer on every rank: all leave the generation together
         }
         Communicator old = current;
@@ -220,9 +234,24 @@ public final class ElasticWorld {
                     leaveNow(before.generation());
                 }
             }
+            if (!activate.isEmpty()) {
+                Communicator survivors = next;
+                everActivated.addAll(activate);
+                next = activate(survivors, leaderRank, staying[leaderRank], activate, epoch + 1, grows);
+                if (next == null) {
+                    current = survivors;
+                    if (old != world && survivors != old) {
+                        closeQuietly(old);
+                    }
+                    return Optional.empty();
+                }
+                if (survivors != old) {
+                    closeQuietly(survivors);
+                }
+            }
             if (grows) {
                 Communicator survivors = next;
-                next = grow(survivors, spawn.get());
+                next = grow(survivors, spawn.orElse(null));
                 if (next == null) {
                     current = survivors;
                     if (old != world && survivors != old) {
@@ -249,6 +278,222 @@ public final class ElasticWorld {
         return Optional.of(context(before));
     }
 
+    /** The tag of the standby ranks' messages on the channel ({@link #standbyLaunch}). */
+    static final int STANDBY_TAG = 7326;
+    /** The tag of the inter-communicator between the world and a standby rank it activates. */
+    static final int ACTIVATE_TAG = 7327;
+    /** Standby messages: the first int. */
+    private static final int DISMISS = 0;
+    private static final int ACTIVATE = 1;
+    /** Ints of an activation before its list of the standby ranks activated after this one. */
+    private static final int ACTIVATION_HEAD = 6;
+    /** How long the leader's dismissal waits for each standby rank to take it (a dead one never does). */
+    private static final long DISMISS_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+
+    /**
+     * A launch with standby ranks (issue 25: {@code troika run --standby-ranks}): the launch ranks below {@code from}
+     * form the world; each from {@code from} up ran on a standby host and waits here, asleep, until the world's leader
+     * activates it in a change in place ({@link #change}: it then joins the world as if spawned, without the start of a
+     * process, a JVM and MPI) or dismisses it when the world ends ({@link #leave(int, int)}). Collective over the
+     * launch's world: a duplicate of it for those messages (the channel), and a split into the world and one
+     * communicator per standby rank. Nobody calls {@code MPI_Finalize} in such a job: a dismissed standby rank ends
+     * without it, and the others would wait for it there.
+     */
+    private void standbyLaunch(int from) {
+        Mpi.skipFinalize();
+        channel = world.dup();
+        standbyFrom = from;
+        boolean standby = world.rank() >= from;
+        current = world.split(standby ? 1 + world.rank() - from : 0, world.rank());
+        members = java.util.stream.IntStream.range(0, from).toArray();
+        if (standby) {
+            awaitActivation();
+        }
+    }
+
+    /** Whether this world came from a launch with standby ranks (its first context is not the launch's world's). */
+    boolean standbyLaunch() {
+        return channel != null;
+    }
+
+    /**
+     * A standby rank waits for the world's leader: the first member of the world that is a launch rank (the launch
+     * rank 0 while it lives; {@link #leaderRank}), asleep between tests of a receive from it. When that rank is gone
+     * (it died: the receive fails under ULFM) it waits for the next. Dismissed, the process ends here (exit 0, no
+     * finalize); activated, it joins the world and the rest of the change ({@link #activated}).
+     */
+    private void awaitActivation() {
+        int launchSize = world.size();
+        int[] message = new int[ACTIVATION_HEAD + launchSize];
+        for (int source = 0; source < launchSize; source++) {
+            if (source == launchRank) {
+                continue;
+            }
+            try {
+                org.troika.mpi.Request r = channel.irecv(message, source, STANDBY_TAG);
+                while (!r.test()) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+                }
+            } catch (MpiException e) {
+                continue; // that rank is gone: its successor leads the world now
+            }
+            if (message[0] == ACTIVATE) {
+                activated(message);
+                return;
+            }
+            endStandby("dismissed: the training ended");
+        }
+        endStandby("no rank of the launch is left to activate it");
+    }
+
+    private void endStandby(String why) {
+        System.err.println("troika elastic: standby rank " + launchRank + " ends: " + why);
+        System.err.flush();
+        System.out.flush();
+        Runtime.getRuntime().halt(0); // no finalize (see standbyLaunch)
+    }
+
+    /**
+     * The world activated this standby rank: it merges with the world (after its ranks), then takes its part in the
+     * rest of the change as a member (the standby ranks activated after it, the spawn), and finds its place.
+     */
+    private void activated(int[] m) {
+        int epochAfter = m[1];
+        int leaderId = m[2];
+        int leaderRank = m[3];
+        boolean spawns = m[4] != 0;
+        List<Integer> after = new java.util.ArrayList<>();
+        for (int i = 0; i < m[5]; i++) {
+            after.add(m[ACTIVATION_HEAD + i]);
+        }
+        Communicator alone = current;
+        try {
+            Communicator merged;
+            try (Intercommunicator w = alone.intercommCreate(0, channel, leaderId, ACTIVATE_TAG)) {
+                merged = w.merge(true);
+            }
+            closeQuietly(alone);
+            Communicator next = activate(merged, leaderRank, leaderId, after, epochAfter, spawns);
+            if (next != null && spawns) {
+                Communicator grown = grow(next, null); // never rank 0 (the world's ranks come first): no spawn here
+                if (next != merged) {
+                    closeQuietly(next);
+                }
+                next = grown;
+            }
+            if (next == null) {
+                endStandby("its activation failed (a rank failed meanwhile)");
+            }
+            if (next != merged) {
+                closeQuietly(merged);
+            }
+            current = next;
+            joined = true;
+            regroup();
+            epoch = epochAfter;
+        } catch (MpiException | CollectiveFailure e) {
+            endStandby("its activation failed (" + e.getMessage() + ")");
+        }
+    }
+
+    /**
+     * The world's rank that leads the standby ranks: the first member that is a launch rank (it is in the channel), or
+     * -1 when none is left (the standby ranks can no longer be reached).
+     */
+    private int leaderRank(int[] ids) {
+        for (int r = 0; r < ids.length; r++) {
+            if (ids[r] < world.size()) {
+                return r;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Activates the standby ranks {@code ids} one after the other: the leader sends each its activation (with the
+     * ones after it, and whether a spawn follows), then the world and that rank make one inter-communicator through the
+     * leader and the channel and merge it, the world first. Collective over {@code c}; returns the grown world, or
+     * {@code null} on every rank that saw a rank fail meanwhile (the generation then ends and the driver relaunches).
+     * Intermediate communicators are closed, {@code c} is not.
+     */
+    private Communicator activate(Communicator c, int leaderRank, int leaderId, List<Integer> ids, int epochAfter,
+            boolean spawns) {
+        Communicator next = c;
+        try {
+            for (int k = 0; k < ids.size(); k++) {
+                int id = ids.get(k);
+                boolean leads = next.rank() == leaderRank;
+                if (leads) {
+                    List<Integer> rest = ids.subList(k + 1, ids.size());
+                    int[] m = new int[ACTIVATION_HEAD + rest.size()];
+                    m[0] = ACTIVATE;
+                    m[1] = epochAfter;
+                    m[2] = leaderId;
+                    m[3] = leaderRank;
+                    m[4] = spawns ? 1 : 0;
+                    m[5] = rest.size();
+                    for (int i = 0; i < rest.size(); i++) {
+                        m[ACTIVATION_HEAD + i] = rest.get(i);
+                    }
+                    channel.send(m, id, STANDBY_TAG);
+                }
+                Communicator merged;
+                try (Intercommunicator w = next.intercommCreate(leaderRank, leads ? channel : next, id,
+                        ACTIVATE_TAG)) {
+                    merged = w.merge(false);
+                }
+                if (next != c) {
+                    closeQuietly(next);
+                }
+                next = merged;
+            }
+            return next;
+        } catch (MpiException e) {
+            System.err.println("troika elastic: rank " + launchRank + ": activating the standby ranks failed ("
+                    + e.getMessage() + "); the generation ends and the driver relaunches");
+            if (next != c) {
+                closeQuietly(next);
+            }
+            return null;
+        }
+    }
+
+    /**
+     * The world ends (every member leaves {@link Elastic#run} with {@code code}): its leader dismisses the standby ranks
+     * that were never activated, so that their processes, and mpirun, end too. Each gets a bounded wait: one that died
+     * never takes its message.
+     */
+    private void dismissStandby(int code) {
+        if (channel == null || leaderRank(members) != current.rank()
+                || (code != org.troika.common.ElasticExitCodes.SUCCESS
+                        && code != org.troika.common.ElasticExitCodes.HOSTS_UPDATED
+                        && code != org.troika.common.ElasticExitCodes.COLLECTIVE_FAILURE)) {
+            return;
+        }
+        java.util.Set<Integer> in = new java.util.HashSet<>();
+        for (int id : members) {
+            in.add(id);
+        }
+        int[] dismiss = {DISMISS};
+        for (int id = standbyFrom; id < world.size(); id++) {
+            if (in.contains(id) || everActivated.contains(id)) {
+                continue;
+            }
+            try {
+                org.troika.mpi.Request r = channel.isend(dismiss, id, STANDBY_TAG);
+                long deadline = System.nanoTime() + DISMISS_WAIT_NANOS;
+                while (!r.test() && System.nanoTime() < deadline) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(200_000L);
+                }
+            } catch (MpiException e) {
+                // gone already
+            }
+        }
+    }
+
+    /** The standby ranks this rank saw activated (they are members, or left the world since). */
+    private final java.util.Set<Integer> everActivated = new java.util.HashSet<>();
+
     /** The tag of the inter-communicator between the parents and the ranks they spawned ({@link #grow}). */
     static final int JOIN_TAG = 7325;
 
@@ -265,7 +510,7 @@ public final class ElasticWorld {
      * @return the grown world, or {@code null} on every rank when the spawn failed (rank 0 says why) or a rank failed
      *     during the growth
      */
-    private Communicator grow(Communicator survivors, org.troika.mpi.Spawn request) {
+    private Communicator grow(Communicator survivors, org.troika.mpi.Spawn request) { // request: rank 0's only
         Communicator alone = null;
         Communicator withChildren = null;
         try {
@@ -403,6 +648,9 @@ public final class ElasticWorld {
     static ElasticMessage.WorldChanged changed(int generation, int epoch, int[] members,
             ElasticMessage.ChangeWorld change) {
         List<ElasticMessage.WorldChanged.Joined> joined = new java.util.ArrayList<>();
+        for (ElasticMessage.ChangeWorld.Activate a : change.activate()) {
+            joined.add(new ElasticMessage.WorldChanged.Joined(a.id(), a.host()));
+        }
         int id = change.firstJoinId();
         for (ElasticMessage.ChangeWorld.Spawn s : change.join()) {
             for (int i = 0; i < s.count(); i++) {
@@ -418,6 +666,7 @@ public final class ElasticWorld {
      * for people and reports it to the driver, waiting (bounded) until the driver noted it.
      */
     void leave(int generation, int code) {
+        dismissStandby(code);
         leave(reporter, generation, launchRank, code);
     }
 

@@ -33,8 +33,7 @@ public record HostChange(long timestampMillis, boolean added, boolean removed, E
 
     /** The in-place change the driver asked for. */
     public static HostChange of(long timestampMillis, ElasticMessage.ChangeWorld change) {
-        return new HostChange(timestampMillis, !change.join().isEmpty(), !change.leave().isEmpty()
-                || change.join().isEmpty(), change);
+        return new HostChange(timestampMillis, change.grows(), !change.leave().isEmpty() || !change.grows(), change);
     }
 
     /** Wire bits, as the driver's {@code HostUpdate}: removed = 1, added = 2. */
@@ -69,11 +68,17 @@ public record HostChange(long timestampMillis, boolean added, boolean removed, E
             return ByteBuffer.allocate(9).put((byte) c.bits()).putLong(c.timestampMillis).array();
         }
         List<byte[]> hosts = new ArrayList<>();
-        int size = 9 + 4 + 4 + 4 * w.leave().size() + 4 + 4;
+        int size = 9 + 4 + 4 + 4 * w.leave().size() + 4 + 4 + 4;
         for (ElasticMessage.ChangeWorld.Spawn s : w.join()) {
             byte[] h = s.host().getBytes(StandardCharsets.UTF_8);
             hosts.add(h);
             size += 4 + h.length + 4 + 1;
+        }
+        List<byte[]> standby = new ArrayList<>();
+        for (ElasticMessage.ChangeWorld.Activate a : w.activate()) {
+            byte[] h = a.host().getBytes(StandardCharsets.UTF_8);
+            standby.add(h);
+            size += 4 + h.length + 4;
         }
         ByteBuffer b = ByteBuffer.allocate(size).put((byte) (c.bits() | 4)).putLong(c.timestampMillis)
                 .putInt(w.change()).putInt(w.leave().size());
@@ -83,7 +88,11 @@ public record HostChange(long timestampMillis, boolean added, boolean removed, E
             ElasticMessage.ChangeWorld.Spawn s = w.join().get(i);
             b.putInt(hosts.get(i).length).put(hosts.get(i)).putInt(s.count()).put((byte) (s.added() ? 1 : 0));
         }
-        return b.putInt(w.firstJoinId()).array();
+        b.putInt(w.firstJoinId()).putInt(standby.size());
+        for (int i = 0; i < standby.size(); i++) {
+            b.putInt(standby.get(i).length).put(standby.get(i)).putInt(w.activate().get(i).id());
+        }
+        return b.array();
     }
 
     /**
@@ -114,7 +123,15 @@ public record HostChange(long timestampMillis, boolean added, boolean removed, E
                 join.add(new ElasticMessage.ChangeWorld.Spawn(new String(h, StandardCharsets.UTF_8), b.getInt(),
                         b.get() != 0));
             }
-            ElasticMessage.ChangeWorld w = new ElasticMessage.ChangeWorld(change, leave, join, b.getInt());
+            int firstJoinId = b.getInt();
+            List<ElasticMessage.ChangeWorld.Activate> activate = new ArrayList<>();
+            for (int i = 0, n = count(b, 8); i < n; i++) {
+                byte[] h = new byte[count(b, 1)];
+                b.get(h);
+                activate.add(new ElasticMessage.ChangeWorld.Activate(new String(h, StandardCharsets.UTF_8),
+                        b.getInt()));
+            }
+            ElasticMessage.ChangeWorld w = new ElasticMessage.ChangeWorld(change, leave, join, firstJoinId, activate);
             if (b.hasRemaining()) {
                 throw new IllegalArgumentException("trailing bytes");
             }

@@ -23,13 +23,18 @@ class HostChangeTest {
             4);
     private static final ElasticMessage.ChangeWorld MIXED = new ElasticMessage.ChangeWorld(2, List.of(1),
             List.of(new ElasticMessage.ChangeWorld.Spawn("10.0.0.9", 2, true)), 7);
+    /** Standby ranks activated (a launch with --standby-ranks), one more spawned. */
+    private static final ElasticMessage.ChangeWorld ACTIVATE = new ElasticMessage.ChangeWorld(3, List.of(),
+            List.of(new ElasticMessage.ChangeWorld.Spawn("c", 1, false)), 9,
+            List.of(new ElasticMessage.ChangeWorld.Activate("s\u00e9", 4), new ElasticMessage.ChangeWorld.Activate("t",
+                    5)));
 
     @Test
     void nothingARelaunchAndChangesInPlaceSurviveTheBroadcastEncoding() {
         assertNull(HostChange.decode(HostChange.encode(null)));
         HostChange relaunch = new HostChange(123, true, false);
         assertEquals(relaunch, HostChange.decode(HostChange.encode(relaunch)));
-        for (ElasticMessage.ChangeWorld w : List.of(LEAVE, MIXED)) {
+        for (ElasticMessage.ChangeWorld w : List.of(LEAVE, MIXED, ACTIVATE)) {
             HostChange c = HostChange.of(456, w);
             HostChange back = HostChange.decode(HostChange.encode(c));
             assertEquals(c, back);
@@ -37,6 +42,11 @@ class HostChangeTest {
         }
         assertTrue(HostChange.of(1, LEAVE).removed());
         assertTrue(HostChange.of(1, MIXED).added() && HostChange.of(1, MIXED).removed());
+        HostChange activateOnly = HostChange.of(1, new ElasticMessage.ChangeWorld(4, List.of(), List.of(), 9,
+                ACTIVATE.activate()));
+        assertTrue(activateOnly.added() && !activateOnly.removed(), "an activation adds ranks");
+        byte[] good = HostChange.encode(HostChange.of(456, ACTIVATE));
+        assertThrows(CollectiveFailure.class, () -> HostChange.decode(Arrays.copyOf(good, good.length - 1)));
     }
 
     @Test

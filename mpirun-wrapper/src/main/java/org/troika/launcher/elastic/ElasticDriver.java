@@ -297,6 +297,7 @@ public final class ElasticDriver {
         }
         if (standbyChanged) {
             listener.standbyChanged(standby);
+            launcher.standbyChanged(standby);
         }
         if (update != HostUpdate.NONE || standbyChanged) {
             launcher.hostsChanged(servedNames());

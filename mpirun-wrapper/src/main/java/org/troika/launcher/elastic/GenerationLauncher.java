@@ -22,6 +22,14 @@ public interface GenerationLauncher {
     default void hostsChanged(List<String> served) {
     }
 
+    /**
+     * The standby hosts discovery lists ({@code host:0}, blacklisted ones included) changed: a launcher that starts
+     * standby ranks ({@code --standby-ranks}) starts them on these hosts only, not on usable hosts a generation leaves
+     * without ranks. Called on the driver's thread before {@link #hostsChanged}; the default does nothing.
+     */
+    default void standbyChanged(List<String> standby) {
+    }
+
     /** A started generation, driven by the driver's single loop thread. */
     interface RunningGeneration {
         /**

@@ -243,6 +243,17 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     /** The hosts to keep ready, as the driver last said ({@link #hostsChanged}). */
     private volatile List<String> served = List.of();
 
+    /**
+     * The standby hosts ({@code host:0}), as the driver last said: with {@code --standby-ranks} they, and no usable
+     * host beyond a generation's size, get a waiting rank (a JVM per host for as long as the generation runs).
+     */
+    @Override
+    public void standbyChanged(List<String> standby) {
+        declaredStandby = Set.copyOf(standby);
+    }
+
+    private volatile Set<String> declaredStandby = Set.of();
+
     @Override
     public RunningGeneration launch(Generation gen) {
         Running running = new Running(gen);
@@ -425,11 +436,14 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                             + " with --fault-tolerance shrink, its daemons started through troika's relay); standby"
                             + " hosts get no rank");
                 }
-                if (base.elastic().standbyRanksWanted() && grows && !spares.isEmpty()) {
-                    launched = gen.plan().withStandbyRanks(spares);
+                Set<String> declared = declaredStandby;
+                List<String> waiting = base.elastic().standbyRanksWanted() && grows
+                        ? spares.stream().filter(declared::contains).toList() : List.of();
+                if (!waiting.isEmpty()) {
+                    launched = launched.withStandbyRanks(waiting);
                     e.put(TroikaEnv.ELASTIC_STANDBY_FROM, Integer.toString(gen.size()));
-                    for (int i = 0; i < spares.size(); i++) {
-                        standby.put(spares.get(i), gen.size() + i);
+                    for (int i = 0; i < waiting.size(); i++) {
+                        standby.put(waiting.get(i), gen.size() + i);
                     }
                 }
                 BackendPlan planned = launch.active()
@@ -460,7 +474,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
                     if (!standby.isEmpty()) {
                         err.println("troika elastic: generation " + gen.id() + ": standby ranks " + gen.size() + "-"
-                                + (gen.size() + spares.size() - 1) + " wait on " + String.join(",", spares));
+                                + (gen.size() + standby.size() - 1) + " wait on " + String.join(",", waiting));
                     }
                 }
                 // The launch agents and the driver watch the same heartbeats. When an agent gives up on a

@@ -33,9 +33,9 @@ public record HostPlan(String source, List<HostSlots> hosts, RankTable.Table tab
     }
 
     /**
-     * This plan with one more rank on each of {@code standby} (hosts not in it), after its own ranks, and no spare
-     * hosts: the launch of a generation with standby ranks ({@code --standby-ranks}), whose ranks from this plan's
-     * size up wait outside the world.
+     * This plan with one more rank on each of {@code standby} (hosts not in it), after its own ranks; they are no spare
+     * hosts any more (the other spares stay): the launch of a generation with standby ranks ({@code --standby-ranks}),
+     * whose ranks from this plan's size up wait outside the world.
      */
     public HostPlan withStandbyRanks(List<String> standby) {
         List<HostSlots> all = new ArrayList<>(hosts);
@@ -47,7 +47,8 @@ public record HostPlan(String source, List<HostSlots> hosts, RankTable.Table tab
             all.add(new HostSlots(h, 1));
             table.add(new RankTable.Host(h, 1));
         }
-        return new HostPlan(source, all, RankTable.of(table));
+        java.util.Set<String> ranked = java.util.Set.copyOf(standby);
+        return new HostPlan(source, all, RankTable.of(table), spares.stream().filter(h -> !ranked.contains(h)).toList());
     }
 
     /** World size. */

@@ -445,6 +445,21 @@ class MpirunCommandBuilderTest {
     }
 
     @Test
+    void standbyRanksGetOneSlotAfterTheRankedHostsAndTheOtherSparesStayWithout() {
+        LaunchContext c = ctx(onHosts(2), OMPI5, ENV);
+        int n = c.hostPlan().size();
+        LaunchContext standby = new LaunchContext(c.settings(), c.hostPlan().withSpares(List.of("s1", "s2", "u"))
+                .withStandbyRanks(List.of("s1", "s2")), c.mpi(), c.env(), c.allocation(), c.scratchDir(), name -> true,
+                null);
+        BackendPlan plan = USER.build(standby);
+        assertContains(plan.launch().argv(), "-np", Integer.toString(n + 2), "-H",
+                c.hostPlan().hostList() + ",s1:1,s2:1,u:0");
+        assertEquals("1x2", c.hostPlan().layout());
+        assertEquals("1x4", plan.launch().env().get("TROIKA_HOST_SLOTS"),
+                "the standby ranks are ranks of the launch: the last two");
+    }
+
+    @Test
     void shortHostListsStayOnTheCommandLine() {
         BackendPlan plan = USER.build(ctx(onHosts(64), OMPI4, ENV));
         assertEquals(Map.of(), plan.files());

@@ -33,6 +33,11 @@ import org.troika.wire.ElasticMessage;
  * others spawn ranks onto the hosts that joined ({@link RankSpawner}) and merge with them. A spawned rank finds its
  * place here too: {@link #of} merges it with its parents ({@link #joined()}), and {@link Elastic#run} gives it the
  * merged world's context and the last commit by the state sync.
+ *
+ * <p><b>Standby ranks</b> ({@code troika run --standby-ranks}, {@link TroikaEnv#ELASTIC_STANDBY_FROM}): the launch's
+ * ranks from that number up ran on standby hosts; {@link #of} keeps them out of the world (it is the launch's ranks
+ * below them) and waiting, until a change activates one (it merges into the world, as if spawned) or the world's
+ * leader dismisses it when the world ends.
  */
 public final class ElasticWorld {
     private final Communicator world;

@@ -50,6 +50,14 @@ class StandbyRanksMpiIntegrationTest {
         assertTrue(r.lines().stream().noneMatch(l -> l.contains("standby rank")), "nobody dismissed:\n" + r.output());
     }
 
+    @Test
+    void whenTheLeaderDiesTheNextOneStillDismissesTheStandbyRanks() {
+        MpiJob.Result r = run("kill0");
+        assertLines(r, "id 1 shrunk true", "id 1 rank 0 size 1 sum 1",
+                "troika elastic: standby rank 2 ends: dismissed: the training ended",
+                "troika elastic: standby rank 3 ends: dismissed: the training ended");
+    }
+
     private static void assertLines(MpiJob.Result r, String... lines) {
         for (String line : lines) {
             assertTrue(r.lines().stream().anyMatch(l -> l.endsWith(line)), "no '" + line + "':\n" + r.output());

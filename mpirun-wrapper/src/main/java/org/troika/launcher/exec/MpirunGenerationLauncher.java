@@ -244,8 +244,9 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     private volatile List<String> served = List.of();
 
     /**
-     * The standby hosts ({@code host:0}), as the driver last said: with {@code --standby-ranks} they, and no usable
-     * host beyond a generation's size, get a waiting rank (a JVM per host for as long as the generation runs).
+     * The standby hosts ({@code host:0}), as the driver last said: where a generation grows in place they, and no
+     * usable host beyond a generation's size, get PRRTE's daemon from the launch, and with {@code --standby-ranks} a
+     * waiting rank (a JVM per host for as long as the generation runs).
      */
     @Override
     public void standbyChanged(List<String> standby) {
@@ -253,6 +254,15 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
     }
 
     private volatile Set<String> declaredStandby = Set.of();
+
+    /**
+     * The hosts a generation on {@code ranked} keeps ready without ranks (pure; one pass, sets): those of {@code served}
+     * that discovery lists as standby and that run no rank, in {@code served}'s order.
+     */
+    static List<String> spareHosts(List<String> served, Set<String> standby, List<String> ranked) {
+        Set<String> busy = Set.copyOf(ranked);
+        return served.stream().filter(h -> standby.contains(h) && !busy.contains(h)).toList();
+    }
 
     @Override
     public RunningGeneration launch(Generation gen) {
@@ -436,9 +446,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                             + " with --fault-tolerance shrink, its daemons started through troika's relay); standby"
                             + " hosts get no rank");
                 }
-                Set<String> declared = declaredStandby;
-                List<String> waiting = base.elastic().standbyRanksWanted() && grows
-                        ? spares.stream().filter(declared::contains).toList() : List.of();
+                List<String> waiting = base.elastic().standbyRanksWanted() && grows ? spares : List.of();
                 if (!waiting.isEmpty()) {
                     launched = launched.withStandbyRanks(waiting);
                     e.put(TroikaEnv.ELASTIC_STANDBY_FROM, Integer.toString(gen.size()));
@@ -689,21 +697,23 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
             return grown ? new World.InPlace(can.grow(), false) : can;
         }
 
-        /**
-         * The hosts to keep ready on which this generation runs no rank (standby hosts; usable ones beyond its size),
-         * when it can grow in place: its launch gives those whose service is up a daemon from the start. None else.
-         */
         @Override
         public Map<String, Integer> standbyRanks() {
             return Map.copyOf(standby);
         }
 
+        /**
+         * The standby hosts (discovery's {@code host:0}) among the hosts kept ready, when this generation can grow in
+         * place: its launch gives those whose service is up a daemon from the start (and, with {@code
+         * --standby-ranks}, a waiting rank). Not the usable hosts a generation leaves without ranks ({@code
+         * --max-np}): a large discovered pool would get a daemon per host for a growth that may never come, and what
+         * the user lists as standby is the bound. None else.
+         */
         private List<String> spareCandidates(boolean shrinks, MpiInstall mpi, boolean relayed) {
             if (!World.InPlace.of(mpi, shrinks, relayed).grow()) {
                 return List.of();
             }
-            Set<String> ranked = Set.copyOf(gen.hostNames());
-            return served.stream().filter(h -> !ranked.contains(h)).toList();
+            return spareHosts(served, declaredStandby, gen.hostNames());
         }
 
         /**

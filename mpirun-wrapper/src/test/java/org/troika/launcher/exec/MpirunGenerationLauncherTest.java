@@ -95,6 +95,21 @@ class MpirunGenerationLauncherTest {
     }
 
     @Test
+    void onlyTheStandbyHostsThatRunNoRankAreSparesNotTheUsablePoolBeyondTheGeneration() {
+        // 10,000 usable hosts discovered, a generation on the first 64 (--max-np), two listed as standby (host:0)
+        List<String> served = new java.util.ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            served.add("n" + i);
+        }
+        served.addAll(List.of("s1", "s2"));
+        List<String> ranked = served.subList(0, 64);
+        assertEquals(List.of("s1", "s2"), MpirunGenerationLauncher.spareHosts(served, java.util.Set.of("s2", "s1",
+                "gone"), ranked), "in served order; a standby host no longer served is none");
+        assertEquals(List.of(), MpirunGenerationLauncher.spareHosts(served, java.util.Set.of("n3"), ranked),
+                "a standby host that runs ranks now is no spare");
+    }
+
+    @Test
     void aGenerationIsAStaticLaunchOverItsHosts() {
         RunSettings base = RunSettings.of(List.of("java", "Train")).with(MIN_NP, 2).with(MAX_NP, 8)
                 .with(SLOTS_PER_HOST, 2).with(RESET_LIMIT, 3).with(HOST_DISCOVERY_SCRIPT, Path.of("/bin/discover"));

@@ -408,6 +408,30 @@ class ElasticShrinkRunTest {
         }, "--standby-ranks");
     }
 
+    /**
+     * A standby rank that dies while it waits (its JVM killed, its host still up) is nobody the world trains with: the
+     * training goes on in the same processes, and the job still ends by itself (the leader's dismissal of a dead rank
+     * gives up after its bounded wait).
+     */
+    @Test
+    void aStandbyRankThatDiesWhileItWaitsDoesNotDisturbTheTraining() throws Exception {
+        int steps = 60;
+        withStandby("ulsk", 218, steps, java.util.Map.of(), (c, h, e, run) -> {
+            run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            ProcessHandle waiting = ElasticRunTest.findRank(run, 2, 1);
+            Set<Long> training = awaitRanks(run, 3).stream().filter(p -> p != waiting.pid())
+                    .collect(Collectors.toSet());
+            waiting.destroyForcibly();
+            RunSupport.Result r = run.waitFor();
+            run.assertNoSurvivors();
+            assertEquals(0, r.exitCode(), r.toString());
+            ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+            assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
+            assertEquals(2, training.size());
+            assertEqualModels(r, steps, 2);
+        }, "--standby-ranks");
+    }
+
     /** The live processes named {@code prted} on {@code host}. */
     private static Set<Long> prteds(NetnsCluster c, NetnsCluster.Host host) throws IOException {
         Set<Long> out = new HashSet<>();

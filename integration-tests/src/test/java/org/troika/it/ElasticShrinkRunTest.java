@@ -432,6 +432,40 @@ class ElasticShrinkRunTest {
         }, "--standby-ranks");
     }
 
+    /**
+     * A world that grew by a spawn (a host added cold) and then activates a standby rank: the spawned rank takes part in
+     * the activation as a member (rank 0, the launch's rank 0, leads it), and the world ends with four ranks, every
+     * commit once and one model.
+     */
+    @Test
+    void aWorldGrownBySpawnStillActivatesAStandbyRank() throws Exception {
+        Requires.root();
+        Launcher.OPEN_MPI_5.require();
+        int steps = 160;
+        try (NetnsCluster c = NetnsCluster.create("ulsm", 221, 4)) {
+            List<String> h = ElasticRunTest.addresses(c);
+            ElasticRunTest e = elastic();
+            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(3) + ":0");
+            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60, List.of(), java.util.Map.of(),
+                    "--min-np", "2", "--standby-ranks")) {
+                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+                awaitRanks(run, 3);
+                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":0");
+                run.awaitOut(o -> o.contains("size=3"), "a commit of the world grown by a spawn");
+                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
+                run.awaitOut(o -> o.contains("size=4"), "a commit of the world grown by the standby rank");
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+                assertTrue(r.err().contains("changes in place: 1 rank joins on " + h.get(2) + ":1"), r.toString());
+                assertTrue(r.err().contains("changes in place: 1 standby rank joins on " + h.get(3)), r.toString());
+                assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
+                assertEqualModels(r, steps, 4);
+            }
+        }
+    }
+
     /** The live processes named {@code prted} on {@code host}. */
     private static Set<Long> prteds(NetnsCluster c, NetnsCluster.Host host) throws IOException {
         Set<Long> out = new HashSet<>();

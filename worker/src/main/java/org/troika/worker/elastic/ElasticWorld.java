@@ -221,11 +221,13 @@ public final class ElasticWorld {
         Optional<org.troika.mpi.Spawn> spawn = grows && spawner != null ? spawner.request(change, epoch + 1)
                 : Optional.empty();
         List<Integer> activate = change.activate().stream().map(ElasticMessage.ChangeWorld.Activate::id).toList();
-        // the survivors' ids in order (a split keeps the order), and among them the standby ranks' leader
-        int[] staying = java.util.Arrays.stream(members).filter(id -> !change.leave().contains(id)).toArray();
-        int leaderRank = leaderRank(staying);
+        // standby ranks are activated by the rank with id 0, rank 0 of the world (it never leaves, and it is the one
+        // that hears the driver: changes reach the world only while it lives); every member, a spawned one too, reads
+        // that from the members (a split keeps their order)
+        java.util.Set<Integer> gone = new java.util.HashSet<>(change.leave());
+        int[] staying = java.util.Arrays.stream(members).filter(id -> !gone.contains(id)).toArray();
         if ((leaves && !shrinks) || (grows && spawn.isEmpty())
-                || (!activate.isEmpty() && (channel == null || leaderRank < 0))) {
+                || (!activate.isEmpty() && (staying.length == 0 || staying[0] != 0))) {
             return Optional.empty(); // the same answer on every rank: all leave the generation together
         }
         Communicator old = current;
@@ -242,7 +244,10 @@ public final class ElasticWorld {
             if (!activate.isEmpty()) {
                 Communicator survivors = next;
                 everActivated.addAll(activate);
-                next = activate(survivors, leaderRank, staying[leaderRank], activate, epoch + 1, grows);
+                // rank 0 leads only with the launch's channel (a launch with standby ranks): all learn it together
+                int[] can = {survivors.rank() != 0 || channel != null ? 1 : 0};
+                survivors.allreduce(can, org.troika.mpi.Op.MIN);
+                next = can[0] == 0 ? null : activate(survivors, 0, 0, activate, epoch + 1, grows);
                 if (next == null) {
                     current = survivors;
                     if (old != world && survivors != old) {
@@ -328,10 +333,10 @@ public final class ElasticWorld {
     }
 
     /**
-     * A standby rank waits for the world's leader: the first member of the world that is a launch rank (the launch
-     * rank 0 while it lives; {@link #leaderRank}), asleep between tests of a receive from it. When that rank is gone
-     * (it died: the receive fails under ULFM) it waits for the next. Dismissed, the process ends here (exit 0, no
-     * finalize); activated, it joins the world and the rest of the change ({@link #activated}).
+     * A standby rank waits for the world's launch rank with the smallest id (rank 0 while it lives: it activates; the
+     * smallest one alive dismisses, {@link #dismisserRank}), asleep between tests of a receive from it. When that rank
+     * is gone (it died: the receive fails under ULFM) it waits for the next. Dismissed, the process ends here (exit 0,
+     * no finalize); activated, it joins the world and the rest of the change ({@link #activated}).
      */
     private void awaitActivation() {
         int launchSize = world.size();
@@ -408,16 +413,18 @@ public final class ElasticWorld {
     }
 
     /**
-     * The world's rank that leads the standby ranks: the first member that is a launch rank (it is in the channel), or
-     * -1 when none is left (the standby ranks can no longer be reached).
+     * The world's rank that dismisses the standby ranks (a launch rank's own view: {@code world} is the launch's): the
+     * member with the smallest launch rank (it is in the channel, and the waiting ranks wait for the smallest one alive:
+     * {@link #awaitActivation}), or -1 when no launch rank is left (the standby ranks can no longer be reached).
      */
-    private int leaderRank(int[] ids) {
+    private int dismisserRank(int[] ids) {
+        int best = -1;
         for (int r = 0; r < ids.length; r++) {
-            if (ids[r] < world.size()) {
-                return r;
+            if (ids[r] < world.size() && (best < 0 || ids[r] < ids[best])) {
+                best = r;
             }
         }
-        return -1;
+        return best;
     }
 
     /**
@@ -475,7 +482,7 @@ public final class ElasticWorld {
      * never takes its message.
      */
     private void dismissStandby(int code) {
-        if (channel == null || leaderRank(members) != current.rank()
+        if (channel == null || dismisserRank(members) != current.rank()
                 || (code != org.troika.common.ElasticExitCodes.SUCCESS
                         && code != org.troika.common.ElasticExitCodes.HOSTS_UPDATED
                         && code != org.troika.common.ElasticExitCodes.COLLECTIVE_FAILURE)) {

@@ -92,8 +92,7 @@ class ElasticDriverInPlaceTest {
                 () -> assertEquals(List.of(new WorldChange.Join("e", 2)), cs.get(1).join()),
                 () -> assertEquals(4, cs.get(1).firstJoinId(), "id 3 went to d"),
                 () -> assertEquals(List.of(2, 3), cs.get(2).leave(), "c's rank 2 and d's rank 3 leave"),
-                () -> assertEquals(List.of(0, 4, 5), cs.get(2).target().members().stream().map(World.Member::id)
-                        .toList()));
+                () -> assertEquals(List.of(0, 4, 5), ids(cs.get(2).target())));
     }
 
     @Test

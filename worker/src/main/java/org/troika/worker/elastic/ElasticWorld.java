@@ -249,11 +249,7 @@ public final class ElasticWorld {
                 survivors.allreduce(can, org.troika.mpi.Op.MIN);
                 next = can[0] == 0 ? null : activate(survivors, 0, 0, activate, epoch + 1, grows);
                 if (next == null) {
-                    current = survivors;
-                    if (old != world && survivors != old) {
-                        closeQuietly(old);
-                    }
-                    return Optional.empty();
+                    return abandon(old, survivors);
                 }
                 if (survivors != old) {
                     closeQuietly(survivors);
@@ -263,11 +259,7 @@ public final class ElasticWorld {
                 Communicator survivors = next;
                 next = grow(survivors, spawn.orElse(null));
                 if (next == null) {
-                    current = survivors;
-                    if (old != world && survivors != old) {
-                        closeQuietly(old);
-                    }
-                    return Optional.empty();
+                    return abandon(old, survivors);
                 }
                 if (survivors != old) {
                     closeQuietly(survivors);
@@ -286,6 +278,18 @@ public final class ElasticWorld {
             reporter.report(changed(before.generation(), epoch, members, change));
         }
         return Optional.of(context(before));
+    }
+
+    /**
+     * A growth step of a change failed on every rank (they all learnt it together): the world stays {@code survivors},
+     * {@code old} is closed if that replaced it, and every rank leaves the generation (the driver relaunches).
+     */
+    private Optional<ElasticContext> abandon(Communicator old, Communicator survivors) {
+        current = survivors;
+        if (old != world && survivors != old) {
+            closeQuietly(old);
+        }
+        return Optional.empty();
     }
 
     /** The tag of the standby ranks' messages on the channel ({@link #standbyLaunch}). */

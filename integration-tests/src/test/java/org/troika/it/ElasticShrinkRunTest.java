@@ -466,6 +466,30 @@ class ElasticShrinkRunTest {
         }
     }
 
+    /**
+     * A host change that needs a relaunch (a host that runs a rank gets another slot) in a launch with standby ranks:
+     * the ranks leave for the relaunch and dismiss the standby rank on their way out, the next generation starts its
+     * own standby rank again, and the job ends with both dismissed, every commit once and one model.
+     */
+    @Test
+    void aRelaunchDismissesTheStandbyRankAndTheNextGenerationStartsItsOwn() throws Exception {
+        int steps = 120;
+        withStandby("ulsg", 223, steps, java.util.Map.of(), (c, h, e, run) -> {
+            run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            awaitRanks(run, 3);
+            e.hostsFile(h.get(0) + ":2", h.get(1) + ":1", h.get(2) + ":0");
+            run.awaitOut(o -> o.contains("size=3"), "a commit of the relaunched world");
+            RunSupport.Result r = run.waitFor();
+            run.assertNoSurvivors();
+            assertEquals(0, r.exitCode(), r.toString());
+            ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+            assertTrue(r.err().contains("troika elastic: generation 2 ("), "a relaunch: " + r);
+            assertTrue(r.err().contains("troika elastic: standby rank 2 ends: dismissed"), "generation 1's: " + r);
+            assertTrue(r.err().contains("troika elastic: standby rank 3 ends: dismissed"), "generation 2's: " + r);
+            assertEqualModels(r, steps, 3);
+        }, "--standby-ranks");
+    }
+
     /** The live processes named {@code prted} on {@code host}. */
     private static Set<Long> prteds(NetnsCluster c, NetnsCluster.Host host) throws IOException {
         Set<Long> out = new HashSet<>();

@@ -10,8 +10,8 @@
 #             (target <= 4 F where growth works; a relaunch where it does not)
 #   standby   the same host listed as host:0 from the start (a standby host: its task service already registered when
 #             the change gives it slots; not in the default CASES)
-#   standby-rank  the same with --standby-ranks (a rank waits on the standby host outside the world); the change
-#             gives the host 1 slot, which activates that rank (no process start; at 8 ranks the others add 2 slots)
+#   standby-rank  the same with --standby-ranks N/K (as many ranks wait on the standby host, outside the world, as the
+#             change gives it slots: it activates them, no process starts)
 #   kill      launch rank N-1 gets SIGKILL                                        -> first commit at a smaller size
 #             (ULFM shrink; target <= 300 ms)
 # BENCH_DISCOVERY_INTERVAL=S passes --discovery-interval S (default: troika's adaptive interval, 250 ms - 1 s).

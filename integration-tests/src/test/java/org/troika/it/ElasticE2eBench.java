@@ -29,9 +29,8 @@ import org.troika.testkit.NetnsCluster;
  *   <li>{@code standby}: the same, but the discovery file lists that host with 0 slots from the start (a standby
  *       host: its task service is started and registered before the change, which gives it N/K slots; the job runs
  *       2 s longer before the change, so that the service is up);</li>
- *   <li>{@code standby-rank}: the same as {@code standby} with {@code --standby-ranks} (the launch starts a rank on
- *       the standby host, which waits outside the world), and the change gives the host one slot (its waiting rank is
- *       activated, no process starts; at 8 ranks the other cases add 2);</li>
+ *   <li>{@code standby-rank}: the same as {@code standby} with {@code --standby-ranks N/K} (the launch starts N/K
+ *       ranks on the standby host, which wait outside the world; the change activates them, no process starts);</li>
  *   <li>{@code kill}: launch rank N-1 gets SIGKILL; to the first commit at a smaller size (ULFM shrink on Open MPI
  *       5).</li>
  * </ul>
@@ -161,7 +160,7 @@ public final class ElasticE2eBench {
             flags.addAll(List.of(extra.trim().split("\\s+(?=--)")));
         }
         if (kase.equals("standby-rank")) {
-            flags.add("--standby-ranks");
+            flags.addAll(List.of("--standby-ranks", Integer.toString(s)));
         }
         if (kase.equals("relaunch") && mpi == Launcher.OPEN_MPI_5) {
             flags.addAll(List.of("--fault-tolerance", "relaunch"));
@@ -183,8 +182,7 @@ public final class ElasticE2eBench {
                 }
                 case "add", "standby", "standby-rank" -> {
                     List<String> more = new ArrayList<>(start);
-                    // a standby rank is one rank: its host joins with one slot (more would be spawned next to it)
-                    more.add(h.get(k) + ":" + (kase.equals("standby-rank") ? 1 : s));
+                    more.add(h.get(k) + ":" + s);
                     ElasticRunTest.write(hosts, more.toArray(String[]::new));
                     target = size -> size > n;
                 }

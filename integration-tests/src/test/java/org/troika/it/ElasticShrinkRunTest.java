@@ -384,7 +384,7 @@ class ElasticShrinkRunTest {
                     r.toString());
             assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
             assertEqualModels(r, steps, 3);
-        }, "--standby-ranks", "--verbose");
+        }, "--standby-ranks", "1", "--verbose");
     }
 
     /**
@@ -405,7 +405,7 @@ class ElasticShrinkRunTest {
                     r.toString());
             assertTrue(r.err().contains("done after 1 generation(s) and 0 reset(s)"), r.toString());
             assertEqualModels(r, steps, 2);
-        }, "--standby-ranks");
+        }, "--standby-ranks", "1");
     }
 
     /**
@@ -429,7 +429,7 @@ class ElasticShrinkRunTest {
             assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
             assertEquals(2, training.size());
             assertEqualModels(r, steps, 2);
-        }, "--standby-ranks");
+        }, "--standby-ranks", "1");
     }
 
     /**
@@ -447,7 +447,7 @@ class ElasticShrinkRunTest {
             ElasticRunTest e = elastic();
             Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(3) + ":0");
             try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60, List.of(), java.util.Map.of(),
-                    "--min-np", "2", "--standby-ranks")) {
+                    "--min-np", "2", "--standby-ranks", "1")) {
                 run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
                 awaitRanks(run, 3);
                 e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":0");
@@ -487,7 +487,7 @@ class ElasticShrinkRunTest {
             assertTrue(r.err().contains("troika elastic: standby rank 2 ends: dismissed"), "generation 1's: " + r);
             assertTrue(r.err().contains("troika elastic: standby rank 3 ends: dismissed"), "generation 2's: " + r);
             assertEqualModels(r, steps, 3);
-        }, "--standby-ranks");
+        }, "--standby-ranks", "1");
     }
 
     /** The live processes named {@code prted} on {@code host}. */

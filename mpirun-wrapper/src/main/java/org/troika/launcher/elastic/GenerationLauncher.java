@@ -52,10 +52,10 @@ public interface GenerationLauncher {
         }
 
         /**
-         * The standby ranks of this generation not activated yet (a launch with {@code --standby-ranks}): each standby
-         * host's waiting rank by its id; empty for every other launch, and before the launch started.
+         * The standby ranks of this generation not activated yet (a launch with {@code --standby-ranks}): the ids of
+         * each standby host's waiting ranks, in order; empty for every other launch, and before the launch started.
          */
-        default java.util.Map<String, Integer> standbyRanks() {
+        default java.util.Map<String, List<Integer>> standbyRanks() {
             return java.util.Map.of();
         }
 

@@ -75,12 +75,13 @@ public record World(List<Member> members, int nextId) {
     }
 
     /**
-     * {@link #toward(List, InPlace)} in a generation with standby ranks ({@code standby}: the standby host's waiting
-     * rank's id, for those not activated yet): a host that joins with one rank and has one activates it instead of a
-     * spawn; the others spawn (a host joining with more ranks spawns them all, its standby rank stays unused). The
-     * standby ranks come after the survivors, before the spawned ranks, whose ids start above every id of the launch.
+     * {@link #toward(List, InPlace)} in a generation with standby ranks ({@code standby}: the ids of each standby
+     * host's waiting ranks not activated yet): a host that joins with no more ranks than it has waiting activates that
+     * many of them (the first) instead of a spawn; the others spawn (a host joining with more ranks spawns them all, its
+     * waiting ranks stay unused). The standby ranks come after the survivors, before the spawned ranks, whose ids start
+     * above every id of the launch.
      */
-    public Optional<WorldChange> toward(List<HostSlots> wanted, InPlace can, Map<String, Integer> standby) {
+    public Optional<WorldChange> toward(List<HostSlots> wanted, InPlace can, Map<String, List<Integer>> standby) {
         if (wanted.isEmpty()) {
             return Optional.empty();
         }
@@ -110,9 +111,11 @@ public record World(List<Member> members, int nextId) {
         List<WorldChange.Activate> activate = new ArrayList<>();
         for (Map.Entry<String, Integer> h : want.entrySet()) {
             if (!have.containsKey(h.getKey())) {
-                Integer waiting = standby.get(h.getKey());
-                if (waiting != null && h.getValue() == 1) {
-                    activate.add(new WorldChange.Activate(h.getKey(), waiting));
+                List<Integer> waiting = standby.getOrDefault(h.getKey(), List.of());
+                if (h.getValue() <= waiting.size()) {
+                    for (int id : waiting.subList(0, h.getValue())) {
+                        activate.add(new WorldChange.Activate(h.getKey(), id));
+                    }
                 } else {
                     join.add(new WorldChange.Join(h.getKey(), h.getValue()));
                 }
@@ -123,8 +126,10 @@ public record World(List<Member> members, int nextId) {
             return Optional.empty();
         }
         int firstJoinId = nextId;
-        for (int id : standby.values()) {
-            firstJoinId = Math.max(firstJoinId, id + 1);
+        for (List<Integer> ids : standby.values()) {
+            for (int id : ids) {
+                firstJoinId = Math.max(firstJoinId, id + 1);
+            }
         }
         List<Member> next = new ArrayList<>();
         List<Integer> leaving = new ArrayList<>();

@@ -344,10 +344,10 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
          */
         private volatile List<String> spares = List.of();
         /**
-         * The launch's standby ranks not activated yet ({@code --standby-ranks}): each spare host's waiting rank by its
-         * id (its launch rank, from the generation's size up).
+         * The launch's standby ranks not activated yet ({@code --standby-ranks N}): the ids of each spare host's waiting
+         * ranks (their launch ranks, from the generation's size up), in order.
          */
-        private final Map<String, Integer> standby = new ConcurrentHashMap<>();
+        private final Map<String, List<Integer>> standby = new ConcurrentHashMap<>();
         /**
          * Whether a change that adds ranks on hosts without a daemon of the launch was sent (then no leave in place,
          * {@link #inPlace()}).
@@ -441,17 +441,22 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 // --standby-ranks: those hosts get a rank too, which waits outside the world (ElasticWorld.of) until a
                 // growth activates it; the ranks' launch is the generation's plan with one more rank per spare host
                 HostPlan launched = gen.plan().withSpares(spares);
-                if (base.elastic().standbyRanksWanted() && !grows && gen.id() == 1) {
+                if (base.elastic().standbyRanksPerHost() > 0 && !grows && gen.id() == 1) {
                     err.println("troika elastic: --standby-ranks: this job cannot grow in place (that needs Open MPI 5"
                             + " with --fault-tolerance shrink, its daemons started through troika's relay); standby"
                             + " hosts get no rank");
                 }
-                List<String> waiting = base.elastic().standbyRanksWanted() && grows ? spares : List.of();
+                int perHost = grows ? base.elastic().standbyRanksPerHost() : 0;
+                List<String> waiting = perHost > 0 ? spares : List.of();
                 if (!waiting.isEmpty()) {
-                    launched = launched.withStandbyRanks(waiting);
+                    launched = launched.withStandbyRanks(waiting, perHost);
                     e.put(TroikaEnv.ELASTIC_STANDBY_FROM, Integer.toString(gen.size()));
                     for (int i = 0; i < waiting.size(); i++) {
-                        standby.put(waiting.get(i), gen.size() + i);
+                        List<Integer> ids = new java.util.ArrayList<>(perHost);
+                        for (int k = 0; k < perHost; k++) {
+                            ids.add(gen.size() + i * perHost + k);
+                        }
+                        standby.put(waiting.get(i), List.copyOf(ids));
                     }
                 }
                 BackendPlan planned = launch.active()
@@ -482,7 +487,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
                     if (!standby.isEmpty()) {
                         err.println("troika elastic: generation " + gen.id() + ": standby ranks " + gen.size() + "-"
-                                + (gen.size() + standby.size() - 1) + " wait on " + String.join(",", waiting));
+                                + (gen.size() + waiting.size() * perHost - 1) + " wait on " + String.join(",", waiting)
+                                + " (" + perHost + " each)");
                     }
                 }
                 // The launch agents and the driver watch the same heartbeats. When an agent gives up on a
@@ -698,7 +704,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         }
 
         @Override
-        public Map<String, Integer> standbyRanks() {
+        public Map<String, List<Integer>> standbyRanks() {
             return Map.copyOf(standby);
         }
 
@@ -758,7 +764,12 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         change.firstJoinId(), activate));
                 if (sent) {
                     changes++;
-                    change.activate().forEach(a -> standby.remove(a.host()));
+                    for (WorldChange.Activate a : change.activate()) {
+                        standby.computeIfPresent(a.host(), (h, ids) -> {
+                            List<Integer> rest = ids.stream().filter(id -> id != a.id()).toList();
+                            return rest.isEmpty() ? null : rest;
+                        });
+                    }
                     grown |= !added.isEmpty(); // onto spare daemons alone: leaves stay in place (inPlace())
                 }
                 return sent;

@@ -168,16 +168,17 @@ public final class RunOptionTable {
                     + " shortest such pause of the last 8 runs) after it ended, from 250 ms to 1 s (a fixed `-H`"
                     + " list: 1 s)")
             .elasticOnly().parsedBy(ValueParsers::decimalSeconds).into("elastic.discoveryInterval");
-    public static final RunOption<Boolean> STANDBY_RANKS = named("--standby-ranks")
-            .help("elastic, Open MPI 5: start a rank on each standby host (discovery's host:0) that waits outside the"
-                    + " world, so a growth onto the host only merges it (the program must build its world with"
-                    + " ElasticWorld.of)")
+    public static final RunOption<Integer> STANDBY_RANKS = named("--standby-ranks").arg("N")
+            .help("elastic, Open MPI 5: start N ranks on each standby host (discovery's host:0) that wait outside the"
+                    + " world, so a growth onto the host by up to N slots only merges them (the program must build"
+                    + " its world with ElasticWorld.of)")
             .doc("elastic, where a generation grows in place (Open MPI 5, `--fault-tolerance shrink`): every standby host"
-                    + " (discovery's `host:0`) whose task service is up at a launch gets a rank that waits, asleep,"
-                    + " outside the world; a growth onto that host activates it (a merge, no process, JVM or MPI start)."
-                    + " Only for programs that build their world with `ElasticWorld.of` (it keeps those ranks out of"
-                    + " the world); see [docs/elastic.md](docs/elastic.md#standby-ranks---standby-ranks)")
-            .elasticOnly().sets(true).into("elastic.standbyRanks");
+                    + " (discovery's `host:0`) whose task service is up at a launch gets N ranks that wait, asleep,"
+                    + " outside the world; a growth onto that host by up to N slots activates them (a merge, no"
+                    + " process, JVM or MPI start), more slots are spawned. Only for programs that build their world"
+                    + " with `ElasticWorld.of` (it keeps those ranks out of the world); see"
+                    + " [docs/elastic.md](docs/elastic.md#standby-ranks---standby-ranks-n)")
+            .elasticOnly().parsedBy(ValueParsers::whole).into("elastic.standbyRanks");
     public static final RunOption<FaultTolerance> FAULT_TOLERANCE = named("--fault-tolerance").arg("MODE")
             .help("elastic: relaunch (a dead rank ends the generation), shrink (the survivors go on: Open MPI 5,"
                     + " --with-ft ulfm) or auto (shrink where the MPI supports it; default)")

@@ -33,19 +33,19 @@ public record HostPlan(String source, List<HostSlots> hosts, RankTable.Table tab
     }
 
     /**
-     * This plan with one more rank on each of {@code standby} (hosts not in it), after its own ranks; they are no spare
-     * hosts any more (the other spares stay): the launch of a generation with standby ranks ({@code --standby-ranks}),
-     * whose ranks from this plan's size up wait outside the world.
+     * This plan with {@code perHost} more ranks on each of {@code standby} (hosts not in it), after its own ranks; they
+     * are no spare hosts any more (the other spares stay): the launch of a generation with standby ranks ({@code
+     * --standby-ranks N}), whose ranks from this plan's size up wait outside the world.
      */
-    public HostPlan withStandbyRanks(List<String> standby) {
+    public HostPlan withStandbyRanks(List<String> standby, int perHost) {
         List<HostSlots> all = new ArrayList<>(hosts);
         List<RankTable.Host> table = new ArrayList<>(hosts.size() + standby.size());
         for (HostSlots h : hosts) {
             table.add(new RankTable.Host(h.name(), h.slots()));
         }
         for (String h : standby) {
-            all.add(new HostSlots(h, 1));
-            table.add(new RankTable.Host(h, 1));
+            all.add(new HostSlots(h, perHost));
+            table.add(new RankTable.Host(h, perHost));
         }
         java.util.Set<String> ranked = java.util.Set.copyOf(standby);
         return new HostPlan(source, all, RankTable.of(table), spares.stream().filter(h -> !ranked.contains(h)).toList());

@@ -294,11 +294,11 @@ public record RunSettings(Hosts hosts, Remote remote, Launcher launcher, Output 
      * @param discoveryInterval the pause between two discovery runs, at least {@link #MIN_DISCOVERY_INTERVAL}, or
      *     {@code null} = the default (a discovery script: adaptive, 250 ms to 1 s from the CPU and time its runs take; a
      *     fixed host list: 1 s), see {@code org.troika.launcher.elastic.DiscoveryInterval}
-     * @param standbyRanks {@code true}: a generation that can grow in place starts a rank on each standby host, which
-     *     waits outside the world until a growth activates it ({@code --standby-ranks}); {@code null} = no
+     * @param standbyRanks how many ranks a generation that can grow in place starts on each standby host, which wait
+     *     outside the world until a growth activates them ({@code --standby-ranks N}); {@code null} = none
      */
     public record Elastic(Path discoveryScript, Integer minNp, Integer maxNp, Integer slotsPerHost, Duration timeout,
-            Integer resetLimit, Cooldown cooldown, Duration discoveryInterval, Boolean standbyRanks) implements Group {
+            Integer resetLimit, Cooldown cooldown, Duration discoveryInterval, Integer standbyRanks) implements Group {
         /** A static job. */
         public static final Elastic NONE = new Elastic(null, null, null, null, null, null, null, null, null);
         /** Default elastic timeout. */
@@ -310,6 +310,7 @@ public record RunSettings(Hosts hosts, Remote remote, Launcher launcher, Output 
             Checks.ranks(minNp, "--min-np");
             Checks.ranks(maxNp, "--max-np");
             Checks.ranks(slotsPerHost, "--slots-per-host");
+            Checks.ranks(standbyRanks, "--standby-ranks");
             if (minNp != null && maxNp != null && minNp > maxNp) {
                 throw new UsageException("--min-np " + minNp + " is above --max-np " + maxNp
                         + "; make min-np <= max-np");
@@ -329,9 +330,12 @@ public record RunSettings(Hosts hosts, Remote remote, Launcher launcher, Output 
             return discoveryScript != null || minNp != null || maxNp != null;
         }
 
-        /** Whether standby hosts get a waiting rank where the generation can grow in place ({@code --standby-ranks}). */
-        public boolean standbyRanksWanted() {
-            return Boolean.TRUE.equals(standbyRanks);
+        /**
+         * How many waiting ranks each standby host gets where the generation can grow in place ({@code --standby-ranks
+         * N}); 0 = none.
+         */
+        public int standbyRanksPerHost() {
+            return standbyRanks == null ? 0 : standbyRanks;
         }
 
         /** {@link #timeout()}, else {@link #DEFAULT_TIMEOUT}. */

@@ -97,10 +97,10 @@ class ElasticDriverInPlaceTest {
 
     @Test
     void aStandbyHostGivenOneSlotActivatesItsWaitingRankAndSpawnedIdsStartAboveTheLaunch() throws Exception {
-        // --standby-ranks: the launch started ranks 2 (on s) and 3 (on t) outside the world of a and b
+        // --standby-ranks 1: the launch started ranks 2 (on s) and 3 (on t) outside the world of a and b
         ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1,s:0,t:0").from(3_000, "a:1,b:1,s:1,t:0")
                 .from(6_000, "a:1,b:1,s:1,t:2").from(9_000, "a:1,s:1,t:2");
-        launcher.inPlace(BOTH).standby(java.util.Map.of("s", 2, "t", 3)).on(1, succeedAfter(12_000));
+        launcher.inPlace(BOTH).standby(java.util.Map.of("s", List.of(2), "t", List.of(3))).on(1, succeedAfter(12_000));
         ElasticResult r = run(d, 1);
         List<WorldChange> cs = first().changes;
         assertAll(
@@ -118,6 +118,25 @@ class ElasticDriverInPlaceTest {
                 () -> assertEquals(List.of(0, 1, 2, 4, 5), ids(cs.get(1).target())),
                 () -> assertEquals(List.of(1), cs.get(2).leave()),
                 () -> assertEquals(List.of(0, 2, 4, 5), ids(cs.get(2).target())));
+    }
+
+    @Test
+    void aStandbyHostJoiningWithUpToItsWaitingRanksActivatesThatManyInOrder() throws Exception {
+        // --standby-ranks 2: ranks 2, 3 wait on s and 4, 5 on t; s joins with 2 slots, t with 1, later t gets a second
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1,s:0,t:0").from(3_000, "a:1,b:1,s:2,t:1")
+                .from(6_000, "a:1,b:1,s:2,t:2");
+        launcher.inPlace(BOTH).standby(java.util.Map.of("s", List.of(2, 3), "t", List.of(4, 5)))
+                .on(1, succeedAfter(9_000));
+        ElasticResult r = run(d, 1);
+        List<WorldChange> cs = first().changes;
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(List.of(new WorldChange.Activate("s", 2), new WorldChange.Activate("s", 3),
+                        new WorldChange.Activate("t", 4)), cs.get(0).activate()),
+                () -> assertEquals(List.of(0, 1, 2, 3, 4), ids(cs.get(0).target())),
+                () -> assertEquals(6, cs.get(0).firstJoinId(), "above every waiting rank, 5 still waits"),
+                () -> assertEquals(1, cs.size(), "more slots on a host that runs ranks: no change in place"),
+                () -> assertEquals(1, first().announcements.size(), "but an announcement (a relaunch)"));
     }
 
     private static List<Integer> ids(World w) {

@@ -72,15 +72,20 @@ final class FakeLauncher implements GenerationLauncher {
                 return false;
             }
             changes.add(change);
-            change.activate().forEach(a -> waiting.remove(a.host()));
+            for (WorldChange.Activate a : change.activate()) {
+                waiting.computeIfPresent(a.host(), (h, ids) -> {
+                    List<Integer> rest = ids.stream().filter(id -> id != a.id()).toList();
+                    return rest.isEmpty() ? null : rest;
+                });
+            }
             return true;
         }
 
         /** The launch's standby ranks ({@link FakeLauncher#standby}) that no change activated yet. */
-        private final Map<String, Integer> waiting = new HashMap<>(standby);
+        private final Map<String, List<Integer>> waiting = new HashMap<>(standby);
 
         @Override
-        public Map<String, Integer> standbyRanks() {
+        public Map<String, List<Integer>> standbyRanks() {
             return Map.copyOf(waiting);
         }
 
@@ -147,10 +152,10 @@ final class FakeLauncher implements GenerationLauncher {
         return this;
     }
 
-    private Map<String, Integer> standby = Map.of();
+    private Map<String, List<Integer>> standby = Map.of();
 
-    /** Generations start with these standby ranks (host: id), as a launch with --standby-ranks. */
-    FakeLauncher standby(Map<String, Integer> ranks) {
+    /** Generations start with these standby ranks (host: ids), as a launch with --standby-ranks. */
+    FakeLauncher standby(Map<String, List<Integer>> ranks) {
         this.standby = Map.copyOf(ranks);
         return this;
     }

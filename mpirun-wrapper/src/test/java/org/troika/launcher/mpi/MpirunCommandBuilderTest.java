@@ -449,14 +449,17 @@ class MpirunCommandBuilderTest {
         LaunchContext c = ctx(onHosts(2), OMPI5, ENV);
         int n = c.hostPlan().size();
         LaunchContext standby = new LaunchContext(c.settings(), c.hostPlan().withSpares(List.of("s1", "s2", "u"))
-                .withStandbyRanks(List.of("s1", "s2")), c.mpi(), c.env(), c.allocation(), c.scratchDir(), name -> true,
-                null);
+                .withStandbyRanks(List.of("s1", "s2"), 1), c.mpi(), c.env(), c.allocation(), c.scratchDir(),
+                name -> true, null);
         BackendPlan plan = USER.build(standby);
         assertContains(plan.launch().argv(), "-np", Integer.toString(n + 2), "-H",
                 c.hostPlan().hostList() + ",s1:1,s2:1,u:0");
         assertEquals("1x2", c.hostPlan().layout());
         assertEquals("1x4", plan.launch().env().get("TROIKA_HOST_SLOTS"),
                 "the standby ranks are ranks of the launch: the last two");
+        BackendPlan two = USER.build(new LaunchContext(c.settings(), c.hostPlan().withStandbyRanks(List.of("s1"), 2),
+                c.mpi(), c.env(), c.allocation(), c.scratchDir(), name -> true, null));
+        assertContains(two.launch().argv(), "-np", Integer.toString(n + 2), "-H", c.hostPlan().hostList() + ",s1:2");
     }
 
     @Test

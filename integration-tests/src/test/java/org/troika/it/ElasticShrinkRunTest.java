@@ -73,10 +73,7 @@ class ElasticShrinkRunTest {
                 survivors.remove(first);
                 survivors.remove(second);
                 assertEquals(survivors, rankPids(run), "the survivors are the same processes");
-                RunSupport.Result r = run.waitFor();
-                run.assertNoSurvivors();
-                assertEquals(0, r.exitCode(), r.toString());
-                ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+                RunSupport.Result r = finishedWithEveryCommit(run, steps);
                 assertTrue(r.err().contains("generation 1: rank 3 on host " + h.get(3) + " died; the survivors go on"),
                         r.toString());
                 assertTrue(r.err().contains("generation 1: rank 1 on host " + h.get(1) + " died; the survivors go on"),
@@ -95,10 +92,7 @@ class ElasticShrinkRunTest {
             try (RunSupport run = start(c, steps, "--min-np", "3", "--max-np", "3")) {
                 run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
                 ElasticRunTest.killRank(run, 1, 1);
-                RunSupport.Result r = run.waitFor();
-                run.assertNoSurvivors();
-                assertEquals(0, r.exitCode(), r.toString());
-                ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+                RunSupport.Result r = finishedWithEveryCommit(run, steps);
                 assertTrue(r.err().contains("generation 1: rank 1 on host " + h.get(1) + " died"), r.toString());
                 assertTrue(r.err().contains("blacklisted host " + h.get(1)), r.toString());
                 assertTrue(r.err().contains("generation 2 (failure): 3 ranks on " + h.get(0) + ":1," + h.get(2) + ":1,"
@@ -163,10 +157,7 @@ class ElasticShrinkRunTest {
                 Set<Long> after = awaitRanks(run, 3);
                 assertTrue(before.containsAll(after), "the ranks that stay are the same processes: " + before + " -> "
                         + after);
-                RunSupport.Result r = run.waitFor();
-                run.assertNoSurvivors();
-                assertEquals(0, r.exitCode(), r.toString());
-                ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+                RunSupport.Result r = finishedWithEveryCommit(run, steps);
                 assertTrue(r.err().contains("generation 1 changes in place: 1 rank leaves (" + h.get(3) + ")"),
                         r.toString());
                 assertTrue(r.err().contains("done after 1 generation(s) and 1 reset(s)"), r.toString());
@@ -203,10 +194,7 @@ class ElasticShrinkRunTest {
             for (long rank : after) {
                 assertFalse(maps(rank).contains("libtroika-prted-guard"), "rank " + rank + " inherited the guard");
             }
-            RunSupport.Result r = run.waitFor();
-            run.assertNoSurvivors();
-            assertEquals(0, r.exitCode(), r.toString());
-            ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
             // the spawned rank reports to the generation's notifier like the others (its address came with the
             // spawn, its key from its host's task service): a rank that cannot says so on stderr
             assertFalse(r.err().contains("the launcher learns of this rank's events only from how mpirun ends"),
@@ -270,10 +258,7 @@ class ElasticShrinkRunTest {
                 assertFalse(environ(first).contains("\0TROIKA_SPAWN_ENV_FILE="),
                         "only the hosts a growth adds are sent the file");
             }
-            RunSupport.Result r = run.waitFor();
-            run.assertNoSurvivors();
-            assertEquals(0, r.exitCode(), r.toString());
-            ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
             String err = r.err();
             int change = err.indexOf("generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1");
             assertTrue(change > 0, r.toString());
@@ -376,10 +361,7 @@ class ElasticShrinkRunTest {
             e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
             run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
             assertEquals(before, rankPids(run), "no rank process started or ended: the standby rank joined");
-            RunSupport.Result r = run.waitFor();
-            run.assertNoSurvivors();
-            assertEquals(0, r.exitCode(), r.toString());
-            ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
             assertTrue(r.err().contains("generation 1 changes in place: 1 standby rank joins on " + h.get(2)),
                     r.toString());
             assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
@@ -397,10 +379,7 @@ class ElasticShrinkRunTest {
         withStandby("ulsn", 216, steps, java.util.Map.of(), (c, h, e, run) -> {
             run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
             awaitRanks(run, 3);
-            RunSupport.Result r = run.waitFor();
-            run.assertNoSurvivors();
-            assertEquals(0, r.exitCode(), r.toString());
-            ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
             assertTrue(r.err().contains("troika elastic: standby rank 2 ends: dismissed: the training ended"),
                     r.toString());
             assertTrue(r.err().contains("done after 1 generation(s) and 0 reset(s)"), r.toString());
@@ -422,10 +401,7 @@ class ElasticShrinkRunTest {
             Set<Long> training = awaitRanks(run, 3).stream().filter(p -> p != waiting.pid())
                     .collect(Collectors.toSet());
             waiting.destroyForcibly();
-            RunSupport.Result r = run.waitFor();
-            run.assertNoSurvivors();
-            assertEquals(0, r.exitCode(), r.toString());
-            ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
             assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
             assertEquals(2, training.size());
             assertEqualModels(r, steps, 2);
@@ -454,10 +430,7 @@ class ElasticShrinkRunTest {
                 run.awaitOut(o -> o.contains("size=3"), "a commit of the world grown by a spawn");
                 e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
                 run.awaitOut(o -> o.contains("size=4"), "a commit of the world grown by the standby rank");
-                RunSupport.Result r = run.waitFor();
-                run.assertNoSurvivors();
-                assertEquals(0, r.exitCode(), r.toString());
-                ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+                RunSupport.Result r = finishedWithEveryCommit(run, steps);
                 assertTrue(r.err().contains("changes in place: 1 rank joins on " + h.get(2) + ":1"), r.toString());
                 assertTrue(r.err().contains("changes in place: 1 standby rank joins on " + h.get(3)), r.toString());
                 assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
@@ -479,15 +452,24 @@ class ElasticShrinkRunTest {
             awaitRanks(run, 3);
             e.hostsFile(h.get(0) + ":2", h.get(1) + ":1", h.get(2) + ":0");
             run.awaitOut(o -> o.contains("size=3"), "a commit of the relaunched world");
-            RunSupport.Result r = run.waitFor();
-            run.assertNoSurvivors();
-            assertEquals(0, r.exitCode(), r.toString());
-            ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
             assertTrue(r.err().contains("troika elastic: generation 2 ("), "a relaunch: " + r);
             assertTrue(r.err().contains("troika elastic: standby rank 2 ends: dismissed"), "generation 1's: " + r);
             assertTrue(r.err().contains("troika elastic: standby rank 3 ends: dismissed"), "generation 2's: " + r);
             assertEqualModels(r, steps, 3);
         }, "--standby-ranks", "1");
+    }
+
+    /**
+     * The job's end once it exited 0 with no process left behind and every commit of {@code steps} printed once, in
+     * order.
+     */
+    private static RunSupport.Result finishedWithEveryCommit(RunSupport run, int steps) throws InterruptedException {
+        RunSupport.Result r = run.waitFor();
+        run.assertNoSurvivors();
+        assertEquals(0, r.exitCode(), r.toString());
+        ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+        return r;
     }
 
     /** The live processes named {@code prted} on {@code host}. */
@@ -720,10 +702,7 @@ class ElasticShrinkRunTest {
      */
     private static void assertRecoveredByRelaunch(RunSupport run, int steps, String host, int ranks)
             throws InterruptedException {
-        RunSupport.Result r = run.waitFor();
-        run.assertNoSurvivors();
-        assertEquals(0, r.exitCode(), r.toString());
-        ElasticRunTest.assertContiguous(ElasticRunTest.commits(r.out()), steps, r);
+        RunSupport.Result r = finishedWithEveryCommit(run, steps);
         assertTrue(r.err().contains("blacklisted host " + host), r.toString());
         assertTrue(r.err().contains("generation 2 (failure): " + ranks + " ranks on"), r.toString());
         Set<Integer> launchRanks = new HashSet<>();

@@ -41,6 +41,23 @@ public record WorldChange(List<Integer> leave, List<Join> join, int firstJoinId,
         Objects.requireNonNull(target, "target");
     }
 
+    /**
+     * {@code waiting} (each standby host's waiting rank ids, {@link World#toward(List, World.InPlace, java.util.Map)})
+     * without the ranks this change activates; hosts left with none are dropped.
+     */
+    public java.util.Map<String, List<Integer>> waitingAfter(java.util.Map<String, List<Integer>> waiting) {
+        java.util.Set<Integer> taken = new java.util.HashSet<>();
+        activate.forEach(a -> taken.add(a.id()));
+        java.util.Map<String, List<Integer>> rest = new java.util.LinkedHashMap<>();
+        waiting.forEach((host, ids) -> {
+            List<Integer> left = ids.stream().filter(id -> !taken.contains(id)).toList();
+            if (!left.isEmpty()) {
+                rest.put(host, left);
+            }
+        });
+        return java.util.Map.copyOf(rest);
+    }
+
     /** Whether nobody leaves or joins (the world already is the target). */
     public boolean isEmpty() {
         return leave.isEmpty() && join.isEmpty() && activate.isEmpty();

@@ -345,9 +345,9 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         private volatile List<String> spares = List.of();
         /**
          * The launch's standby ranks not activated yet ({@code --standby-ranks N}): the ids of each spare host's waiting
-         * ranks (their launch ranks, from the generation's size up), in order.
+         * ranks (their launch ranks, from the generation's size up), in order; replaced whole, never changed.
          */
-        private final Map<String, List<Integer>> standby = new ConcurrentHashMap<>();
+        private volatile Map<String, List<Integer>> standby = Map.of();
         /**
          * Whether a change that adds ranks on hosts without a daemon of the launch was sent (then no leave in place,
          * {@link #inPlace()}).
@@ -433,13 +433,13 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     result.complete(r);
                     return r;
                 }
-                // standby hosts (and usable ones beyond this generation) whose service is up get PRRTE's daemon from
-                // the start (-H host:0, no rank): a growth onto one then starts the rank alone, not a daemon through
-                // the relay first
+                // standby hosts whose service is up get PRRTE's daemon from the start (-H host:0, no rank): a growth
+                // onto one then starts the rank alone, not a daemon through the relay first
                 spares = launch.spares();
-                boolean grows = World.InPlace.of(mpi, shrinks, relayed && launch.agent() != null).grow();
-                // --standby-ranks: those hosts get a rank too, which waits outside the world (ElasticWorld.of) until a
-                // growth activates it; the ranks' launch is the generation's plan with one more rank per spare host
+                World.InPlace can = World.InPlace.of(mpi, shrinks, relayed && launch.agent() != null);
+                boolean grows = can.grow();
+                // --standby-ranks N: those hosts get N ranks too, which wait outside the world (ElasticWorld.of) until a
+                // growth activates them; the ranks' launch is the generation's plan with N more ranks per spare host
                 HostPlan launched = gen.plan().withSpares(spares);
                 if (base.elastic().standbyRanksPerHost() > 0 && !grows && gen.id() == 1) {
                     err.println("troika elastic: --standby-ranks: this job cannot grow in place (that needs Open MPI 5"
@@ -451,13 +451,13 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 if (!waiting.isEmpty()) {
                     launched = launched.withStandbyRanks(waiting, perHost);
                     e.put(TroikaEnv.ELASTIC_STANDBY_FROM, Integer.toString(gen.size()));
+                    Map<String, List<Integer>> ids = new LinkedHashMap<>();
                     for (int i = 0; i < waiting.size(); i++) {
-                        List<Integer> ids = new java.util.ArrayList<>(perHost);
-                        for (int k = 0; k < perHost; k++) {
-                            ids.add(gen.size() + i * perHost + k);
-                        }
-                        standby.put(waiting.get(i), List.copyOf(ids));
+                        int first = gen.size() + i * perHost;
+                        ids.put(waiting.get(i), java.util.stream.IntStream.range(first, first + perHost).boxed()
+                                .toList());
                     }
+                    standby = Map.copyOf(ids);
                 }
                 BackendPlan planned = launch.active()
                         ? planner.plan(launch.settings(), launched, mpi, e, launch.agent())
@@ -468,7 +468,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 // not only what fits into the spawn's 255-byte info value: the hosts added get them before a spawn,
                 // the spare hosts before their daemon starts
                 relay.spawnEnvironment(relayed ? RankLaunch.spawnEnvironmentFile(plan.launch().env()) : null);
-                inPlace = World.InPlace.of(mpi, shrinks, relayed && launch.agent() != null);
+                inPlace = can;
                 if (!spares.isEmpty()) {
                     try {
                         relay.provideSpares(spares);
@@ -476,7 +476,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         err.println("troika elastic: generation " + gen.id() + ": no daemon on the standby hosts at the"
                                 + " start (" + x.getMessage() + "); a growth onto them starts one");
                         spares = List.of();
-                        standby.clear();
+                        standby = Map.of();
                         e.remove(TroikaEnv.ELASTIC_STANDBY_FROM);
                         launched = gen.plan();
                         plan = withLocalWorkerKey(planner.plan(launch.settings(), gen.plan(), mpi, e, launch.agent()),
@@ -705,7 +705,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
 
         @Override
         public Map<String, List<Integer>> standbyRanks() {
-            return Map.copyOf(standby);
+            return standby;
         }
 
         /**
@@ -764,12 +764,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                         change.firstJoinId(), activate));
                 if (sent) {
                     changes++;
-                    for (WorldChange.Activate a : change.activate()) {
-                        standby.computeIfPresent(a.host(), (h, ids) -> {
-                            List<Integer> rest = ids.stream().filter(id -> id != a.id()).toList();
-                            return rest.isEmpty() ? null : rest;
-                        });
-                    }
+                    standby = change.waitingAfter(standby);
                     grown |= !added.isEmpty(); // onto spare daemons alone: leaves stay in place (inPlace())
                 }
                 return sent;

@@ -135,6 +135,8 @@ class ElasticDriverInPlaceTest {
                         new WorldChange.Activate("t", 4)), cs.get(0).activate()),
                 () -> assertEquals(List.of(0, 1, 2, 3, 4), ids(cs.get(0).target())),
                 () -> assertEquals(6, cs.get(0).firstJoinId(), "above every waiting rank, 5 still waits"),
+                () -> assertEquals(java.util.Map.of("t", List.of(5)), cs.get(0).waitingAfter(java.util.Map.of("s",
+                        List.of(2, 3), "t", List.of(4, 5))), "the activated ranks wait no more"),
                 () -> assertEquals(1, cs.size(), "more slots on a host that runs ranks: no change in place"),
                 () -> assertEquals(1, first().announcements.size(), "but an announcement (a relaunch)"));
     }

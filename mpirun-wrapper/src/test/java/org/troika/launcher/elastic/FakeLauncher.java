@@ -72,21 +72,16 @@ final class FakeLauncher implements GenerationLauncher {
                 return false;
             }
             changes.add(change);
-            for (WorldChange.Activate a : change.activate()) {
-                waiting.computeIfPresent(a.host(), (h, ids) -> {
-                    List<Integer> rest = ids.stream().filter(id -> id != a.id()).toList();
-                    return rest.isEmpty() ? null : rest;
-                });
-            }
+            waiting = change.waitingAfter(waiting);
             return true;
         }
 
         /** The launch's standby ranks ({@link FakeLauncher#standby}) that no change activated yet. */
-        private final Map<String, List<Integer>> waiting = new HashMap<>(standby);
+        private Map<String, List<Integer>> waiting = standby;
 
         @Override
         public Map<String, List<Integer>> standbyRanks() {
-            return Map.copyOf(waiting);
+            return waiting;
         }
 
         /** The world now: the plan's, changed by the changes taken. */

@@ -247,7 +247,7 @@ public final class ElasticWorld {
                 // rank 0 leads only with the launch's channel (a launch with standby ranks): all learn it together
                 int[] can = {survivors.rank() != 0 || channel != null ? 1 : 0};
                 survivors.allreduce(can, org.troika.mpi.Op.MIN);
-                next = can[0] == 0 ? null : activate(survivors, 0, 0, activate, epoch + 1, grows);
+                next = can[0] == 0 ? null : activate(survivors, activate, epoch + 1, grows);
                 if (next == null) {
                     return abandon(old, survivors);
                 }
@@ -300,7 +300,7 @@ public final class ElasticWorld {
     private static final int DISMISS = 0;
     private static final int ACTIVATE = 1;
     /** Ints of an activation before its list of the standby ranks activated after this one. */
-    private static final int ACTIVATION_HEAD = 6;
+    private static final int ACTIVATION_HEAD = 4;
     /**
      * How long a standby rank sleeps between two tests of its receive: 10 ms, ~1% of a core while it waits (a test a
      * millisecond: 2%; every 200 ms: 0.2-0.4%, the JVM's and MPI's own threads; Open MPI 5.0.7, JNA); an activation
@@ -379,21 +379,19 @@ public final class ElasticWorld {
      */
     private void activated(int[] m) {
         int epochAfter = m[1];
-        int leaderId = m[2];
-        int leaderRank = m[3];
-        boolean spawns = m[4] != 0;
+        boolean spawns = m[2] != 0;
         List<Integer> after = new java.util.ArrayList<>();
-        for (int i = 0; i < m[5]; i++) {
+        for (int i = 0; i < m[3]; i++) {
             after.add(m[ACTIVATION_HEAD + i]);
         }
         Communicator alone = current;
         try {
             Communicator merged;
-            try (Intercommunicator w = alone.intercommCreate(0, channel, leaderId, ACTIVATE_TAG)) {
+            try (Intercommunicator w = alone.intercommCreate(0, channel, 0, ACTIVATE_TAG)) {
                 merged = w.merge(true);
             }
             closeQuietly(alone);
-            Communicator next = activate(merged, leaderRank, leaderId, after, epochAfter, spawns);
+            Communicator next = activate(merged, after, epochAfter, spawns);
             if (next != null && spawns) {
                 Communicator grown = grow(next, null); // never rank 0 (the world's ranks come first): no spawn here
                 if (next != merged) {
@@ -432,36 +430,33 @@ public final class ElasticWorld {
     }
 
     /**
-     * Activates the standby ranks {@code ids} one after the other: the leader sends each its activation (with the
-     * ones after it, and whether a spawn follows), then the world and that rank make one inter-communicator through the
-     * leader and the channel and merge it, the world first. Collective over {@code c}; returns the grown world, or
-     * {@code null} on every rank that saw a rank fail meanwhile (the generation then ends and the driver relaunches).
-     * Intermediate communicators are closed, {@code c} is not.
+     * Activates the standby ranks {@code ids} one after the other, led by rank 0 of {@code c} (launch rank 0, rank 0
+     * of the channel: {@link #change}): it sends each its activation (with the ones after it, and whether a spawn
+     * follows), then the world and that rank make one inter-communicator through rank 0 and the channel and merge it,
+     * the world first (so rank 0 stays rank 0). Collective over {@code c}; returns the grown world, or {@code null} on
+     * every rank that saw a rank fail meanwhile (the generation then ends and the driver relaunches). Intermediate
+     * communicators are closed, {@code c} is not.
      */
-    private Communicator activate(Communicator c, int leaderRank, int leaderId, List<Integer> ids, int epochAfter,
-            boolean spawns) {
+    private Communicator activate(Communicator c, List<Integer> ids, int epochAfter, boolean spawns) {
         Communicator next = c;
         try {
             for (int k = 0; k < ids.size(); k++) {
                 int id = ids.get(k);
-                boolean leads = next.rank() == leaderRank;
+                boolean leads = next.rank() == 0;
                 if (leads) {
                     List<Integer> rest = ids.subList(k + 1, ids.size());
                     int[] m = new int[ACTIVATION_HEAD + rest.size()];
                     m[0] = ACTIVATE;
                     m[1] = epochAfter;
-                    m[2] = leaderId;
-                    m[3] = leaderRank;
-                    m[4] = spawns ? 1 : 0;
-                    m[5] = rest.size();
+                    m[2] = spawns ? 1 : 0;
+                    m[3] = rest.size();
                     for (int i = 0; i < rest.size(); i++) {
                         m[ACTIVATION_HEAD + i] = rest.get(i);
                     }
                     channel.send(m, id, STANDBY_TAG);
                 }
                 Communicator merged;
-                try (Intercommunicator w = next.intercommCreate(leaderRank, leads ? channel : next, id,
-                        ACTIVATE_TAG)) {
+                try (Intercommunicator w = next.intercommCreate(0, leads ? channel : next, id, ACTIVATE_TAG)) {
                     merged = w.merge(false);
                 }
                 if (next != c) {

@@ -54,7 +54,7 @@ final class ElasticCodec implements Codec<ElasticMessage> {
         } else if (m instanceof ElasticMessage.ChangeWorld c) {
             o.u32(c.change()).ints(c.leave()).u32(c.join().size());
             for (ElasticMessage.ChangeWorld.Spawn s : c.join()) {
-                o.str(s.host()).u32(s.count()).u32(s.added() ? 1 : 0);
+                o.str(s.host()).u32(s.count()).u32(s.hostSlots());
             }
             o.u32(c.firstJoinId()).u32(c.activate().size());
             for (ElasticMessage.ChangeWorld.Activate a : c.activate()) {
@@ -86,7 +86,13 @@ final class ElasticCodec implements Codec<ElasticMessage> {
         int n = in.count(12);
         List<ElasticMessage.ChangeWorld.Spawn> l = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            l.add(new ElasticMessage.ChangeWorld.Spawn(in.str(), in.u32(), in.u32() != 0));
+            String host = in.str();
+            int count = in.u32();
+            int hostSlots = in.u32();
+            if (count < 1 || (hostSlots != 0 && hostSlots < count)) {
+                throw new WireException("a spawn of " + count + " rank(s) with host slots " + hostSlots);
+            }
+            l.add(new ElasticMessage.ChangeWorld.Spawn(host, count, hostSlots));
         }
         return l;
     }

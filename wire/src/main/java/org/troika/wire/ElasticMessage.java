@@ -79,11 +79,17 @@ public sealed interface ElasticMessage {
         /**
          * {@code count} ranks spawned onto {@code host}.
          *
-         * @param added the host has no daemon of the job yet (Open MPI: {@code PMIX_ADD_HOST})
+         * @param hostSlots the slots the MPI is told the host has for this spawn (Open MPI 5: {@code PMIX_ADD_HOST
+         *     host:hostSlots}, which sets a host's slot count, its running processes included), at least {@code
+         *     count}; 0 to tell it nothing (the MPI places the ranks within the slots it knows)
          */
-        public record Spawn(String host, int count, boolean added) {
+        public record Spawn(String host, int count, int hostSlots) {
             public Spawn {
                 Objects.requireNonNull(host, "host");
+                if (count < 1 || (hostSlots != 0 && hostSlots < count)) {
+                    throw new IllegalArgumentException("a spawn of " + count + " rank(s) onto " + host
+                            + " with host slots " + hostSlots);
+                }
             }
         }
     }

@@ -62,11 +62,12 @@ public record World(List<Member> members, int nextId) {
      * The change in place that turns this world into one with {@code wanted}'s ranks per host (the plan a relaunch
      * would have), or empty when it cannot be made in place:
      * <ul>
-     *   <li>a host of this world keeps its ranks, loses its last ranks (they leave) or all of them; hosts this world
-     *       does not have get theirs by a spawn, in {@code wanted}'s order;</li>
-     *   <li>not in place: nothing wanted (below {@code --min-np}), a host of this world with more ranks than it has
-     *       (spawning next to running ranks is not supported), the rank with id 0 leaving (it listens for the driver's
-     *       announcements), ranks leaving without {@code can.leave()} or joining without {@code can.grow()}.</li>
+     *   <li>a host of this world keeps its ranks, loses its last ranks (they leave) or all of them; a host with more
+     *       ranks wanted than it runs (a host this world does not have, or one of its own given more slots) gets the
+     *       difference by a spawn next to its running ranks, in {@code wanted}'s order;</li>
+     *   <li>not in place: nothing wanted (below {@code --min-np}), the rank with id 0 leaving (it listens for the
+     *       driver's announcements), ranks leaving without {@code can.leave()} or joining without
+     *       {@code can.grow()}.</li>
      * </ul>
      * A change with nobody leaving or joining ({@link WorldChange#isEmpty()}) means the world already has those ranks.
      */
@@ -76,10 +77,9 @@ public record World(List<Member> members, int nextId) {
 
     /**
      * {@link #toward(List, InPlace)} in a generation with standby ranks ({@code standby}: the ids of each standby
-     * host's waiting ranks not activated yet): a host that joins with no more ranks than it has waiting activates that
-     * many of them (the first) instead of a spawn; the others spawn (a host joining with more ranks spawns them all, its
-     * waiting ranks stay unused). The standby ranks come after the survivors, before the spawned ranks, whose ids start
-     * above every id of the launch.
+     * host's waiting ranks not activated yet): a host's new ranks are its waiting ones first (activated, in order),
+     * and only those beyond them are spawned. The standby ranks come after the survivors, before the spawned ranks,
+     * whose ids start above every id of the launch.
      */
     public Optional<WorldChange> toward(List<HostSlots> wanted, InPlace can, Map<String, List<Integer>> standby) {
         if (wanted.isEmpty()) {
@@ -95,11 +95,7 @@ public record World(List<Member> members, int nextId) {
         }
         Set<Integer> leave = new HashSet<>();
         for (Map.Entry<String, Integer> h : have.entrySet()) {
-            int keep = want.getOrDefault(h.getKey(), 0);
-            if (keep > h.getValue()) {
-                return Optional.empty();
-            }
-            int drop = h.getValue() - keep;
+            int drop = h.getValue() - want.getOrDefault(h.getKey(), 0);
             for (int i = members.size() - 1; i >= 0 && drop > 0; i--) {
                 if (members.get(i).host().equals(h.getKey())) {
                     leave.add(members.get(i).id());
@@ -110,15 +106,17 @@ public record World(List<Member> members, int nextId) {
         List<WorldChange.Join> join = new ArrayList<>();
         List<WorldChange.Activate> activate = new ArrayList<>();
         for (Map.Entry<String, Integer> h : want.entrySet()) {
-            if (!have.containsKey(h.getKey())) {
-                List<Integer> waiting = standby.getOrDefault(h.getKey(), List.of());
-                if (h.getValue() <= waiting.size()) {
-                    for (int id : waiting.subList(0, h.getValue())) {
-                        activate.add(new WorldChange.Activate(h.getKey(), id));
-                    }
-                } else {
-                    join.add(new WorldChange.Join(h.getKey(), h.getValue()));
-                }
+            int more = h.getValue() - have.getOrDefault(h.getKey(), 0);
+            if (more <= 0) {
+                continue;
+            }
+            List<Integer> waiting = standby.getOrDefault(h.getKey(), List.of());
+            int activated = Math.min(more, waiting.size());
+            for (int id : waiting.subList(0, activated)) {
+                activate.add(new WorldChange.Activate(h.getKey(), id));
+            }
+            if (more > activated) {
+                join.add(new WorldChange.Join(h.getKey(), more - activated));
             }
         }
         if (leave.contains(0) || (!leave.isEmpty() && !can.leave())

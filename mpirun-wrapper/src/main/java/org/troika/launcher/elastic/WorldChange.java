@@ -24,7 +24,7 @@ public record WorldChange(List<Integer> leave, List<Join> join, int firstJoinId,
         this(leave, join, firstJoinId, target, List.of());
     }
 
-    /** {@code count} ranks spawned onto {@code host}, which has no rank of the generation yet. */
+    /** {@code count} ranks spawned onto {@code host} (a host new to the world, or next to its ranks there). */
     public record Join(String host, int count) {
         public Join {
             Objects.requireNonNull(host, "host");

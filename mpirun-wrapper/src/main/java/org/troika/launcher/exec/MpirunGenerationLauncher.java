@@ -264,6 +264,40 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         return served.stream().filter(h -> standby.contains(h) && !busy.contains(h)).toList();
     }
 
+    /** How many ranks {@code launched} places on each host (pure; hosts without a rank are absent). */
+    static Map<String, Integer> placedPerHost(HostPlan launched) {
+        Map<String, Integer> on = new java.util.HashMap<>();
+        launched.slots().forEach(slot -> on.merge(slot.host(), 1, Integer::sum));
+        return Map.copyOf(on);
+    }
+
+    /** {@code placed} with {@code change}'s spawned ranks added to their hosts (pure). */
+    static Map<String, Integer> placedAfter(Map<String, Integer> placed, WorldChange change) {
+        Map<String, Integer> on = new java.util.HashMap<>(placed);
+        change.join().forEach(j -> on.merge(j.host(), j.count(), Integer::sum));
+        return Map.copyOf(on);
+    }
+
+    /**
+     * The hosts where {@code change}'s world keeps processes of its launch running (pure): those of its ranks that
+     * stay or are activated, and those with standby ranks still waiting ({@code waiting}, before the change). A rank
+     * spawned onto one of them starts under the daemon already there.
+     */
+    static Set<String> runningHosts(WorldChange change, Map<String, List<Integer>> waiting) {
+        Set<String> on = new java.util.HashSet<>();
+        for (World.Member m : change.target().members()) {
+            if (m.id() < change.firstJoinId()) {
+                on.add(m.host());
+            }
+        }
+        waiting.forEach((host, ids) -> {
+            if (!ids.isEmpty()) {
+                on.add(host);
+            }
+        });
+        return on;
+    }
+
     @Override
     public RunningGeneration launch(Generation gen) {
         Running running = new Running(gen);
@@ -353,6 +387,16 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
          * {@link #inPlace()}).
          */
         private volatile boolean grown;
+        /**
+         * Per host, how many processes this generation's MPI placed there at most: the launch's ranks (standby ranks
+         * included) and every rank spawned there since, ranks that left still counted (their slots may not be free
+         * yet). A spawn tells the MPI this plus its count as the host's slots ({@code PMIX_ADD_HOST} sets a host's slot
+         * count, its running processes included; where the ranks go is the spawn's {@code host} key's, so a count too
+         * high only leaves slots unused). Replaced whole.
+         */
+        private volatile Map<String, Integer> placed = Map.of();
+        /** The hosts whose services have the spawned ranks' exports file for this generation. Replaced whole. */
+        private volatile Set<String> withSpawnEnvironment = Set.of();
         /** Changes in place sent to rank 0 so far. */
         private int changes;
         /** Whether {@link #endIfLingering} started its watch. */
@@ -471,7 +515,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 inPlace = can;
                 if (!spares.isEmpty()) {
                     try {
-                        relay.provideSpares(spares);
+                        relay.sendSpawnEnvironment(spares);
                     } catch (IOException x) {
                         err.println("troika elastic: generation " + gen.id() + ": no daemon on the standby hosts at the"
                                 + " start (" + x.getMessage() + "); a growth onto them starts one");
@@ -483,6 +527,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                                 workerKeyFile);
                     }
                 }
+                placed = placedPerHost(launched);
+                withSpawnEnvironment = Set.copyOf(spares);
                 if (s.verbose()) {
                     err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
                     if (!standby.isEmpty()) {
@@ -735,8 +781,27 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 }
             }
             List<String> spare = spares;
-            List<String> added = change.join().stream().map(WorldChange.Join::host).filter(h -> !spare.contains(h))
-                    .toList();
+            Set<String> running = runningHosts(change, standby);
+            // hosts without a daemon of this launch (neither a spare nor running a rank of it): their services get
+            // ready and an agent key, and mpirun starts a daemon there for the spawn
+            List<String> added = change.join().stream().map(WorldChange.Join::host)
+                    .filter(h -> !spare.contains(h) && !running.contains(h)).toList();
+            // hosts whose daemon runs ranks already: the ranks spawned next to them read the exports there
+            Set<String> haveEnvironment = withSpawnEnvironment;
+            List<String> beside = change.join().stream().map(WorldChange.Join::host)
+                    .filter(h -> running.contains(h) && !haveEnvironment.contains(h)).toList();
+            if (!beside.isEmpty()) {
+                try {
+                    relay.sendSpawnEnvironment(beside);
+                } catch (IOException e) {
+                    err.println("troika elastic: generation " + gen.id() + ": cannot grow in place (" + e.getMessage()
+                            + "); relaunching instead");
+                    return false;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
             if (!added.isEmpty()) {
                 try {
                     if (!relay.readyForAdded(added)) {
@@ -756,8 +821,10 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 if (n == null || pendingBits != 0 || result.isDone()) {
                     return false;
                 }
+                Map<String, Integer> on = placed;
                 List<ElasticMessage.ChangeWorld.Spawn> join = change.join().stream()
-                        .map(j -> new ElasticMessage.ChangeWorld.Spawn(j.host(), j.count(), true)).toList();
+                        .map(j -> new ElasticMessage.ChangeWorld.Spawn(j.host(), j.count(),
+                                on.getOrDefault(j.host(), 0) + j.count())).toList();
                 List<ElasticMessage.ChangeWorld.Activate> activate = change.activate().stream()
                         .map(a -> new ElasticMessage.ChangeWorld.Activate(a.host(), a.id())).toList();
                 boolean sent = n.changeWorld(new ElasticMessage.ChangeWorld(changes + 1, change.leave(), join,
@@ -765,6 +832,11 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 if (sent) {
                     changes++;
                     standby = change.waitingAfter(standby);
+                    placed = placedAfter(on, change);
+                    Set<String> env = new java.util.HashSet<>(haveEnvironment);
+                    env.addAll(beside);
+                    env.addAll(added);
+                    withSpawnEnvironment = Set.copyOf(env);
                     grown |= !added.isEmpty(); // onto spare daemons alone: leaves stay in place (inPlace())
                 }
                 return sent;

@@ -175,7 +175,7 @@ public final class RunOptionTable {
             .doc("elastic, where a generation grows in place (Open MPI 5, `--fault-tolerance shrink`): every standby host"
                     + " (discovery's `host:0`) whose task service is up at a launch gets N ranks that wait, asleep,"
                     + " outside the world; a growth onto that host by up to N slots activates them (a merge, no"
-                    + " process, JVM or MPI start), more slots are spawned. Only for programs that build their world"
+                    + " process, JVM or MPI start), slots beyond N get ranks spawned beside them. Only for programs that build their world"
                     + " with `ElasticWorld.of` (it keeps those ranks out of the world); see"
                     + " [docs/elastic.md](docs/elastic.md#standby-ranks---standby-ranks-n)")
             .elasticOnly().parsedBy(ValueParsers::whole).into("elastic.standbyRanks");

@@ -160,18 +160,20 @@ public final class GenerationRelay implements AutoCloseable {
     }
 
     /**
-     * Hands the spare hosts of the running launch ({@link RelaySession.Launch#spares}) the spawned ranks' exports
-     * ({@link #spawnEnvironment}) before its daemons start there: a growth onto one sends nothing more.
+     * Hands {@code hosts}, where the running launch has daemons, the spawned ranks' exports ({@link
+     * #spawnEnvironment}): the spare hosts ({@link RelaySession.Launch#spares}) before their daemons start, a host with
+     * ranks before ranks are spawned next to them (its services name the file to every daemon they start, before it
+     * exists).
      */
-    public void provideSpares(List<String> spares) throws IOException, InterruptedException {
+    public void sendSpawnEnvironment(List<String> hosts) throws IOException, InterruptedException {
         RelaySession r;
         byte[] env;
         synchronized (this) {
             r = session;
             env = spawnEnvironment;
         }
-        if (r != null && env != null && !spares.isEmpty()) {
-            r.sendFile(spares, TroikaEnv.SPAWN_ENV_FILE, env);
+        if (r != null && env != null && !hosts.isEmpty()) {
+            r.sendFile(hosts, TroikaEnv.SPAWN_ENV_FILE, env);
         }
     }
 

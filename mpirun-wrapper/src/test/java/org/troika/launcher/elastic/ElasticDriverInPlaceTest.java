@@ -112,12 +112,13 @@ class ElasticDriverInPlaceTest {
                 () -> assertEquals(List.of(0, 1, 2), ids(cs.get(0).target())),
                 () -> assertEquals("1 standby rank joins on s", cs.get(0).describe(World.of(first().generation
                         .plan()))),
-                () -> assertEquals(List.of(), cs.get(1).activate(), "t joins with 2 ranks: both spawned"),
-                () -> assertEquals(List.of(new WorldChange.Join("t", 2)), cs.get(1).join()),
+                () -> assertEquals(List.of(new WorldChange.Activate("t", 3)), cs.get(1).activate(),
+                        "t joins with 2 ranks: its waiting one, and one spawned"),
+                () -> assertEquals(List.of(new WorldChange.Join("t", 1)), cs.get(1).join()),
                 () -> assertEquals(4, cs.get(1).firstJoinId(), "above the launch's ids, 3 being t's waiting rank"),
-                () -> assertEquals(List.of(0, 1, 2, 4, 5), ids(cs.get(1).target())),
+                () -> assertEquals(List.of(0, 1, 2, 3, 4), ids(cs.get(1).target())),
                 () -> assertEquals(List.of(1), cs.get(2).leave()),
-                () -> assertEquals(List.of(0, 2, 4, 5), ids(cs.get(2).target())));
+                () -> assertEquals(List.of(0, 2, 3, 4), ids(cs.get(2).target())));
     }
 
     @Test
@@ -137,8 +138,27 @@ class ElasticDriverInPlaceTest {
                 () -> assertEquals(6, cs.get(0).firstJoinId(), "above every waiting rank, 5 still waits"),
                 () -> assertEquals(java.util.Map.of("t", List.of(5)), cs.get(0).waitingAfter(java.util.Map.of("s",
                         List.of(2, 3), "t", List.of(4, 5))), "the activated ranks wait no more"),
-                () -> assertEquals(1, cs.size(), "more slots on a host that runs ranks: no change in place"),
-                () -> assertEquals(1, first().announcements.size(), "but an announcement (a relaunch)"));
+                () -> assertEquals(List.of(new WorldChange.Activate("t", 5)), cs.get(1).activate(),
+                        "t's second slot is its other waiting rank, next to its running one"),
+                () -> assertEquals(List.of(), cs.get(1).join()),
+                () -> assertEquals(List.of(0, 1, 2, 3, 4, 5), ids(cs.get(1).target())),
+                () -> assertEquals(List.of(), first().announcements, "no relaunch"));
+    }
+
+    @Test
+    void aStandbyHostJoiningWithMoreSlotsThanWaitingRanksActivatesThemAndSpawnsTheRest() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1,s:0").from(3_000, "a:1,b:1,s:3");
+        launcher.inPlace(BOTH).standby(java.util.Map.of("s", List.of(2))).on(1, succeedAfter(6_000));
+        ElasticResult r = run(d, 1);
+        WorldChange c = first().changes.get(0);
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(List.of(new WorldChange.Activate("s", 2)), c.activate()),
+                () -> assertEquals(List.of(new WorldChange.Join("s", 2)), c.join(), "the two beyond it spawn there"),
+                () -> assertEquals(3, c.firstJoinId()),
+                () -> assertEquals(List.of(0, 1, 2, 3, 4), ids(c.target())),
+                () -> assertEquals("[a:1, b:1, s:3]", c.target().hosts().toString()),
+                () -> assertEquals(List.of(), first().announcements));
     }
 
     private static List<Integer> ids(World w) {
@@ -201,15 +221,22 @@ class ElasticDriverInPlaceTest {
     }
 
     @Test
-    void moreSlotsOnAHostWithRanksAreARelaunch() throws Exception {
-        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1").from(3_000, "a:1,b:2");
-        launcher.inPlace(BOTH).on(2, succeedAfter(2_000));
+    void moreSlotsOnAHostWithRanksSpawnTheNewOnesNextToThem() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1,c:1").from(3_000, "a:2,b:1,c:3")
+                .from(6_000, "a:2,c:3");
+        launcher.inPlace(BOTH).on(1, succeedAfter(9_000));
         ElasticResult r = run(d, 1);
+        List<WorldChange> cs = first().changes;
         assertAll(
                 () -> assertTrue(r.ok(), r.message()),
-                () -> assertEquals(List.of(), first().changes),
-                () -> assertEquals(List.of(HostUpdate.ADDED), first().announcements),
-                () -> assertEquals("a:1,b:2", launcher.generation(2).plan().hostList()));
+                () -> assertEquals(1, r.generations(), "no relaunch"),
+                () -> assertEquals(List.of(), first().announcements),
+                () -> assertEquals(List.of(new WorldChange.Join("a", 1), new WorldChange.Join("c", 2)),
+                        cs.get(0).join(), "in discovery's order"),
+                () -> assertEquals(List.of(0, 1, 2, 3, 4, 5), ids(cs.get(0).target())),
+                () -> assertEquals("[a:2, b:1, c:3]", cs.get(0).target().hosts().toString()),
+                () -> assertEquals(List.of(1), cs.get(1).leave(), "the grown world leaves in place too"),
+                () -> assertEquals("[a:2, c:3]", cs.get(1).target().hosts().toString()));
     }
 
     @Test

@@ -109,6 +109,33 @@ class MpirunGenerationLauncherTest {
                 "a standby host that runs ranks now is no spare");
     }
 
+    /**
+     * A spawn tells PRRTE a host's whole slot count (PMIX_ADD_HOST replaces it): the launch's ranks there, standby
+     * ranks included, plus every rank spawned there since, ranks that left still counted; hosts with a daemon of the
+     * launch (ranks staying or activated, ranks waiting) need no new one.
+     */
+    @Test
+    void aSpawnCountsWhatTheLaunchAndEarlierSpawnsPlacedOnItsHost() {
+        HostPlan launched = HostPlan.assign("test", List.of(new HostSlots("a", 2), new HostSlots("b", 1)), 3)
+                .withSpares(List.of("s", "t")).withStandbyRanks(List.of("s"), 2);
+        Map<String, Integer> placed = MpirunGenerationLauncher.placedPerHost(launched);
+        assertEquals(Map.of("a", 2, "b", 1, "s", 2), placed, "t has a daemon and no process");
+        // b leaves, a gets a third slot (beside its ranks), s activates one waiting rank and spawns one, c is new
+        org.troika.launcher.elastic.World world = org.troika.launcher.elastic.World.of(HostPlan.assign("test",
+                List.of(new HostSlots("a", 2), new HostSlots("b", 1)), 3));
+        org.troika.launcher.elastic.WorldChange change = world.toward(List.of(new HostSlots("a", 3),
+                new HostSlots("s", 3), new HostSlots("c", 1)), new org.troika.launcher.elastic.World.InPlace(true,
+                true), Map.of("s", List.of(3, 4))).orElseThrow();
+        assertEquals("[Join[host=a, count=1], Join[host=s, count=1], Join[host=c, count=1]]",
+                change.join().toString());
+        assertEquals(Set.of("a", "s"), MpirunGenerationLauncher.runningHosts(change, Map.of("s", List.of(3, 4))),
+                "b's rank left: no process of the launch stays there; c has none yet");
+        assertEquals(Set.of("a", "s", "t"), MpirunGenerationLauncher.runningHosts(change, Map.of("s", List.of(3, 4),
+                "t", List.of(5))), "a host with a rank still waiting");
+        assertEquals(Map.of("a", 3, "b", 1, "s", 3, "c", 1), MpirunGenerationLauncher.placedAfter(placed, change),
+                "b's slot stays counted");
+    }
+
     @Test
     void aGenerationIsAStaticLaunchOverItsHosts() {
         RunSettings base = RunSettings.of(List.of("java", "Train")).with(MIN_NP, 2).with(MAX_NP, 8)

@@ -669,7 +669,7 @@ public final class TaskService implements AutoCloseable {
             return "refused " + f.envName() + ": only TROIKA_..._FILE names other than " + TroikaEnv.SECRET_FILE;
         }
         try {
-            Path file = keyDirectory().resolve(f.envName().toLowerCase(java.util.Locale.ROOT));
+            Path file = privateFile(f.envName());
             org.troika.common.PrivateFiles.write(file, f.content());
             privateFiles.put(f.envName(), file);
             return "";
@@ -689,6 +689,11 @@ public final class TaskService implements AutoCloseable {
             keyDir = org.troika.common.PrivateFiles.createTempDirectory(config.stateParent(), "troika-keys-");
         }
         return keyDir;
+    }
+
+    /** Where {@link #storePrivateFile} keeps the file named to commands as {@code envName}. */
+    private Path privateFile(String envName) throws IOException {
+        return keyDirectory().resolve(envName.toLowerCase(java.util.Locale.ROOT));
     }
 
     /** The files written by {@link #storePrivateFile}, by variable name. */
@@ -723,6 +728,9 @@ public final class TaskService implements AutoCloseable {
         }
         env.put(TroikaEnv.DRIVER_ADDR, Endpoint.formatList(config.driver()));
         privateFiles.forEach((name, file) -> env.put(name, file.toString()));
+        // named before it exists: a rank an elastic world spawns later next to the ranks of a daemon started now
+        // inherits this daemon's environment, and the driver sends the exports it reads there just before that spawn
+        env.putIfAbsent(TroikaEnv.SPAWN_ENV_FILE, privateFile(TroikaEnv.SPAWN_ENV_FILE).toString());
         if (ncclSocketIfname != null && !ncclSocketIfname.isEmpty()) {
             env.putIfAbsent("NCCL_SOCKET_IFNAME", ncclSocketIfname);
         }

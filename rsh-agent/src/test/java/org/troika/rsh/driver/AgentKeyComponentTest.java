@@ -87,9 +87,14 @@ class AgentKeyComponentTest {
         return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
-    private List<Path> keyDirs() throws java.io.IOException {
-        try (var dirs = Files.list(tmp)) {
-            return dirs.filter(d -> d.getFileName().toString().startsWith("troika-")).toList();
+    /**
+     * The files the services keep in their state directory (the key file, the files the driver sent); a service's
+     * private directory for the driver's files may stay while it runs, empty: it names a spawn's file before it exists.
+     */
+    private List<Path> keyFiles() throws java.io.IOException {
+        try (var all = Files.walk(tmp)) {
+            return all.filter(Files::isRegularFile)
+                    .filter(f -> tmp.relativize(f).getName(0).toString().startsWith("troika-")).toList();
         }
     }
 
@@ -132,11 +137,11 @@ class AgentKeyComponentTest {
         assertTrue(spent.await(30, TimeUnit.SECONDS), "the driver never reported the key spent");
         assertFalse(driver.agentKeyOpen());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!keyDirs().isEmpty() && System.nanoTime() < deadline) {
+        while (!keyFiles().isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
         assertFalse(Files.exists(fileA), "hostA kept the agent key file after the key was spent");
-        assertEquals(List.of(), keyDirs(), "a task service kept a key file");
+        assertEquals(List.of(), keyFiles(), "a task service kept a key file");
         // spent: the driver refuses the key outright, the services refuse it too
         Object late = straight(List.of(driver.endpoint()), agentKey, new RelayMessage.Lookup("hostB"));
         assertTrue(late instanceof java.io.IOException, String.valueOf(late));
@@ -188,10 +193,10 @@ class AgentKeyComponentTest {
             assertTrue(nextSpent.await(30, TimeUnit.SECONDS), "the second launch's key was never spent");
             assertFalse(Files.exists(marker), "a key outside its launch started a command");
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!keyDirs().isEmpty() && System.nanoTime() < deadline) {
+            while (!keyFiles().isEmpty() && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
-            assertEquals(List.of(), keyDirs(), "a task service kept the second key's file");
+            assertEquals(List.of(), keyFiles(), "a task service kept the second key's file");
         }
     }
 

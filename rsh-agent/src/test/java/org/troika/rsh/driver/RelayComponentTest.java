@@ -352,6 +352,26 @@ class RelayComponentTest {
         assertFalse(Files.exists(file), "the key file outlived its task service");
     }
 
+    /**
+     * A daemon started before the driver sends the spawned ranks' exports (a host with ranks that an elastic world
+     * grows next to later) already names the file, and finds it once the driver sent it: a rank it starts then reads
+     * it. Names for files that come later are the service's own directory, nowhere else.
+     */
+    @Test
+    void theSpawnEnvironmentFileIsNamedToCommandsBeforeItIsSent() throws Exception {
+        Path named = tmp.resolve("named-before");
+        Run before = agent(secret, "hostA", " test", "!", "-e", "\"$TROIKA_SPAWN_ENV_FILE\"", "&&", "printf", "%s",
+                "\"$TROIKA_SPAWN_ENV_FILE\"", ">", "'" + named + "'");
+        assertEquals(0, before.code(), "named, and not there yet: " + before.err());
+        Path file = Path.of(Files.readString(named));
+        assertTrue(file.startsWith(tmp), file + " is not in the service's private directory");
+        driver.sendPrivateFile(TroikaEnv.SPAWN_ENV_FILE, "A=1\n".getBytes(StandardCharsets.US_ASCII),
+                Duration.ofSeconds(30));
+        assertEquals("A=1\n", Files.readString(file), "the path a command got before is where it is stored");
+        Run after = agent(secret, "hostA", " cat", "\"$TROIKA_SPAWN_ENV_FILE\"");
+        assertEquals("A=1\n", after.out());
+    }
+
     /** Assertions on the driver's refusal. */
     private static final class IOExceptionAssert {
         interface Call {

@@ -91,8 +91,8 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
             count += s.count();
             String h = s.host() + ":" + s.count();
             hosts.add(h);
-            if (s.added()) {
-                added.add(h);
+            if (s.hostSlots() > 0) {
+                added.add(s.host() + ":" + s.hostSlots());
             }
         }
         // the spawned ranks' own variables first, then troika's exported ones, then the user's, as long as they fit

@@ -31,7 +31,7 @@ public final class FailedSpawnRankMain {
                     new InMemoryHostUpdateSource(), new NodeStateStore(Path.of(args[0], "h" + rank), "j"));
             String host = args[1];
             Optional<ElasticContext> after = w.change(before, new ElasticMessage.ChangeWorld(1, List.of(),
-                    List.of(new ElasticMessage.ChangeWorld.Spawn(host, 1, false)), world.size()));
+                    List.of(new ElasticMessage.ChangeWorld.Spawn(host, 1, 0)), world.size()));
             if (after.isPresent()) {
                 System.out.println("rank " + rank + " change made size " + after.get().size());
             } else {

@@ -22,10 +22,10 @@ class HostChangeTest {
     private static final ElasticMessage.ChangeWorld LEAVE = new ElasticMessage.ChangeWorld(1, List.of(2, 3), List.of(),
             4);
     private static final ElasticMessage.ChangeWorld MIXED = new ElasticMessage.ChangeWorld(2, List.of(1),
-            List.of(new ElasticMessage.ChangeWorld.Spawn("10.0.0.9", 2, true)), 7);
+            List.of(new ElasticMessage.ChangeWorld.Spawn("10.0.0.9", 2, 2)), 7);
     /** Standby ranks activated (a launch with --standby-ranks), one more spawned. */
     private static final ElasticMessage.ChangeWorld ACTIVATE = new ElasticMessage.ChangeWorld(3, List.of(),
-            List.of(new ElasticMessage.ChangeWorld.Spawn("c", 1, false)), 9,
+            List.of(new ElasticMessage.ChangeWorld.Spawn("c", 1, 3)), 9,
             List.of(new ElasticMessage.ChangeWorld.Activate("s\u00e9", 4), new ElasticMessage.ChangeWorld.Activate("t",
                     5)));
 
@@ -90,6 +90,27 @@ class HostChangeTest {
                 TroikaEnv.HOSTS + "=10.0.0.9:2", "TROIKA_JOB_ID=e1"), List.of(spawn.info().get("PMIX_ENVAR").split("\n")));
         assertTrue(RankSpawner.fromEnvironment(Map.of()).isEmpty(), "no command: this world cannot grow");
         assertTrue(RankSpawner.fromEnvironment(Map.of(TroikaEnv.ELASTIC_SPAWN_COMMAND, "!!")).isEmpty());
+    }
+
+    /**
+     * PMIX_ADD_HOST sets a host's slot count, its running processes included (measured on Open MPI 5.0.7: one rank
+     * on {@code -H vm:1} spawns one more with {@code vm:2} and fails with {@code vm:1}, "All nodes ... are already
+     * filled"): a spawn next to running ranks names the host with the slots the launcher counted; the {@code host} key
+     * says how many go there; a spawn with no host slots names no host to add.
+     */
+    @Test
+    void aSpawnNextToRunningRanksTellsTheHostsWholeSlotCount() {
+        RankSpawner s = new RankSpawner(List.of("java".getBytes(StandardCharsets.US_ASCII)), Map.of());
+        ElasticMessage.ChangeWorld beside = new ElasticMessage.ChangeWorld(1, List.of(), List.of(
+                new ElasticMessage.ChangeWorld.Spawn("a", 1, 3), new ElasticMessage.ChangeWorld.Spawn("b", 2, 0)), 4);
+        Spawn spawn = s.request(beside, 1).orElseThrow();
+        assertEquals(3, spawn.count());
+        assertEquals("a:3", spawn.info().get("PMIX_ADD_HOST"), "b is named by the host key alone");
+        assertEquals("a:1,b:2", spawn.info().get("host"));
+        assertNull(s.request(new ElasticMessage.ChangeWorld(1, List.of(), List.of(
+                new ElasticMessage.ChangeWorld.Spawn("b", 2, 0)), 4), 1).orElseThrow().info().get("PMIX_ADD_HOST"));
+        assertThrows(IllegalArgumentException.class, () -> new ElasticMessage.ChangeWorld.Spawn("a", 2, 1),
+                "fewer host slots than ranks spawned there");
     }
 
     /**

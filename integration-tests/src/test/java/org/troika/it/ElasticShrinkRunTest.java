@@ -247,17 +247,25 @@ class ElasticShrinkRunTest {
                     "the spawned rank has mpirun's exports, a long one too");
             // (these namespace hosts' services inherit troika's environment, so the line above would hold
             // without the file too; the file the host's service got over the relay is what a real host has)
-            Matcher file = Pattern.compile("\0TROIKA_SPAWN_ENV_FILE=([^\0]+)\0").matcher(spawnedEnv);
-            assertTrue(file.find(), "the spawned rank names its host's file of mpirun's exports");
+            assertFalse(spawnedEnv.contains("\0TROIKA_SPAWN_ENV_FILE="), "launch plumbing left in the rank");
+            Matcher file = Pattern.compile("\0TROIKA_SPAWN_ENV_FILE=([^\0]+)\0").matcher(environ(parent(spawned)));
+            assertTrue(file.find(), "the standby host's daemon names its host's file of mpirun's exports");
             String exports = Files.readString(Path.of("/proc/" + spawned + "/root" + file.group(1)));
             assertTrue(exports.contains("\nAPP_SETTING=" + appValue + "\n") || exports.startsWith("APP_SETTING="
                     + appValue + "\n"), "the host's service holds mpirun's exports: " + exports.length() + " bytes");
             assertTrue(exports.lines().noneMatch(l -> l.startsWith("TROIKA_")),
                     "troika's own variables come with the spawn");
+            int remoteFirst = 0;
             for (long first : before) {
-                assertFalse(environ(first).contains("\0TROIKA_SPAWN_ENV_FILE="),
-                        "only the hosts a growth adds are sent the file");
+                // a daemon a task service started names the file; mpirun's own ranks have no such daemon
+                Matcher named = Pattern.compile("\0TROIKA_SPAWN_ENV_FILE=([^\0]+)\0").matcher(environ(parent(first)));
+                if (named.find()) {
+                    remoteFirst++;
+                    assertFalse(Files.exists(Path.of("/proc/" + first + "/root" + named.group(1))),
+                            "only the hosts a growth adds are sent the file");
+                }
             }
+            assertTrue(remoteFirst >= 1, "a first rank runs under a daemon its host's task service started");
             RunSupport.Result r = finishedWithEveryCommit(run, steps);
             String err = r.err();
             int change = err.indexOf("generation 1 changes in place: 1 rank joins on " + h.get(2) + ":1");
@@ -440,9 +448,10 @@ class ElasticShrinkRunTest {
     }
 
     /**
-     * A host change that needs a relaunch (a host that runs a rank gets another slot) in a launch with standby ranks:
-     * the ranks leave for the relaunch and dismiss the standby rank on their way out, the next generation starts its
-     * own standby rank again, and the job ends with both dismissed, every commit once and one model.
+     * A host change that needs a relaunch (launch rank 0's host leaves: that rank listens for the driver) in a launch
+     * with standby ranks: the ranks leave for the relaunch and dismiss the standby rank on their way out, the next
+     * generation (two ranks on the second host) starts its own standby rank again, and the job ends with both
+     * dismissed, every commit once and one model.
      */
     @Test
     void aRelaunchDismissesTheStandbyRankAndTheNextGenerationStartsItsOwn() throws Exception {
@@ -450,13 +459,95 @@ class ElasticShrinkRunTest {
         withStandby("ulsg", 223, steps, java.util.Map.of(), (c, h, e, run) -> {
             run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
             awaitRanks(run, 3);
-            e.hostsFile(h.get(0) + ":2", h.get(1) + ":1", h.get(2) + ":0");
-            run.awaitOut(o -> o.contains("size=3"), "a commit of the relaunched world");
+            e.hostsFile(h.get(1) + ":2", h.get(2) + ":0");
+            run.awaitErr(x -> x.contains("troika elastic: generation 2 ("), "the relaunch");
             RunSupport.Result r = finishedWithEveryCommit(run, steps);
-            assertTrue(r.err().contains("troika elastic: generation 2 ("), "a relaunch: " + r);
-            assertTrue(r.err().contains("troika elastic: standby rank 2 ends: dismissed"), "generation 1's: " + r);
-            assertTrue(r.err().contains("troika elastic: standby rank 3 ends: dismissed"), "generation 2's: " + r);
-            assertEqualModels(r, steps, 3);
+            assertEquals(2, count(r.err(), "troika elastic: standby rank 2 ends: dismissed"), "generation 1's and"
+                    + " generation 2's (two ranks on one host, the standby rank again rank 2): " + r);
+            assertEqualModels(r, steps, 2);
+        }, "--standby-ranks", "1");
+    }
+
+    /**
+     * A host that runs a rank gets a second slot: the world spawns the new rank next to it, under the daemon the
+     * launch started there (PRRTE is told the host's whole slot count: {@code PMIX_ADD_HOST host:2}), and goes on in
+     * the same processes; before, that was a relaunch. The new rank gets mpirun's exports from the host's service,
+     * whose daemon was started before the file existed (a user variable of 300 bytes, more than the spawn's info value
+     * carries). Then that host goes back to one slot: the spawned rank leaves in place (the world grew without a new
+     * daemon, so PRRTE lets a rank go).
+     */
+    @Test
+    void aHostThatRunsARankGivenASecondSlotSpawnsItNextToTheRunningOne() throws Exception {
+        Requires.root();
+        Launcher.OPEN_MPI_5.require();
+        int steps = 160;
+        String appValue = "w".repeat(300);
+        try (NetnsCluster c = NetnsCluster.create("ulbs", 224, 2)) {
+            List<String> h = ElasticRunTest.addresses(c);
+            ElasticRunTest e = elastic();
+            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1");
+            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60, List.of(),
+                    java.util.Map.of("APP_SETTING", appValue), "--min-np", "2")) {
+                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+                Set<Long> before = awaitRanks(run, 2);
+                Set<Long> daemonsBefore = prteds(c, c.hosts().get(1));
+                assertFalse(daemonsBefore.isEmpty(), "PRRTE's daemon runs on the second host: " + run.err());
+                e.hostsFile(h.get(0) + ":1", h.get(1) + ":2");
+                run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
+                Set<Long> after = awaitRanks(run, 3);
+                assertTrue(after.containsAll(before), "the first ranks are the same processes: " + before + " -> "
+                        + after + "\n--- troika's stderr\n" + run.err());
+                long spawned = after.stream().filter(p -> !before.contains(p)).findFirst().orElseThrow();
+                assertTrue(daemonsBefore.contains(parent(spawned)), "the rank was spawned by the daemon the launch"
+                        + " started there (" + daemonsBefore + "), not a new one: parent " + parent(spawned));
+                String spawnedEnv = environ(spawned);
+                assertTrue(spawnedEnv.contains("\0APP_SETTING=" + appValue + "\0"),
+                        "the spawned rank has mpirun's exports, a long one too");
+                assertFalse(spawnedEnv.contains("\0TROIKA_SPAWN_ENV_FILE="), "launch plumbing left in the rank");
+                // the daemon (started before the file existed) names it: its ranks inherit the name
+                Matcher file = Pattern.compile("\0TROIKA_SPAWN_ENV_FILE=([^\0]+)\0").matcher(environ(parent(spawned)));
+                assertTrue(file.find(), "the launch's daemon names its host's file of mpirun's exports");
+                String exports = Files.readString(Path.of("/proc/" + spawned + "/root" + file.group(1)));
+                assertTrue(exports.contains("APP_SETTING=" + appValue + "\n"), "the host's service holds mpirun's"
+                        + " exports, sent after its daemon started: " + exports.length() + " bytes");
+                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1");
+                RunSupport.Result r = finishedWithEveryCommit(run, steps);
+                assertTrue(r.err().contains("generation 1 changes in place: 1 rank joins on " + h.get(1) + ":1; 3"
+                        + " ranks on"), r.toString());
+                assertTrue(r.err().contains("generation 1 changes in place: 1 rank leaves (" + h.get(1) + ")"),
+                        "the spawned rank leaves again in place: " + r);
+                assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
+                assertFalse(r.err().contains("PRTE has lost communication with a remote daemon"), r.toString());
+                assertEqualModels(r, steps, 2);
+            }
+        }
+    }
+
+    /**
+     * {@code --standby-ranks 1} and the standby host joins with two slots: its waiting rank is activated and one more
+     * is spawned next to it under the launch's daemon there (before, both were spawned and the waiting rank stayed
+     * unused). No process of the first world starts or ends; four ranks finish with one model.
+     */
+    @Test
+    void aStandbyHostGivenMoreSlotsThanWaitingRanksActivatesThemAndSpawnsTheRest() throws Exception {
+        int steps = 120;
+        withStandby("ulsx", 225, steps, java.util.Map.of(), (c, h, e, run) -> {
+            run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            Set<Long> before = awaitRanks(run, 3);
+            Set<Long> daemonsBefore = prteds(c, c.hosts().get(2));
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":2");
+            run.awaitOut(o -> o.contains("size=4"), "a commit of the grown world");
+            Set<Long> after = awaitRanks(run, 4);
+            assertTrue(after.containsAll(before), "the waiting rank is one of the world now: " + before + " -> "
+                    + after);
+            long spawned = after.stream().filter(p -> !before.contains(p)).findFirst().orElseThrow();
+            assertTrue(daemonsBefore.contains(parent(spawned)), "spawned by the launch's daemon on the standby host ("
+                    + daemonsBefore + "): parent " + parent(spawned));
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
+            assertTrue(r.err().contains("generation 1 changes in place: 1 standby rank joins on " + h.get(2)
+                    + ", 1 rank joins on " + h.get(2) + ":1"), r.toString());
+            assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
+            assertEqualModels(r, steps, 4);
         }, "--standby-ranks", "1");
     }
 

@@ -12,6 +12,8 @@
 #             the change gives it slots; not in the default CASES)
 #   standby-rank  the same with --standby-ranks N/K (as many ranks wait on the standby host, outside the world, as the
 #             change gives it slots: it activates them, no process starts)
+#   more      the last of the K hosts gets N/K more slots -> first commit at the larger size (spawned beside its
+#             running ranks under the daemon already there; not in the default CASES)
 #   kill      launch rank N-1 gets SIGKILL                                        -> first commit at a smaller size
 #             (ULFM shrink; target <= 300 ms)
 # BENCH_DISCOVERY_INTERVAL=S passes --discovery-interval S (default: troika's adaptive interval, 250 ms - 1 s).

@@ -31,6 +31,9 @@ import org.troika.testkit.NetnsCluster;
  *       2 s longer before the change, so that the service is up);</li>
  *   <li>{@code standby-rank}: the same as {@code standby} with {@code --standby-ranks N/K} (the launch starts N/K
  *       ranks on the standby host, which wait outside the world; the change activates them, no process starts);</li>
+ *   <li>{@code more}: N ranks on K hosts, the discovery file gives the last of them N/K more slots; to the first
+ *       commit at the larger size (in place: the new ranks are spawned beside the running ones, under the daemon
+ *       already there);</li>
  *   <li>{@code kill}: launch rank N-1 gets SIGKILL; to the first commit at a smaller size (ULFM shrink on Open MPI
  *       5).</li>
  * </ul>
@@ -186,12 +189,18 @@ public final class ElasticE2eBench {
                     ElasticRunTest.write(hosts, more.toArray(String[]::new));
                     target = size -> size > n;
                 }
+                case "more" -> {
+                    List<String> more = new ArrayList<>(start);
+                    more.set(k - 1, h.get(k - 1) + ":" + (2 * s));
+                    ElasticRunTest.write(hosts, more.toArray(String[]::new));
+                    target = size -> size > n;
+                }
                 case "kill" -> {
                     victim.destroyForcibly();
                     target = size -> size < n;
                 }
                 default -> throw new IllegalArgumentException("unknown case " + kase
-                        + " (leave, relaunch, add, standby, standby-rank or kill)");
+                        + " (leave, relaunch, add, standby, standby-rank, more or kill)");
             }
             Map<String, Predicate<RunSupport.Line>> wanted = new LinkedHashMap<>();
             wanted.put("discovery saw it", l -> l.err() && l.text().startsWith("troika elastic: hosts "));

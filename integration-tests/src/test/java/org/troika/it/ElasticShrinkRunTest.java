@@ -243,16 +243,9 @@ class ElasticShrinkRunTest {
             String spawnedEnv = environ(spawned);
             assertTrue(spawnedEnv.contains("\0TROIKA_JAVA_CDS=1\0"),
                     "the spawned rank runs with the wrapper's class-data sharing switch");
-            assertTrue(spawnedEnv.contains("\0APP_SETTING=" + appValue + "\0"),
-                    "the spawned rank has mpirun's exports, a long one too");
-            // (these namespace hosts' services inherit troika's environment, so the line above would hold
-            // without the file too; the file the host's service got over the relay is what a real host has)
-            assertFalse(spawnedEnv.contains("\0TROIKA_SPAWN_ENV_FILE="), "launch plumbing left in the rank");
-            Matcher file = Pattern.compile("\0TROIKA_SPAWN_ENV_FILE=([^\0]+)\0").matcher(environ(parent(spawned)));
-            assertTrue(file.find(), "the standby host's daemon names its host's file of mpirun's exports");
-            String exports = Files.readString(Path.of("/proc/" + spawned + "/root" + file.group(1)));
-            assertTrue(exports.contains("\nAPP_SETTING=" + appValue + "\n") || exports.startsWith("APP_SETTING="
-                    + appValue + "\n"), "the host's service holds mpirun's exports: " + exports.length() + " bytes");
+            // (these namespace hosts' services inherit troika's environment, so the spawned rank would have the
+            // variable without the file too; the file the host's service got over the relay is what a real host has)
+            String exports = assertSpawnedWithExports(spawned, "APP_SETTING", appValue);
             assertTrue(exports.lines().noneMatch(l -> l.startsWith("TROIKA_")),
                     "troika's own variables come with the spawn");
             int remoteFirst = 0;
@@ -423,28 +416,21 @@ class ElasticShrinkRunTest {
      */
     @Test
     void aWorldGrownBySpawnStillActivatesAStandbyRank() throws Exception {
-        Requires.root();
-        Launcher.OPEN_MPI_5.require();
         int steps = 160;
-        try (NetnsCluster c = NetnsCluster.create("ulsm", 221, 4)) {
-            List<String> h = ElasticRunTest.addresses(c);
-            ElasticRunTest e = elastic();
-            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(3) + ":0");
-            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60, List.of(), java.util.Map.of(),
-                    "--min-np", "2", "--standby-ranks", "1")) {
-                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
-                awaitRanks(run, 3);
-                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":0");
-                run.awaitOut(o -> o.contains("size=3"), "a commit of the world grown by a spawn");
-                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
-                run.awaitOut(o -> o.contains("size=4"), "a commit of the world grown by the standby rank");
-                RunSupport.Result r = finishedWithEveryCommit(run, steps);
-                assertTrue(r.err().contains("changes in place: 1 rank joins on " + h.get(2) + ":1"), r.toString());
-                assertTrue(r.err().contains("changes in place: 1 standby rank joins on " + h.get(3)), r.toString());
-                assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
-                assertEqualModels(r, steps, 4);
-            }
-        }
+        onHosts("ulsm", 221, 4, h -> List.of(h.get(0) + ":1", h.get(1) + ":1", h.get(3) + ":0"), steps,
+                java.util.Map.of(), (c, h, e, run) -> {
+            run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            awaitRanks(run, 3);
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":0");
+            run.awaitOut(o -> o.contains("size=3"), "a commit of the world grown by a spawn");
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
+            run.awaitOut(o -> o.contains("size=4"), "a commit of the world grown by the standby rank");
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
+            assertTrue(r.err().contains("changes in place: 1 rank joins on " + h.get(2) + ":1"), r.toString());
+            assertTrue(r.err().contains("changes in place: 1 standby rank joins on " + h.get(3)), r.toString());
+            assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
+            assertEqualModels(r, steps, 4);
+        }, "--standby-ranks", "1");
     }
 
     /**
@@ -478,49 +464,34 @@ class ElasticShrinkRunTest {
      */
     @Test
     void aHostThatRunsARankGivenASecondSlotSpawnsItNextToTheRunningOne() throws Exception {
-        Requires.root();
-        Launcher.OPEN_MPI_5.require();
         int steps = 160;
         String appValue = "w".repeat(300);
-        try (NetnsCluster c = NetnsCluster.create("ulbs", 224, 2)) {
-            List<String> h = ElasticRunTest.addresses(c);
-            ElasticRunTest e = elastic();
-            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1");
-            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60, List.of(),
-                    java.util.Map.of("APP_SETTING", appValue), "--min-np", "2")) {
-                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
-                Set<Long> before = awaitRanks(run, 2);
-                Set<Long> daemonsBefore = prteds(c, c.hosts().get(1));
-                assertFalse(daemonsBefore.isEmpty(), "PRRTE's daemon runs on the second host: " + run.err());
-                e.hostsFile(h.get(0) + ":1", h.get(1) + ":2");
-                run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
-                Set<Long> after = awaitRanks(run, 3);
-                assertTrue(after.containsAll(before), "the first ranks are the same processes: " + before + " -> "
-                        + after + "\n--- troika's stderr\n" + run.err());
-                long spawned = after.stream().filter(p -> !before.contains(p)).findFirst().orElseThrow();
-                assertTrue(daemonsBefore.contains(parent(spawned)), "the rank was spawned by the daemon the launch"
-                        + " started there (" + daemonsBefore + "), not a new one: parent " + parent(spawned));
-                String spawnedEnv = environ(spawned);
-                assertTrue(spawnedEnv.contains("\0APP_SETTING=" + appValue + "\0"),
-                        "the spawned rank has mpirun's exports, a long one too");
-                assertFalse(spawnedEnv.contains("\0TROIKA_SPAWN_ENV_FILE="), "launch plumbing left in the rank");
-                // the daemon (started before the file existed) names it: its ranks inherit the name
-                Matcher file = Pattern.compile("\0TROIKA_SPAWN_ENV_FILE=([^\0]+)\0").matcher(environ(parent(spawned)));
-                assertTrue(file.find(), "the launch's daemon names its host's file of mpirun's exports");
-                String exports = Files.readString(Path.of("/proc/" + spawned + "/root" + file.group(1)));
-                assertTrue(exports.contains("APP_SETTING=" + appValue + "\n"), "the host's service holds mpirun's"
-                        + " exports, sent after its daemon started: " + exports.length() + " bytes");
-                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1");
-                RunSupport.Result r = finishedWithEveryCommit(run, steps);
-                assertTrue(r.err().contains("generation 1 changes in place: 1 rank joins on " + h.get(1) + ":1; 3"
-                        + " ranks on"), r.toString());
-                assertTrue(r.err().contains("generation 1 changes in place: 1 rank leaves (" + h.get(1) + ")"),
-                        "the spawned rank leaves again in place: " + r);
-                assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
-                assertFalse(r.err().contains("PRTE has lost communication with a remote daemon"), r.toString());
-                assertEqualModels(r, steps, 2);
-            }
-        }
+        onHosts("ulbs", 224, 2, h -> List.of(h.get(0) + ":1", h.get(1) + ":1"), steps,
+                java.util.Map.of("APP_SETTING", appValue), (c, h, e, run) -> {
+            run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            Set<Long> before = awaitRanks(run, 2);
+            Set<Long> daemonsBefore = prteds(c, c.hosts().get(1));
+            assertFalse(daemonsBefore.isEmpty(), "PRRTE's daemon runs on the second host: " + run.err());
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":2");
+            run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
+            Set<Long> after = awaitRanks(run, 3);
+            assertTrue(after.containsAll(before), "the first ranks are the same processes: " + before + " -> "
+                    + after + "\n--- troika's stderr\n" + run.err());
+            long spawned = after.stream().filter(p -> !before.contains(p)).findFirst().orElseThrow();
+            assertTrue(daemonsBefore.contains(parent(spawned)), "the rank was spawned by the daemon the launch"
+                    + " started there (" + daemonsBefore + "), not a new one: parent " + parent(spawned));
+            // the daemon was started before the file existed, and names it all the same
+            assertSpawnedWithExports(spawned, "APP_SETTING", appValue);
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":1");
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
+            assertTrue(r.err().contains("generation 1 changes in place: 1 rank joins on " + h.get(1) + ":1; 3"
+                    + " ranks on"), r.toString());
+            assertTrue(r.err().contains("generation 1 changes in place: 1 rank leaves (" + h.get(1) + ")"),
+                    "the spawned rank leaves again in place: " + r);
+            assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
+            assertFalse(r.err().contains("PRTE has lost communication with a remote daemon"), r.toString());
+            assertEqualModels(r, steps, 2);
+        });
     }
 
     /**
@@ -692,9 +663,27 @@ class ElasticShrinkRunTest {
         void add() throws IOException;
     }
 
-    /** A standby test's part: the run on the first two of the hosts {@code h} of {@code c}, the third on standby. */
+    /**
+     * Asserts that the spawned rank {@code pid} has {@code name=value} from mpirun's exports and no launch plumbing,
+     * and that its daemon names its host's exports file (TROIKA_SPAWN_ENV_FILE), which holds that line; returns the
+     * file's text.
+     */
+    private static String assertSpawnedWithExports(long pid, String name, String value) throws IOException {
+        String env = environ(pid);
+        assertTrue(env.contains("\0" + name + "=" + value + "\0"), "the spawned rank has mpirun's exports ("
+                + name + ", " + value.length() + " bytes)");
+        assertFalse(env.contains("\0TROIKA_SPAWN_ENV_FILE="), "launch plumbing left in the rank");
+        Matcher file = Pattern.compile("\0TROIKA_SPAWN_ENV_FILE=([^\0]+)\0").matcher(environ(parent(pid)));
+        assertTrue(file.find(), "the rank's daemon names its host's file of mpirun's exports");
+        String exports = Files.readString(Path.of("/proc/" + pid + "/root" + file.group(1)));
+        assertTrue(("\n" + exports).contains("\n" + name + "=" + value + "\n"),
+                "the host's service holds mpirun's exports: " + exports.length() + " bytes");
+        return exports;
+    }
+
+    /** A test's part: the run on the hosts {@code c} (addresses {@code h}) that discovery {@code e} lists. */
     @FunctionalInterface
-    private interface StandbyJob {
+    private interface HostsJob {
         void check(NetnsCluster c, List<String> h, ElasticRunTest e, RunSupport run) throws Exception;
     }
 
@@ -703,14 +692,25 @@ class ElasticShrinkRunTest {
      * {@code steps} (a commit every 60 ms step, {@code --min-np 2}, {@code env} exported, {@code flags} added) and the
      * third is listed as a standby host ({@code host:0}).
      */
-    private void withStandby(String tag, int subnet, int steps, java.util.Map<String, String> env, StandbyJob job,
+    private void withStandby(String tag, int subnet, int steps, java.util.Map<String, String> env, HostsJob job,
             String... flags) throws Exception {
+        onHosts(tag, subnet, 3, h -> List.of(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":0"), steps, env, job,
+                flags);
+    }
+
+    /**
+     * {@code job} on {@code count} namespace hosts ({@code tag}, {@code subnet}) of Open MPI 5 while discovery lists
+     * {@code first} of their addresses and the job trains {@code steps} (a commit every 60 ms step, {@code --min-np 2},
+     * {@code env} exported, {@code flags} added).
+     */
+    private void onHosts(String tag, int subnet, int count, java.util.function.Function<List<String>, List<String>> first,
+            int steps, java.util.Map<String, String> env, HostsJob job, String... flags) throws Exception {
         Requires.root();
         Launcher.OPEN_MPI_5.require();
-        try (NetnsCluster c = NetnsCluster.create(tag, subnet, 3)) {
+        try (NetnsCluster c = NetnsCluster.create(tag, subnet, count)) {
             List<String> h = ElasticRunTest.addresses(c);
             ElasticRunTest e = elastic();
-            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":0");
+            Path hosts = e.hostsFile(first.apply(h).toArray(String[]::new));
             List<String> all = new java.util.ArrayList<>(List.of("--min-np", "2"));
             all.addAll(List.of(flags));
             try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60, List.of(), env,

@@ -790,31 +790,20 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
             Set<String> haveEnvironment = withSpawnEnvironment;
             List<String> beside = change.join().stream().map(WorldChange.Join::host)
                     .filter(h -> running.contains(h) && !haveEnvironment.contains(h)).toList();
-            if (!beside.isEmpty()) {
-                try {
+            try {
+                if (!beside.isEmpty()) {
                     relay.sendSpawnEnvironment(beside);
-                } catch (IOException e) {
-                    err.println("troika elastic: generation " + gen.id() + ": cannot grow in place (" + e.getMessage()
-                            + "); relaunching instead");
-                    return false;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+                }
+                if (!added.isEmpty() && !relay.readyForAdded(added)) {
                     return false;
                 }
-            }
-            if (!added.isEmpty()) {
-                try {
-                    if (!relay.readyForAdded(added)) {
-                        return false;
-                    }
-                } catch (IOException | HostsNotReadyException e) {
-                    err.println("troika elastic: generation " + gen.id() + ": cannot grow in place (" + e.getMessage()
-                            + "); relaunching instead");
-                    return false;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
+            } catch (IOException | HostsNotReadyException e) {
+                err.println("troika elastic: generation " + gen.id() + ": cannot grow in place (" + e.getMessage()
+                        + "); relaunching instead");
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
             }
             synchronized (this) {
                 WorkerNotifier n = notifier;

@@ -131,6 +131,13 @@ public final class TroikaEnv {
     /** Elastic, with {@link #ELASTIC_JOIN_ID}: how many changes in place the world went through with them. */
     public static final String ELASTIC_EPOCH = "TROIKA_ELASTIC_EPOCH";
     /**
+     * Elastic, with {@link #ELASTIC_JOIN_ID}, only for a spawn next to ranks already running on a host: per entry of
+     * the spawn's {@link #HOSTS}, {@code SIZE:L1.L2...} (the host's local size once they joined, then the spawned
+     * ranks' local ranks there, the smallest the running ones leave free), or {@code -} for a host where the spawned
+     * ranks are alone; {@code bin/troika-rankenv} sets TROIKA_LOCAL_RANK and TROIKA_LOCAL_SIZE from it and unsets it.
+     */
+    public static final String ELASTIC_SPAWN_LOCALS = "TROIKA_ELASTIC_SPAWN_LOCALS";
+    /**
      * Elastic: the driver's worker notification service, {@code ADDRESS:PORT}: host change announcements to rank 0,
      * and the ranks' reports of their world (shrinks, leaves) to the launcher.
      */

@@ -482,6 +482,7 @@ class ElasticShrinkRunTest {
                     + " started there (" + daemonsBefore + "), not a new one: parent " + parent(spawned));
             // the daemon was started before the file existed, and names it all the same
             assertSpawnedWithExports(spawned, "APP_SETTING", appValue);
+            assertLocal(spawned, 1, 2, "next to the launch's rank 1 (local rank 0 on b)");
             e.hostsFile(h.get(0) + ":1", h.get(1) + ":1");
             RunSupport.Result r = finishedWithEveryCommit(run, steps);
             assertTrue(r.err().contains("generation 1 changes in place: 1 rank joins on " + h.get(1) + ":1; 3"
@@ -514,6 +515,7 @@ class ElasticShrinkRunTest {
             long spawned = after.stream().filter(p -> !before.contains(p)).findFirst().orElseThrow();
             assertTrue(daemonsBefore.contains(parent(spawned)), "spawned by the launch's daemon on the standby host ("
                     + daemonsBefore + "): parent " + parent(spawned));
+            assertLocal(spawned, 1, 2, "next to the activated standby rank (local rank 0 there)");
             RunSupport.Result r = finishedWithEveryCommit(run, steps);
             assertTrue(r.err().contains("generation 1 changes in place: 1 standby rank joins on " + h.get(2)
                     + ", 1 rank joins on " + h.get(2) + ":1"), r.toString());
@@ -679,6 +681,15 @@ class ElasticShrinkRunTest {
         assertTrue(("\n" + exports).contains("\n" + name + "=" + value + "\n"),
                 "the host's service holds mpirun's exports: " + exports.length() + " bytes");
         return exports;
+    }
+
+    /** Asserts the rank {@code pid}'s TROIKA_LOCAL_RANK and TROIKA_LOCAL_SIZE. */
+    private static void assertLocal(long pid, int localRank, int localSize, String why) throws IOException {
+        String env = environ(pid);
+        assertTrue(env.contains("\0TROIKA_LOCAL_RANK=" + localRank + "\0") && env.contains("\0TROIKA_LOCAL_SIZE="
+                + localSize + "\0"), "local rank " + localRank + " of " + localSize + ", " + why + ": "
+                + env.replace('\0', ' '));
+        assertFalse(env.contains("\0TROIKA_ELASTIC_SPAWN_LOCALS="), "launch plumbing left in the rank");
     }
 
     /** A test's part: the run on the hosts {@code c} (addresses {@code h}) that discovery {@code e} lists. */

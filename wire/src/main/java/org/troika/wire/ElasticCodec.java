@@ -54,7 +54,7 @@ final class ElasticCodec implements Codec<ElasticMessage> {
         } else if (m instanceof ElasticMessage.ChangeWorld c) {
             o.u32(c.change()).ints(c.leave()).u32(c.join().size());
             for (ElasticMessage.ChangeWorld.Spawn s : c.join()) {
-                o.str(s.host()).u32(s.count()).u32(s.hostSlots());
+                o.str(s.host()).u32(s.count()).u32(s.hostSlots()).ints(s.locals()).u32(s.localSize());
             }
             o.u32(c.firstJoinId()).u32(c.activate().size());
             for (ElasticMessage.ChangeWorld.Activate a : c.activate()) {
@@ -83,16 +83,19 @@ final class ElasticCodec implements Codec<ElasticMessage> {
     }
 
     private static List<ElasticMessage.ChangeWorld.Spawn> spawns(BodyIn in) throws WireException {
-        int n = in.count(12);
+        int n = in.count(20);
         List<ElasticMessage.ChangeWorld.Spawn> l = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             String host = in.str();
             int count = in.u32();
             int hostSlots = in.u32();
-            if (count < 1 || (hostSlots != 0 && hostSlots < count)) {
-                throw new WireException("a spawn of " + count + " rank(s) with host slots " + hostSlots);
+            List<Integer> locals = in.ints();
+            int localSize = in.u32();
+            String problem = ElasticMessage.ChangeWorld.Spawn.problem(count, hostSlots, locals, localSize);
+            if (problem != null) {
+                throw new WireException(problem);
             }
-            l.add(new ElasticMessage.ChangeWorld.Spawn(host, count, hostSlots));
+            l.add(new ElasticMessage.ChangeWorld.Spawn(host, count, hostSlots, locals, localSize));
         }
         return l;
     }

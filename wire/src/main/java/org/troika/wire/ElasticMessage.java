@@ -82,14 +82,45 @@ public sealed interface ElasticMessage {
          * @param hostSlots the slots the MPI is told the host has for this spawn (Open MPI 5: {@code PMIX_ADD_HOST
          *     host:hostSlots}, which sets a host's slot count, its running processes included), at least {@code
          *     count}; 0 to tell it nothing (the MPI places the ranks within the slots it knows)
+         * @param locals the spawned ranks' local ranks on the host, in their order: the smallest ones no process of
+         *     the world there holds (a spawn next to running ranks); empty for {@code 0..count-1}
+         * @param localSize how many of the world's processes the host runs once they joined ({@code TROIKA_LOCAL_SIZE});
+         *     0 for {@code count}
          */
-        public record Spawn(String host, int count, int hostSlots) {
+        public record Spawn(String host, int count, int hostSlots, List<Integer> locals, int localSize) {
             public Spawn {
                 Objects.requireNonNull(host, "host");
-                if (count < 1 || (hostSlots != 0 && hostSlots < count)) {
-                    throw new IllegalArgumentException("a spawn of " + count + " rank(s) onto " + host
-                            + " with host slots " + hostSlots);
+                locals = List.copyOf(locals);
+                String problem = problem(count, hostSlots, locals, localSize);
+                if (problem != null) {
+                    throw new IllegalArgumentException(problem + " onto " + host);
                 }
+            }
+
+            /** A spawn onto a host where the spawned ranks are the only ones (local ranks from 0). */
+            public Spawn(String host, int count, int hostSlots) {
+                this(host, count, hostSlots, List.of(), 0);
+            }
+
+            /** What is wrong with a spawn of these values, or {@code null}: the one rule for messages and decoders. */
+            public static String problem(int count, int hostSlots, List<Integer> locals, int localSize) {
+                if (count < 1 || (hostSlots != 0 && hostSlots < count)) {
+                    return "a spawn of " + count + " rank(s) with host slots " + hostSlots;
+                }
+                if (!locals.isEmpty() && locals.size() != count) {
+                    return "a spawn of " + count + " rank(s) with " + locals.size() + " local ranks";
+                }
+                int below = localSize == 0 ? count : localSize;
+                if (localSize != 0 && localSize < count) {
+                    return "a spawn of " + count + " rank(s) onto a host of " + localSize + " local ranks";
+                }
+                java.util.Set<Integer> seen = new java.util.HashSet<>();
+                for (int l : locals) {
+                    if (l < 0 || l >= below || !seen.add(l)) {
+                        return "local ranks " + locals + " of a host of " + below;
+                    }
+                }
+                return null;
             }
         }
     }

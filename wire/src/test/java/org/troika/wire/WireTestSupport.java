@@ -127,7 +127,8 @@ final class WireTestSupport {
                 new ElasticMessage.Noted(),
                 new ElasticMessage.NotedDatagram(-7_000_000_000L, 12),
                 new ElasticMessage.ChangeWorld(2, List.of(1, 3), List.of(new ElasticMessage.ChangeWorld.Spawn("node4",
-                        2, 2), new ElasticMessage.ChangeWorld.Spawn("node1", 1, 0)), 6),
+                        2, 2), new ElasticMessage.ChangeWorld.Spawn("node1", 1, 0),
+                        new ElasticMessage.ChangeWorld.Spawn("node2", 2, 5, List.of(1, 3), 4)), 6),
                 new ElasticMessage.ChangeWorld(3, List.of(), List.of(new ElasticMessage.ChangeWorld.Spawn("node7", 1,
                         3)), 9, List.of(new ElasticMessage.ChangeWorld.Activate("node5", 4),
                         new ElasticMessage.ChangeWorld.Activate("node6", 5))));

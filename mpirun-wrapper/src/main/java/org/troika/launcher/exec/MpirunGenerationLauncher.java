@@ -271,6 +271,67 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         return Map.copyOf(on);
     }
 
+    /** Each launch rank's local rank on its host, by generation id (pure; standby ranks included). */
+    static Map<Integer, Integer> launchLocals(HostPlan launched) {
+        Map<Integer, Integer> local = new java.util.HashMap<>();
+        launched.slots().forEach(slot -> local.put(slot.rank(), slot.localRank()));
+        return Map.copyOf(local);
+    }
+
+    /**
+     * {@code change}'s spawns as sent to the ranks (pure): each host's slot count for the MPI ({@code placed} plus the
+     * spawn), and, on a host where processes of the world keep running (its members that stay or are activated, and
+     * standby ranks still waiting: {@code waitingAfter}), the smallest local ranks none of them holds ({@code local}:
+     * by id) and the host's local size once they joined. Spawned ranks alone on their host count from 0, unsent.
+     * One pass over the target world and the change.
+     */
+    static List<ElasticMessage.ChangeWorld.Spawn> spawns(WorldChange change, Map<String, Integer> placed,
+            Map<Integer, Integer> local, Map<String, List<Integer>> waitingAfter) {
+        Map<String, Set<Integer>> held = new java.util.HashMap<>();
+        for (World.Member m : change.target().members()) {
+            Integer l = local.get(m.id());
+            if (m.id() < change.firstJoinId() && l != null) {
+                held.computeIfAbsent(m.host(), h -> new java.util.HashSet<>()).add(l);
+            }
+        }
+        waitingAfter.forEach((host, ids) -> ids.forEach(id -> {
+            Integer l = local.get(id);
+            if (l != null) {
+                held.computeIfAbsent(host, h -> new java.util.HashSet<>()).add(l);
+            }
+        }));
+        List<ElasticMessage.ChangeWorld.Spawn> out = new ArrayList<>();
+        for (WorldChange.Join j : change.join()) {
+            int slots = placed.getOrDefault(j.host(), 0) + j.count();
+            Set<Integer> taken = held.get(j.host());
+            if (taken == null || taken.isEmpty()) {
+                out.add(new ElasticMessage.ChangeWorld.Spawn(j.host(), j.count(), slots));
+                continue;
+            }
+            List<Integer> free = new ArrayList<>(j.count());
+            for (int l = 0; free.size() < j.count(); l++) {
+                if (!taken.contains(l)) {
+                    free.add(l);
+                }
+            }
+            out.add(new ElasticMessage.ChangeWorld.Spawn(j.host(), j.count(), slots, free, taken.size() + j.count()));
+        }
+        return out;
+    }
+
+    /** {@code local} with the local ranks of {@code sent}'s ranks, ids from {@code firstJoinId} in order (pure). */
+    static Map<Integer, Integer> localsAfter(Map<Integer, Integer> local, List<ElasticMessage.ChangeWorld.Spawn> sent,
+            int firstJoinId) {
+        Map<Integer, Integer> after = new java.util.HashMap<>(local);
+        int id = firstJoinId;
+        for (ElasticMessage.ChangeWorld.Spawn s : sent) {
+            for (int k = 0; k < s.count(); k++) {
+                after.put(id++, s.locals().isEmpty() ? k : s.locals().get(k));
+            }
+        }
+        return Map.copyOf(after);
+    }
+
     /** {@code placed} with {@code change}'s spawned ranks added to their hosts (pure). */
     static Map<String, Integer> placedAfter(Map<String, Integer> placed, WorldChange change) {
         Map<String, Integer> on = new java.util.HashMap<>(placed);
@@ -395,6 +456,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
          * high only leaves slots unused). Replaced whole.
          */
         private volatile Map<String, Integer> placed = Map.of();
+        /** Every process's local rank on its host, by generation id (launched, activated or spawned). Replaced whole. */
+        private volatile Map<Integer, Integer> locals = Map.of();
         /** The hosts whose services have the spawned ranks' exports file for this generation. Replaced whole. */
         private volatile Set<String> withSpawnEnvironment = Set.of();
         /** Changes in place sent to rank 0 so far. */
@@ -528,6 +591,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     }
                 }
                 placed = placedPerHost(launched);
+                locals = launchLocals(launched);
                 withSpawnEnvironment = Set.copyOf(spares);
                 if (s.verbose()) {
                     err.println("troika elastic: generation " + gen.id() + ": " + plan.launch().render());
@@ -811,17 +875,17 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     return false;
                 }
                 Map<String, Integer> on = placed;
-                List<ElasticMessage.ChangeWorld.Spawn> join = change.join().stream()
-                        .map(j -> new ElasticMessage.ChangeWorld.Spawn(j.host(), j.count(),
-                                on.getOrDefault(j.host(), 0) + j.count())).toList();
+                Map<String, List<Integer>> waitingAfter = change.waitingAfter(standby);
+                List<ElasticMessage.ChangeWorld.Spawn> join = spawns(change, on, locals, waitingAfter);
                 List<ElasticMessage.ChangeWorld.Activate> activate = change.activate().stream()
                         .map(a -> new ElasticMessage.ChangeWorld.Activate(a.host(), a.id())).toList();
                 boolean sent = n.changeWorld(new ElasticMessage.ChangeWorld(changes + 1, change.leave(), join,
                         change.firstJoinId(), activate));
                 if (sent) {
                     changes++;
-                    standby = change.waitingAfter(standby);
+                    standby = waitingAfter;
                     placed = placedAfter(on, change);
+                    locals = localsAfter(locals, join, change.firstJoinId());
                     Set<String> env = new java.util.HashSet<>(haveEnvironment);
                     env.addAll(beside);
                     env.addAll(added);

@@ -23,6 +23,7 @@ import org.troika.launcher.elastic.GenerationResult;
 import org.troika.launcher.elastic.RankExit;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.HostSlots;
+import org.troika.wire.ElasticMessage;
 
 class MpirunGenerationLauncherTest {
     static final HostPlan PLAN = HostPlan.assign("test",
@@ -134,6 +135,41 @@ class MpirunGenerationLauncherTest {
                 "t", List.of(5))), "a host with a rank still waiting");
         assertEquals(Map.of("a", 3, "b", 1, "s", 3, "c", 1), MpirunGenerationLauncher.placedAfter(placed, change),
                 "b's slot stays counted");
+    }
+
+    /**
+     * Ranks spawned next to running ones take the smallest local ranks those leave free on the host (the launch's, the
+     * activated standby ranks', earlier spawns'), and the host's local size; spawned ranks alone on a host send none.
+     */
+    @Test
+    void aSpawnBesideRunningRanksTakesTheLocalRanksTheyLeaveFree() {
+        HostPlan launched = HostPlan.assign("test", List.of(new HostSlots("a", 2), new HostSlots("b", 1)), 3)
+                .withSpares(List.of("s")).withStandbyRanks(List.of("s"), 2);
+        Map<Integer, Integer> locals = MpirunGenerationLauncher.launchLocals(launched);
+        assertEquals(Map.of(0, 0, 1, 1, 2, 0, 3, 0, 4, 1), locals);
+        org.troika.launcher.elastic.World world = org.troika.launcher.elastic.World.of(HostPlan.assign("test",
+                List.of(new HostSlots("a", 2), new HostSlots("b", 1)), 3));
+        org.troika.launcher.elastic.WorldChange change = world.toward(List.of(new HostSlots("a", 3),
+                new HostSlots("s", 3), new HostSlots("c", 1)), new org.troika.launcher.elastic.World.InPlace(true,
+                true), Map.of("s", List.of(3, 4))).orElseThrow();
+        List<ElasticMessage.ChangeWorld.Spawn> sent = MpirunGenerationLauncher.spawns(change,
+                MpirunGenerationLauncher.placedPerHost(launched), locals, change.waitingAfter(Map.of("s",
+                        List.of(3, 4))));
+        assertEquals(List.of(new ElasticMessage.ChangeWorld.Spawn("a", 1, 3, List.of(2), 3),
+                new ElasticMessage.ChangeWorld.Spawn("s", 1, 3, List.of(2), 3),
+                new ElasticMessage.ChangeWorld.Spawn("c", 1, 1)), sent);
+        Map<Integer, Integer> after = MpirunGenerationLauncher.localsAfter(locals, sent, change.firstJoinId());
+        assertEquals(2, after.get(change.firstJoinId()));
+        assertEquals(0, after.get(change.firstJoinId() + 2), "alone on c");
+        // a's rank with local 0 left since: two more on a take 0 and the first above the others
+        org.troika.launcher.elastic.World grown = new org.troika.launcher.elastic.World(List.of(
+                new org.troika.launcher.elastic.World.Member(1, "a"), new org.troika.launcher.elastic.World.Member(5,
+                        "a"), new org.troika.launcher.elastic.World.Member(8, "a"),
+                new org.troika.launcher.elastic.World.Member(9, "a")), 10);
+        org.troika.launcher.elastic.WorldChange more = new org.troika.launcher.elastic.WorldChange(List.of(),
+                List.of(new org.troika.launcher.elastic.WorldChange.Join("a", 2)), 8, grown);
+        assertEquals(List.of(new ElasticMessage.ChangeWorld.Spawn("a", 2, 6, List.of(0, 3), 4)),
+                MpirunGenerationLauncher.spawns(more, Map.of("a", 4), Map.of(1, 1, 5, 2), Map.of()));
     }
 
     @Test

@@ -18,7 +18,9 @@ import org.troika.common.TroikaEnv;
 public record ElasticContext(int rank, int localRank, int size, int generation, StateBroadcaster broadcaster,
         HostUpdateSource updates, NodeStateStore store) {
     public ElasticContext {
-        if (size < 1 || rank < 0 || rank >= size || localRank < 0 || localRank > rank) {
+        // no bound between localRank and rank: a rank spawned next to running ones starts as rank 0 of its spawn
+        // with the host's local rank (TROIKA_LOCAL_RANK, above the ranks already there) until its world regroups
+        if (size < 1 || rank < 0 || rank >= size || localRank < 0) {
             throw new IllegalArgumentException("bad rank " + rank + " (local " + localRank + ") of size " + size);
         }
         if (generation < 1) {

@@ -72,7 +72,7 @@ public record HostChange(long timestampMillis, boolean added, boolean removed, E
         for (ElasticMessage.ChangeWorld.Spawn s : w.join()) {
             byte[] h = s.host().getBytes(StandardCharsets.UTF_8);
             hosts.add(h);
-            size += 4 + h.length + 4 + 4;
+            size += 4 + h.length + 4 + 4 + 4 + 4 * s.locals().size() + 4;
         }
         List<byte[]> standby = new ArrayList<>();
         for (ElasticMessage.ChangeWorld.Activate a : w.activate()) {
@@ -86,7 +86,10 @@ public record HostChange(long timestampMillis, boolean added, boolean removed, E
         b.putInt(w.join().size());
         for (int i = 0; i < hosts.size(); i++) {
             ElasticMessage.ChangeWorld.Spawn s = w.join().get(i);
-            b.putInt(hosts.get(i).length).put(hosts.get(i)).putInt(s.count()).putInt(s.hostSlots());
+            b.putInt(hosts.get(i).length).put(hosts.get(i)).putInt(s.count()).putInt(s.hostSlots())
+                    .putInt(s.locals().size());
+            s.locals().forEach(b::putInt);
+            b.putInt(s.localSize());
         }
         b.putInt(w.firstJoinId()).putInt(standby.size());
         for (int i = 0; i < standby.size(); i++) {
@@ -117,11 +120,17 @@ public record HostChange(long timestampMillis, boolean added, boolean removed, E
                 leave.add(b.getInt());
             }
             List<ElasticMessage.ChangeWorld.Spawn> join = new ArrayList<>();
-            for (int i = 0, n = count(b, 12); i < n; i++) {
+            for (int i = 0, n = count(b, 20); i < n; i++) {
                 byte[] h = new byte[count(b, 1)];
                 b.get(h);
-                join.add(new ElasticMessage.ChangeWorld.Spawn(new String(h, StandardCharsets.UTF_8), b.getInt(),
-                        b.getInt()));
+                int count = b.getInt();
+                int hostSlots = b.getInt();
+                List<Integer> locals = new ArrayList<>();
+                for (int k = 0, m = count(b, 4); k < m; k++) {
+                    locals.add(b.getInt());
+                }
+                join.add(new ElasticMessage.ChangeWorld.Spawn(new String(h, StandardCharsets.UTF_8), count, hostSlots,
+                        locals, b.getInt()));
             }
             int firstJoinId = b.getInt();
             List<ElasticMessage.ChangeWorld.Activate> activate = new ArrayList<>();

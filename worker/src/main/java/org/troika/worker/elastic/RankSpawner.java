@@ -44,8 +44,18 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
     /** Variables a spawned rank must not inherit from its parent. */
     private static final List<String> NOT_INHERITED = List.of(TroikaEnv.HOSTS, TroikaEnv.PROGRESS_ADDR,
             TroikaEnv.PROGRESS_KEY, TroikaEnv.ELASTIC_JOIN_ID, TroikaEnv.ELASTIC_EPOCH, TroikaEnv.ELASTIC_SPAWN_COMMAND,
-            TroikaEnv.ELASTIC_SPAWN_ENV, "TROIKA_RANK", "TROIKA_SIZE",
+            TroikaEnv.ELASTIC_SPAWN_ENV, TroikaEnv.ELASTIC_SPAWN_LOCALS, "TROIKA_RANK", "TROIKA_SIZE",
             "TROIKA_LOCAL_RANK", "TROIKA_LOCAL_SIZE", "TROIKA_CROSS_RANK", "TROIKA_CROSS_SIZE", "TROIKA_HOSTNAME");
+
+    /** {@code s}'s entry of {@link TroikaEnv#ELASTIC_SPAWN_LOCALS}: {@code SIZE:L1.L2}, or {@code -} (from 0). */
+    static String localsEntry(ElasticMessage.ChangeWorld.Spawn s) {
+        if (s.locals().isEmpty()) {
+            return "-";
+        }
+        StringJoiner l = new StringJoiner(".", (s.localSize() == 0 ? s.count() : s.localSize()) + ":", "");
+        s.locals().forEach(x -> l.add(Integer.toString(x)));
+        return l.toString();
+    }
 
     /**
      * The spawner the launcher set up for this rank, or empty when the generation cannot grow in place (no
@@ -87,6 +97,8 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
         int count = 0;
         StringJoiner added = new StringJoiner(",");
         StringJoiner hosts = new StringJoiner(",");
+        StringJoiner locals = new StringJoiner(",");
+        boolean beside = false;
         for (ElasticMessage.ChangeWorld.Spawn s : change.join()) {
             count += s.count();
             String h = s.host() + ":" + s.count();
@@ -94,6 +106,8 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
             if (s.hostSlots() > 0) {
                 added.add(s.host() + ":" + s.hostSlots());
             }
+            locals.add(localsEntry(s));
+            beside |= !s.locals().isEmpty();
         }
         // the spawned ranks' own variables first, then troika's exported ones, then the user's, as long as they fit
         // into one info value: a spawned rank's daemon was started by its host's task service, so it has that
@@ -102,6 +116,9 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
         env.put(TroikaEnv.ELASTIC_JOIN_ID, Integer.toString(change.firstJoinId()));
         env.put(TroikaEnv.ELASTIC_EPOCH, Integer.toString(epoch));
         env.put(TroikaEnv.HOSTS, hosts.toString());
+        if (beside) {
+            env.put(TroikaEnv.ELASTIC_SPAWN_LOCALS, locals.toString());
+        }
         for (String k : FIRST) {
             if (exported.containsKey(k)) {
                 env.put(k, exported.get(k));
@@ -122,7 +139,7 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
             String line = e.getKey() + "=" + e.getValue();
             int more = line.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + (lines.isEmpty() ? 0 : 1);
             if (length + more > ENVAR_LIMIT) {
-                if (lines.size() < 3) {
+                if (lines.size() < (beside ? 4 : 3)) {
                     return Optional.empty(); // not even the spawned ranks' own variables fit
                 }
                 continue;

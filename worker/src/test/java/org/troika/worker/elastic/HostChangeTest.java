@@ -25,7 +25,8 @@ class HostChangeTest {
             List.of(new ElasticMessage.ChangeWorld.Spawn("10.0.0.9", 2, 2)), 7);
     /** Standby ranks activated (a launch with --standby-ranks), one more spawned. */
     private static final ElasticMessage.ChangeWorld ACTIVATE = new ElasticMessage.ChangeWorld(3, List.of(),
-            List.of(new ElasticMessage.ChangeWorld.Spawn("c", 1, 3)), 9,
+            List.of(new ElasticMessage.ChangeWorld.Spawn("c", 1, 3),
+                    new ElasticMessage.ChangeWorld.Spawn("s\u00e9", 2, 5, List.of(1, 3), 4)), 9,
             List.of(new ElasticMessage.ChangeWorld.Activate("s\u00e9", 4), new ElasticMessage.ChangeWorld.Activate("t",
                     5)));
 
@@ -111,6 +112,36 @@ class HostChangeTest {
                 new ElasticMessage.ChangeWorld.Spawn("b", 2, 0)), 4), 1).orElseThrow().info().get("PMIX_ADD_HOST"));
         assertThrows(IllegalArgumentException.class, () -> new ElasticMessage.ChangeWorld.Spawn("a", 2, 1),
                 "fewer host slots than ranks spawned there");
+        assertNull(envar(spawn, TroikaEnv.ELASTIC_SPAWN_LOCALS), "no host runs ranks next to them");
+    }
+
+    /** {@code name}'s value in the spawned ranks' environment ({@code PMIX_ENVAR}), or {@code null}. */
+    private static String envar(Spawn spawn, String name) {
+        for (String line : spawn.info().get("PMIX_ENVAR").split("\n")) {
+            if (line.startsWith(name + "=")) {
+                return line.substring(name.length() + 1);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Ranks spawned next to running ones are told, per host of the spawn, their local ranks there and the host's
+     * local size (troika-rankenv sets TROIKA_LOCAL_RANK from it); malformed local ranks are refused.
+     */
+    @Test
+    void aSpawnNextToRunningRanksNamesTheirLocalRanks() {
+        RankSpawner s = new RankSpawner(List.of("java".getBytes(StandardCharsets.US_ASCII)), Map.of());
+        Spawn spawn = s.request(new ElasticMessage.ChangeWorld(1, List.of(), List.of(
+                new ElasticMessage.ChangeWorld.Spawn("a", 2, 5, List.of(0, 3), 4),
+                new ElasticMessage.ChangeWorld.Spawn("c", 1, 1)), 6), 1).orElseThrow();
+        assertEquals("4:0.3,-", envar(spawn, TroikaEnv.ELASTIC_SPAWN_LOCALS));
+        for (List<Integer> bad : List.of(List.of(0), List.of(1, 1), List.of(0, 4), List.of(-1, 0))) {
+            assertThrows(IllegalArgumentException.class, () -> new ElasticMessage.ChangeWorld.Spawn("a", 2, 5, bad, 4),
+                    "local ranks " + bad);
+        }
+        assertThrows(IllegalArgumentException.class, () -> new ElasticMessage.ChangeWorld.Spawn("a", 2, 5,
+                List.of(0, 1), 1), "a local size below the spawn");
     }
 
     /**

@@ -211,6 +211,31 @@ class ElasticShrinkRunTest {
     }
 
     /**
+     * A rank spawned by a growth is SIGKILLed: its host's task service reports the end under the rank's generation id
+     * (the spawn's first id plus its rank in the spawn), the survivors shrink by ULFM and train on in their processes.
+     * Before, the service reported it as the launch's rank 0 (its rank within the spawn), and the launcher, finding
+     * rank 0 unconfirmed 20 s later, ended the generation and blacklisted the first host.
+     */
+    @Test
+    void aSpawnedRankKilledIsShrunkAwayUnderItsOwnId() throws Exception {
+        int steps = 520; // the job runs on more than 20 s after the kill: the launcher's wait for unconfirmed deaths
+        growing("ulgk", 227, steps, (run, h, third) -> {
+            Set<Long> before = awaitRanks(run, 2);
+            third.add();
+            run.awaitOut(o -> o.contains("size=3"), "a commit of the grown world");
+            long spawned = awaitRanks(run, 3).stream().filter(p -> !before.contains(p)).findFirst().orElseThrow();
+            ProcessHandle.of(spawned).orElseThrow().destroyForcibly();
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
+            assertFalse(r.err().contains("did not recover"), r.toString());
+            assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
+            assertFalse(r.err().contains("blacklisted host " + h.get(0)), r.toString());
+            List<ElasticRunTest.Commit> commits = ElasticRunTest.commits(r.out());
+            assertEquals(2, commits.get(commits.size() - 1).size(), "the survivors train on: " + r);
+            assertEqualModels(r, steps, 2);
+        });
+    }
+
+    /**
      * A standby host (discovery's {@code host:0}): its task service is started and registered while it has no slots,
      * so when discovery gives it a slot the change goes out without waiting for a service, and it joins by spawn as an
      * added host does. The spawned rank gets the rank wrapper's switches through its command (class-data sharing:

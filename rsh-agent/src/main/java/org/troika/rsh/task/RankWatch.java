@@ -169,7 +169,18 @@ final class RankWatch implements AutoCloseable {
         if (rank == null || gen == null || !rank.matches("[0-9]{1,9}") || !gen.matches("[0-9]{1,9}")) {
             return Optional.empty();
         }
-        return Optional.of(new Rank(pid, startTicks, Integer.parseInt(gen), Integer.parseInt(rank)));
+        // a rank spawned into a running world (a growth in place) is rank R of its spawn: its id in the generation
+        // is the spawn's first id plus R (as ElasticWorld counts it); before, a spawned rank's death was reported as
+        // the launch's rank R, and the launcher declared that rank dead and blacklisted its host
+        String joinId = env.get(TroikaEnv.ELASTIC_JOIN_ID);
+        int base = 0;
+        if (joinId != null) {
+            if (!joinId.matches("[0-9]{1,9}")) {
+                return Optional.empty();
+            }
+            base = Integer.parseInt(joinId);
+        }
+        return Optional.of(new Rank(pid, startTicks, Integer.parseInt(gen), base + Integer.parseInt(rank)));
     }
 
     /**

@@ -24,7 +24,13 @@ class RankWatchTest {
                 "PMIX_RANK=9")));
         assertEquals(Optional.of(new RankWatch.Rank(7, 99, 1, 9)), RankWatch.classify(7, 99, environ(
                 "TROIKA_FAULT_TOLERANCE=shrink", "TROIKA_ELASTIC_GENERATION=1", "PMIX_RANK=9")));
+        // spawned into a running world: rank 1 of a spawn whose first id is 6 is the generation's rank 7, not its 1
+        assertEquals(Optional.of(new RankWatch.Rank(7, 99, 2, 7)), RankWatch.classify(7, 99, environ(
+                "TROIKA_FAULT_TOLERANCE=shrink", "TROIKA_ELASTIC_GENERATION=2", "OMPI_COMM_WORLD_RANK=1",
+                "TROIKA_ELASTIC_JOIN_ID=6")));
         for (byte[] notOne : List.of(
+                environ("TROIKA_FAULT_TOLERANCE=shrink", "TROIKA_ELASTIC_GENERATION=1", "PMIX_RANK=1",
+                        "TROIKA_ELASTIC_JOIN_ID=x"),
                 environ("TROIKA_ELASTIC_GENERATION=1", "PMIX_RANK=1"), // relaunch mode: mpirun ends the job itself
                 environ("TROIKA_FAULT_TOLERANCE=relaunch", "TROIKA_ELASTIC_GENERATION=1", "PMIX_RANK=1"),
                 environ("TROIKA_FAULT_TOLERANCE=shrink", "PMIX_RANK=1"), // not elastic

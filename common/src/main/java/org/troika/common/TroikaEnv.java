@@ -138,6 +138,12 @@ public final class TroikaEnv {
      */
     public static final String ELASTIC_SPAWN_LOCALS = "TROIKA_ELASTIC_SPAWN_LOCALS";
     /**
+     * Elastic, with {@link #ELASTIC_JOIN_ID}: the size of the running world the spawned ranks join (after the change's
+     * leaves and activations); they are merged after its ranks, so {@code bin/troika-rankenv} sets TROIKA_RANK to this
+     * plus the rank in the spawn and TROIKA_SIZE to this plus the spawn's size, and unsets it.
+     */
+    public static final String ELASTIC_SPAWN_BASE = "TROIKA_ELASTIC_SPAWN_BASE";
+    /**
      * Elastic: the driver's worker notification service, {@code ADDRESS:PORT}: host change announcements to rank 0,
      * and the ranks' reports of their world (shrinks, leaves) to the launcher.
      */

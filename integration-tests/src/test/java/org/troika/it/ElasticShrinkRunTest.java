@@ -194,6 +194,10 @@ class ElasticShrinkRunTest {
             for (long rank : after) {
                 assertFalse(maps(rank).contains("libtroika-prted-guard"), "rank " + rank + " inherited the guard");
             }
+            // a spawned rank's troika variables are the world's (rank 2 of 3 on a host of its own), not its spawn's
+            long spawned = after.stream().filter(p -> !before.contains(p)).findFirst().orElseThrow();
+            assertRank(spawned, 2, 3);
+            assertLocal(spawned, 0, 1, "alone on the added host");
             RunSupport.Result r = finishedWithEveryCommit(run, steps);
             // the spawned rank reports to the generation's notifier like the others (its address came with the
             // spawn, its key from its host's task service): a rank that cannot says so on stderr
@@ -508,6 +512,7 @@ class ElasticShrinkRunTest {
             // the daemon was started before the file existed, and names it all the same
             assertSpawnedWithExports(spawned, "APP_SETTING", appValue);
             assertLocal(spawned, 1, 2, "next to the launch's rank 1 (local rank 0 on b)");
+            assertRank(spawned, 2, 3);
             e.hostsFile(h.get(0) + ":1", h.get(1) + ":1");
             RunSupport.Result r = finishedWithEveryCommit(run, steps);
             assertTrue(r.err().contains("generation 1 changes in place: 1 rank joins on " + h.get(1) + ":1; 3"
@@ -541,6 +546,7 @@ class ElasticShrinkRunTest {
             assertTrue(daemonsBefore.contains(parent(spawned)), "spawned by the launch's daemon on the standby host ("
                     + daemonsBefore + "): parent " + parent(spawned));
             assertLocal(spawned, 1, 2, "next to the activated standby rank (local rank 0 there)");
+            assertRank(spawned, 3, 4);
             RunSupport.Result r = finishedWithEveryCommit(run, steps);
             assertTrue(r.err().contains("generation 1 changes in place: 1 standby rank joins on " + h.get(2)
                     + ", 1 rank joins on " + h.get(2) + ":1"), r.toString());
@@ -715,6 +721,18 @@ class ElasticShrinkRunTest {
                 + localSize + "\0"), "local rank " + localRank + " of " + localSize + ", " + why + ": "
                 + env.replace('\0', ' '));
         assertFalse(env.contains("\0TROIKA_ELASTIC_SPAWN_LOCALS="), "launch plumbing left in the rank");
+    }
+
+    /**
+     * Asserts the spawned rank {@code pid}'s TROIKA_RANK and TROIKA_SIZE: the world's it joined, not its spawn's, and
+     * no host list of its spawn.
+     */
+    private static void assertRank(long pid, int rank, int size) throws IOException {
+        String env = environ(pid);
+        assertTrue(env.contains("\0TROIKA_RANK=" + rank + "\0") && env.contains("\0TROIKA_SIZE=" + size + "\0"),
+                "rank " + rank + " of " + size + ": " + env.replace('\0', ' '));
+        assertFalse(env.contains("\0TROIKA_HOSTS=") || env.contains("\0TROIKA_HOST_SLOTS="),
+                "a spawn's or the launch's layout left in a spawned rank");
     }
 
     /** A test's part: the run on the hosts {@code c} (addresses {@code h}) that discovery {@code e} lists. */

@@ -150,9 +150,10 @@ class RankEnvScriptTest {
     }
 
     /**
-     * Ranks spawned into a running world, 3 of them: 2 on host b next to running ranks that hold local ranks 0 and 2
-     * there (TROIKA_ELASTIC_SPAWN_LOCALS gives b {@code 4:1.3}), 1 alone on c ({@code -}): MPI's local rank within the
-     * spawn becomes the host's, and the variable is gone from the program's environment. A rank of the launch ignores it.
+     * Ranks spawned into a running world of 3, 3 of them: 2 on host b next to running ranks that hold local ranks 0 and
+     * 2 there (TROIKA_ELASTIC_SPAWN_LOCALS gives b {@code 4:1.3}), 1 alone on c ({@code -}): MPI's local rank within the
+     * spawn becomes the host's, the rank and size become the world's (TROIKA_ELASTIC_SPAWN_BASE 3: ranks 3-5 of 6), the
+     * spawn's host list goes, and so do both variables. A rank of the launch ignores them.
      */
     @Test
     void aRankSpawnedNextToRunningRanksTakesTheLocalRankTheyLeaveFree() throws Exception {
@@ -162,18 +163,23 @@ class RankEnvScriptTest {
             Map<String, String> env = new HashMap<>(Map.of("OMPI_COMM_WORLD_RANK", Integer.toString(rank),
                     "OMPI_COMM_WORLD_SIZE", "3", "OMPI_COMM_WORLD_LOCAL_RANK", Integer.toString(spawnLocal[rank]),
                     "OMPI_COMM_WORLD_LOCAL_SIZE", rank < 2 ? "2" : "1", "TROIKA_HOSTS", "b:2,c:1",
-                    "TROIKA_ELASTIC_SPAWN_LOCALS", "4:1.3,-", "TROIKA_ELASTIC_JOIN_ID", "5"));
+                    "TROIKA_ELASTIC_SPAWN_LOCALS", "4:1.3,-", "TROIKA_ELASTIC_JOIN_ID", "5",
+                    "TROIKA_ELASTIC_SPAWN_BASE", "3"));
             Result r = run(env, "env");
             Map<String, String> v = r.vars();
             assertEquals(0, r.exit(), r.err());
             assertEquals(expected[rank], v.get("TROIKA_LOCAL_RANK") + " " + v.get("TROIKA_LOCAL_SIZE"), "rank " + rank);
             assertEquals(rank < 2 ? "b" : "c", v.get("TROIKA_HOSTNAME"));
             assertFalse(v.containsKey("TROIKA_ELASTIC_SPAWN_LOCALS"), "plumbing left to the program");
+            assertFalse(v.containsKey("TROIKA_ELASTIC_SPAWN_BASE"), "plumbing left to the program");
+            assertEquals((3 + rank) + " of 6", v.get("TROIKA_RANK") + " of " + v.get("TROIKA_SIZE"));
+            assertFalse(v.containsKey("TROIKA_HOSTS"), "the spawn's layout, not the world's");
             if (rank == 1) {
                 env.remove("TROIKA_ELASTIC_JOIN_ID");
                 Map<String, String> launched = run(env, "env").vars();
                 assertEquals("1 2", launched.get("TROIKA_LOCAL_RANK") + " " + launched.get("TROIKA_LOCAL_SIZE"),
                         "a launch's rank keeps MPI's");
+                assertEquals("1 of 3", launched.get("TROIKA_RANK") + " of " + launched.get("TROIKA_SIZE"));
             }
         }
     }

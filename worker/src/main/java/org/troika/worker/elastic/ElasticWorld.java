@@ -218,8 +218,8 @@ public final class ElasticWorld {
     Optional<ElasticContext> change(ElasticContext before, ElasticMessage.ChangeWorld change) {
         boolean leaves = !change.leave().isEmpty();
         boolean grows = !change.join().isEmpty();
-        Optional<org.troika.mpi.Spawn> spawn = grows && spawner != null ? spawner.request(change, epoch + 1)
-                : Optional.empty();
+        Optional<org.troika.mpi.Spawn> spawn = grows && spawner != null ? spawner.request(change, epoch + 1,
+                sizeBeforeSpawn(members, change)) : Optional.empty();
         List<Integer> activate = change.activate().stream().map(ElasticMessage.ChangeWorld.Activate::id).toList();
         // standby ranks are activated by the rank with id 0, rank 0 of the world (it never leaves, and it is the one
         // that hears the driver: changes reach the world only while it lives); every member, a spawned one too, reads
@@ -578,6 +578,21 @@ public final class ElasticWorld {
         while (!arrived.test()) {
             java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
         }
+    }
+
+    /**
+     * The size of the world {@code change}'s spawn joins: {@code members} (the world's ids) without those that leave,
+     * with the standby ranks it activates (pure).
+     */
+    static int sizeBeforeSpawn(int[] members, ElasticMessage.ChangeWorld change) {
+        java.util.Set<Integer> leave = new java.util.HashSet<>(change.leave());
+        int size = change.activate().size();
+        for (int id : members) {
+            if (!leave.contains(id)) {
+                size++;
+            }
+        }
+        return size;
     }
 
     /** Whether this process was spawned into a running world (its first context comes from {@link #context}). */

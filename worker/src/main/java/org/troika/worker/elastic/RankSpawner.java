@@ -42,9 +42,9 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
             TroikaEnv.ELASTIC_GENERATION, TroikaEnv.FAULT_TOLERANCE, TroikaEnv.ELASTIC_MIN_NP, TroikaEnv.WORKER_ADDR);
 
     /** Variables a spawned rank must not inherit from its parent. */
-    private static final List<String> NOT_INHERITED = List.of(TroikaEnv.HOSTS, TroikaEnv.PROGRESS_ADDR,
+    private static final List<String> NOT_INHERITED = List.of(TroikaEnv.HOSTS, TroikaEnv.HOST_SLOTS, TroikaEnv.PROGRESS_ADDR,
             TroikaEnv.PROGRESS_KEY, TroikaEnv.ELASTIC_JOIN_ID, TroikaEnv.ELASTIC_EPOCH, TroikaEnv.ELASTIC_SPAWN_COMMAND,
-            TroikaEnv.ELASTIC_SPAWN_ENV, TroikaEnv.ELASTIC_SPAWN_LOCALS, "TROIKA_RANK", "TROIKA_SIZE",
+            TroikaEnv.ELASTIC_SPAWN_ENV, TroikaEnv.ELASTIC_SPAWN_LOCALS, TroikaEnv.ELASTIC_SPAWN_BASE, "TROIKA_RANK", "TROIKA_SIZE",
             "TROIKA_LOCAL_RANK", "TROIKA_LOCAL_SIZE", "TROIKA_CROSS_RANK", "TROIKA_CROSS_SIZE", "TROIKA_HOSTNAME");
 
     /** {@code s}'s entry of {@link TroikaEnv#ELASTIC_SPAWN_LOCALS}: {@code SIZE:L1.L2}, or {@code -} (from 0). */
@@ -94,6 +94,15 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
      * @param epoch the world's change count once this change is made
      */
     Optional<Spawn> request(ElasticMessage.ChangeWorld change, int epoch) {
+        return request(change, epoch, -1);
+    }
+
+    /**
+     * {@link #request(ElasticMessage.ChangeWorld, int)} for a world of {@code sizeBefore} ranks once the change's leaves
+     * and activations are made (the spawned ranks are merged after them: world ranks {@code sizeBefore} up), told to
+     * the spawned ranks ({@link TroikaEnv#ELASTIC_SPAWN_BASE}); negative: not told.
+     */
+    Optional<Spawn> request(ElasticMessage.ChangeWorld change, int epoch, int sizeBefore) {
         int count = 0;
         StringJoiner added = new StringJoiner(",");
         StringJoiner hosts = new StringJoiner(",");
@@ -119,6 +128,10 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
         if (beside) {
             env.put(TroikaEnv.ELASTIC_SPAWN_LOCALS, locals.toString());
         }
+        if (sizeBefore >= 0) {
+            env.put(TroikaEnv.ELASTIC_SPAWN_BASE, Integer.toString(sizeBefore));
+        }
+        int own = env.size(); // the spawned ranks' own variables: without them all, no spawn
         for (String k : FIRST) {
             if (exported.containsKey(k)) {
                 env.put(k, exported.get(k));
@@ -139,7 +152,7 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
             String line = e.getKey() + "=" + e.getValue();
             int more = line.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + (lines.isEmpty() ? 0 : 1);
             if (length + more > ENVAR_LIMIT) {
-                if (lines.size() < (beside ? 4 : 3)) {
+                if (lines.size() < own) {
                     return Optional.empty(); // not even the spawned ranks' own variables fit
                 }
                 continue;

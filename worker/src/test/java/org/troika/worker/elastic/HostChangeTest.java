@@ -136,6 +136,14 @@ class HostChangeTest {
                 new ElasticMessage.ChangeWorld.Spawn("a", 2, 5, List.of(0, 3), 4),
                 new ElasticMessage.ChangeWorld.Spawn("c", 1, 1)), 6), 1).orElseThrow();
         assertEquals("4:0.3,-", envar(spawn, TroikaEnv.ELASTIC_SPAWN_LOCALS));
+        assertNull(envar(spawn, TroikaEnv.ELASTIC_SPAWN_BASE), "not told the world's size");
+        assertEquals("5", envar(s.request(new ElasticMessage.ChangeWorld(1, List.of(), List.of(
+                new ElasticMessage.ChangeWorld.Spawn("c", 1, 1)), 6), 1, 5).orElseThrow(),
+                TroikaEnv.ELASTIC_SPAWN_BASE), "joins a world of 5: its rank 5");
+        // members 0, 1, 2, 5; 2 leaves, one standby rank is activated: the spawn joins a world of 4
+        assertEquals(4, ElasticWorld.sizeBeforeSpawn(new int[] {0, 1, 2, 5}, new ElasticMessage.ChangeWorld(1,
+                List.of(2), List.of(new ElasticMessage.ChangeWorld.Spawn("c", 1, 1)), 6,
+                List.of(new ElasticMessage.ChangeWorld.Activate("s", 3)))));
         for (List<Integer> bad : List.of(List.of(0), List.of(1, 1), List.of(0, 4), List.of(-1, 0))) {
             assertThrows(IllegalArgumentException.class, () -> new ElasticMessage.ChangeWorld.Spawn("a", 2, 5, bad, 4),
                     "local ranks " + bad);
@@ -152,8 +160,10 @@ class HostChangeTest {
     void theSpawnedRanksEnvironmentFitsOneInfoValue() {
         Map<String, String> env = new java.util.LinkedHashMap<>();
         env.put(TroikaEnv.ELASTIC_SPAWN_COMMAND, SpawnCommand.encode(List.of("java")));
-        env.put(TroikaEnv.ELASTIC_SPAWN_ENV, "AAA_USER,TROIKA_JAVA_CDS,TROIKA_WORKER_ADDR,TROIKA_JOB_ID,ZZZ_USER");
+        env.put(TroikaEnv.ELASTIC_SPAWN_ENV, "AAA_USER,TROIKA_JAVA_CDS,TROIKA_WORKER_ADDR,TROIKA_JOB_ID,ZZZ_USER,"
+                + TroikaEnv.HOST_SLOTS);
         env.put("AAA_USER", "u".repeat(80));
+        env.put(TroikaEnv.HOST_SLOTS, "1,1"); // the launch's layout: a spawned rank places itself by its spawn's
         env.put(TroikaEnv.JAVA_CDS, "1");
         env.put(TroikaEnv.WORKER_ADDR, "10.0.0.1:41234");
         env.put(TroikaEnv.JOB_ID, "j".repeat(40));

@@ -128,6 +128,28 @@ public final class TroikaEnv {
     public static final String ELASTIC_STANDBY_FROM = "TROIKA_ELASTIC_STANDBY_FROM";
     /** Elastic, set for ranks spawned into a running world only: the generation id of the first of them. */
     public static final String ELASTIC_JOIN_ID = "TROIKA_ELASTIC_JOIN_ID";
+
+    /**
+     * A rank spawned into a running world ({@link #ELASTIC_JOIN_ID} set) is rank R of its spawn
+     * ({@code OMPI_COMM_WORLD_RANK}, else {@code PMIX_RANK}): its id in the generation is the spawn's first id plus R,
+     * as {@code ElasticWorld} counts it and the launcher tracks it (its host's task service reports its end, the rank
+     * reports its progress, under that id). Empty for any other process.
+     *
+     * @throws IllegalArgumentException when {@link #ELASTIC_JOIN_ID} is set but it or the rank in the spawn is not a
+     *     number
+     */
+    public static java.util.OptionalInt spawnedRankId(java.util.Map<String, String> env) {
+        String join = env.get(ELASTIC_JOIN_ID);
+        if (join == null) {
+            return java.util.OptionalInt.empty();
+        }
+        String rank = env.getOrDefault("OMPI_COMM_WORLD_RANK", env.get("PMIX_RANK"));
+        if (!join.matches("[0-9]{1,9}") || rank == null || !rank.matches("[0-9]{1,9}")) {
+            throw new IllegalArgumentException(ELASTIC_JOIN_ID + "='" + join + "' with rank '" + rank
+                    + "' in its spawn is no spawned rank's id");
+        }
+        return java.util.OptionalInt.of(Integer.parseInt(join) + Integer.parseInt(rank));
+    }
     /** Elastic, with {@link #ELASTIC_JOIN_ID}: how many changes in place the world went through with them. */
     public static final String ELASTIC_EPOCH = "TROIKA_ELASTIC_EPOCH";
     /**

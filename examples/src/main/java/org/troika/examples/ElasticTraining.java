@@ -29,8 +29,9 @@ import org.troika.worker.elastic.ObjectState;
  *     --steps 200 --commit-every 5 [--step-ms 0] [--samples 8192] [--features 16] [--batches 16] [--lr 0.5]</pre>
  *
  * {@code --step-ms} sleeps after each step (for demos and tests that must see the hosts change while it trains).
- * {@code --stall-rank R --stall-step N} makes rank R of the first generation sleep forever before step N (for the hang
- * watchdog's demo and tests). Every step calls {@code Progress.beat("step N")}, so a hang report says where a rank was.
+ * {@code --stall-rank R --stall-step N} makes rank R of the first generation sleep forever before step N, or before the
+ * first step past N it runs when it only becomes rank R later, joining the world in place (for the hang watchdog's demo
+ * and tests). Every step calls {@code Progress.beat("step N")}, so a hang report says where a rank was.
  */
 public final class ElasticTraining {
     private ElasticTraining() {}
@@ -127,7 +128,7 @@ public final class ElasticTraining {
                 int from = (int) ((long) shard.size() * b / o.batches());
                 int to = (int) ((long) shard.size() * (b + 1) / o.batches());
                 Progress.beat("step " + step);
-                if (rank == o.stallRank() && step == o.stallStep() && ctx.generation() == 1) {
+                if (rank == o.stallRank() && step >= o.stallStep() && ctx.generation() == 1) {
                     Thread.sleep(Long.MAX_VALUE); // the stuck rank of the hang watchdog's demo
                 }
                 model.step(shard, from, to, allreducer, o.learningRate());

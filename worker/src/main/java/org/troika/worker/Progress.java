@@ -81,18 +81,34 @@ public final class Progress {
         } catch (NumberFormatException ignored) {
             // default
         }
-        RankEnv me = RankEnv.current();
+        int id;
+        try {
+            id = id(env);
+        } catch (IllegalArgumentException e) {
+            System.err.println("troika: this rank cannot report progress to the hang watchdog: " + e.getMessage());
+            reporter = new Thread(() -> { });
+            return;
+        }
         int generation = 0;
         try {
             generation = Integer.parseInt(env.getOrDefault(TroikaEnv.ELASTIC_GENERATION, "0").strip());
         } catch (NumberFormatException ignored) {
             // static job
         }
-        Reporter r = new Reporter(Endpoint.parseList(addr, TroikaEnv.PROGRESS_ADDR), Secret.decode(key), me.rank(),
+        Reporter r = new Reporter(Endpoint.parseList(addr, TroikaEnv.PROGRESS_ADDR), Secret.decode(key), id,
                 generation, interval);
         reporter = new Thread(r::run, "troika-progress");
         reporter.setDaemon(true);
         reporter.start();
+    }
+
+    /**
+     * The id this rank reports under: its rank in the launch, or for a rank spawned into a running world its id in the
+     * generation ({@link TroikaEnv#spawnedRankId}: its rank in the world it joined is no id, the world renumbers at
+     * every change).
+     */
+    static int id(Map<String, String> env) {
+        return TroikaEnv.spawnedRankId(env).orElseGet(() -> RankEnv.from(env, () -> "").rank());
     }
 
     /** The report of this process's progress now. */

@@ -712,7 +712,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
 
         /**
          * What the ranks report under fault tolerance: a dead rank is told at once (and blacklisted at the generation's
-         * end), and the hang watchdog forgets it; once every rank is dead or has left, mpirun gets
+         * end), and the hang watchdog forgets it (and watches a rank that joined in place); once every rank is dead or has left, mpirun gets
          * {@link #SHRUNK_EXIT_GRACE} to exit by itself.
          */
         private ShrinkTracker.News shrinkNews(HangWatch watch) {
@@ -727,6 +727,11 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 @Override
                 public void departed(int rank, String host) {
                     watch.forget(rank);
+                }
+
+                @Override
+                public void joined(int rank, String host) {
+                    watch.join(rank, host);
                 }
 
                 @Override

@@ -8,6 +8,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.troika.common.ElasticExitCodes;
 import org.troika.launcher.elastic.RankExit;
+import org.troika.launcher.elastic.World;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.wire.ElasticMessage;
 
@@ -37,8 +38,6 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
      * runtime ended the job under it): a casualty, so the generation is relaunched.
      */
     public static final int UNFINISHED_EXIT = 255;
-    /** Ranks spawned into a generation beyond its launch, at most (a bound on what reports can make this hold). */
-    static final int MAX_JOINED = 65_536;
 
     /** What the launcher does at once with what the ranks reported. */
     public interface News {
@@ -47,6 +46,12 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
 
         /** {@code rank} on {@code host} left the world by a split: its host left the job (told once per rank). */
         default void departed(int rank, String host) {}
+
+        /**
+         * {@code rank} on {@code host}, not a rank of the launch's world, joined it in place (a standby rank activated, a
+         * rank spawned by a growth; told once per rank, before the deaths and departures of the same report).
+         */
+        default void joined(int rank, String host) {}
 
         /** The world changed and every rank is now dead, departed or has left (told once). */
         void over();
@@ -104,11 +109,12 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     public void event(ElasticMessage event) {
         Map<Integer, String> died = new TreeMap<>();
         Map<Integer, String> gone = new TreeMap<>();
+        Map<Integer, String> joined = new TreeMap<>();
         boolean nowOver;
         boolean nowLeftTogether;
         synchronized (this) {
             if (event instanceof ElasticMessage.WorldChanged w) {
-                changed(w, died, gone);
+                changed(w, joined, died, gone);
             } else if (event instanceof ElasticMessage.RankLeft l && hosts.containsKey(l.rank())
                     && !left.containsKey(l.rank())) {
                 boolean was = unaccounted(l.rank());
@@ -128,6 +134,7 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
             nowLeftTogether = !toldLeftTogether && leftTogether();
             toldLeftTogether |= nowLeftTogether;
         }
+        joined.forEach(news::joined);
         died.forEach(news::died);
         gone.forEach(news::departed);
         if (nowOver) {
@@ -148,18 +155,20 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     }
 
     /**
-     * Applies a report newer than the last one; the ranks it shows dead (departed) for the first time go to
-     * {@code died} ({@code gone}) with their hosts.
+     * Applies a report newer than the last one; the ranks it shows joined, dead or departed for the first time go to
+     * {@code joined}, {@code died} or {@code gone} with their hosts.
      */
-    private void changed(ElasticMessage.WorldChanged w, Map<Integer, String> died, Map<Integer, String> gone) {
+    private void changed(ElasticMessage.WorldChanged w, Map<Integer, String> joined, Map<Integer, String> died,
+            Map<Integer, String> gone) {
         if (w.epoch() <= epoch) {
             return; // stale: a later change was reported first, over another rank's connection
         }
         epoch = w.epoch();
         for (ElasticMessage.WorldChanged.Joined j : w.joined()) {
-            if (j.rank() >= launched && !hosts.containsKey(j.rank()) && hosts.size() < launched + MAX_JOINED) {
+            if (j.rank() >= launched && !hosts.containsKey(j.rank()) && hosts.size() < launched + World.MAX_JOINED) {
                 hosts.put(j.rank(), j.host());
                 unaccountedCount++;
+                joined.put(j.rank(), j.host());
             }
         }
         for (int r : w.departed()) {

@@ -119,23 +119,31 @@ public final class RankLaunch {
 
     /**
      * The content of {@link TroikaEnv#SPAWN_ENV_FILE} for a launch whose environment is {@code launchEnv} (mpirun's,
-     * as planned): one {@code NAME=value} line per variable {@link TroikaEnv#ELASTIC_SPAWN_ENV} names, in that order,
-     * with {@code launchEnv}'s value, in the platform's bytes. Left out: troika's own variables (a spawned rank gets
-     * those of its change and generation with the spawn), names {@code -x} cannot carry ({@link EnvExport#isMpiOwned})
-     * and values holding a newline or NUL (one line each), and lines that would take the file past
-     * {@link #SPAWN_ENV_LIMIT} bytes (one relay frame holds 1 MiB). {@code null} when the launch spawns nothing or
-     * nothing is left.
+     * as planned): one {@code NAME=value} line per variable {@link TroikaEnv#ELASTIC_SPAWN_ENV} names, with
+     * {@code launchEnv}'s value, in the platform's bytes: the hang watchdog's first ({@link #SPAWN_FILE_OWN}, the only
+     * ones of troika's: a spawned rank gets the others of its change and generation with the spawn, whose 255 bytes
+     * have no room for these), then the rest in that order. Left out: names {@code -x} cannot carry
+     * ({@link EnvExport#isMpiOwned}), values holding a newline or NUL (one line each), and lines that would take the
+     * file past {@link #SPAWN_ENV_LIMIT} bytes (one relay frame holds 1 MiB). {@code null} when the launch spawns
+     * nothing or nothing is left.
      */
     public static byte[] spawnEnvironmentFile(Map<String, String> launchEnv) {
         String names = launchEnv.get(TroikaEnv.ELASTIC_SPAWN_ENV);
         if (names == null || !launchEnv.containsKey(TroikaEnv.ELASTIC_SPAWN_COMMAND)) {
             return null;
         }
-        java.io.ByteArrayOutputStream file = new java.io.ByteArrayOutputStream();
+        List<String> ordered = new ArrayList<>();
         for (String name : names.split(",")) {
+            if (SPAWN_FILE_OWN.contains(name)) {
+                ordered.add(0, name);
+            } else if (!name.startsWith("TROIKA_")) {
+                ordered.add(name);
+            }
+        }
+        java.io.ByteArrayOutputStream file = new java.io.ByteArrayOutputStream();
+        for (String name : ordered) {
             String v = launchEnv.get(name);
-            if (v == null || name.startsWith("TROIKA_") || EnvExport.isMpiOwned(name) || v.indexOf('\n') >= 0
-                    || v.indexOf('\0') >= 0) {
+            if (v == null || EnvExport.isMpiOwned(name) || v.indexOf('\n') >= 0 || v.indexOf('\0') >= 0) {
                 continue;
             }
             byte[] line = org.troika.common.exec.NativeText.encode(name + "=" + v + "\n");
@@ -145,6 +153,14 @@ public final class RankLaunch {
         }
         return file.size() == 0 ? null : file.toByteArray();
     }
+
+    /**
+     * troika's variables {@link TroikaEnv#SPAWN_ENV_FILE} carries: where and how a spawned rank reports its progress to
+     * the generation's hang watchdog, which watches it once it joined the world (bin/troika-rankenv exports these of
+     * troika's names only).
+     */
+    public static final java.util.Set<String> SPAWN_FILE_OWN = java.util.Set.of(TroikaEnv.PROGRESS_ADDR,
+            TroikaEnv.PROGRESS_KEY, TroikaEnv.PROGRESS_INTERVAL_MS);
 
     /** Most bytes of {@link TroikaEnv#SPAWN_ENV_FILE} (a relay frame's body holds 1 MiB). */
     static final int SPAWN_ENV_LIMIT = 512 * 1024;

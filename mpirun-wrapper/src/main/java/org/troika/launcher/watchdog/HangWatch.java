@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.troika.common.TroikaEnv;
 import org.troika.common.UsageException;
+import org.troika.launcher.elastic.World;
 import org.troika.launcher.relay.HostAddresses;
 import org.troika.launcher.spi.HostPlan;
 import org.troika.launcher.spi.RunSettings;
@@ -130,8 +131,9 @@ public final class HangWatch implements AutoCloseable {
                 s.timeouts().startFor(plan.hosts().size()),
                 System.currentTimeMillis());
         AtomicLong rank0Commits = new AtomicLong();
+        // room for every rank that may join the world in place too (the service remembers senders as they come)
         ProgressService service = new ProgressService(key, HostAddresses.routeTo(plan.hostNames()),
-                plan.size() * 2 + 16, r -> {
+                plan.size() * 2 + 16 + World.MAX_JOINED, r -> {
                     if (r.generation() != generation || !dog.report(r, System.currentTimeMillis())) {
                         return;
                     }
@@ -182,6 +184,13 @@ public final class HangWatch implements AutoCloseable {
     public void rankOutput(int rank, long nowMillis) {
         if (active()) {
             dog.output(rank, nowMillis);
+        }
+    }
+
+    /** A rank that joined the world in place: see {@link HangWatchdog#join}. */
+    public void join(int rank, String host) {
+        if (active()) {
+            dog.join(rank, host);
         }
     }
 

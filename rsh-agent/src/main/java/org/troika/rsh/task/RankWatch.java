@@ -170,17 +170,15 @@ final class RankWatch implements AutoCloseable {
             return Optional.empty();
         }
         // a rank spawned into a running world (a growth in place) is rank R of its spawn: its id in the generation
-        // is the spawn's first id plus R (as ElasticWorld counts it); before, a spawned rank's death was reported as
-        // the launch's rank R, and the launcher declared that rank dead and blacklisted its host
-        String joinId = env.get(TroikaEnv.ELASTIC_JOIN_ID);
-        int base = 0;
-        if (joinId != null) {
-            if (!joinId.matches("[0-9]{1,9}")) {
-                return Optional.empty();
-            }
-            base = Integer.parseInt(joinId);
+        // is the spawn's first id plus R; before, a spawned rank's death was reported as the launch's rank R, and
+        // the launcher declared that rank dead and blacklisted its host
+        int id;
+        try {
+            id = TroikaEnv.spawnedRankId(env).orElse(Integer.parseInt(rank));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
         }
-        return Optional.of(new Rank(pid, startTicks, Integer.parseInt(gen), base + Integer.parseInt(rank)));
+        return Optional.of(new Rank(pid, startTicks, Integer.parseInt(gen), id));
     }
 
     /**

@@ -18,7 +18,8 @@ import org.troika.wire.ElasticMessage;
  * {@code host} for where each rank goes (in the change's order), {@code PMIX_ENVAR} for the environment (one
  * {@code NAME=value} per line). Spawned ranks also get {@link TroikaEnv#ELASTIC_JOIN_ID} and
  * {@link TroikaEnv#ELASTIC_EPOCH}, and {@link TroikaEnv#HOSTS} of their own placement (troika-rankenv's host and local
- * rank); they report no progress to the hang watchdog, whose ranks are the launch's.
+ * rank). The hang watchdog's address and key have no room here: they come with their host's file of mpirun's exports
+ * ({@link TroikaEnv#SPAWN_ENV_FILE}), and the ranks report under their ids in the generation.
  *
  * @param command the rank command's words (bytes)
  * @param exported the exported variables with this rank's values (lossless strings), in order

@@ -240,6 +240,59 @@ class ElasticShrinkRunTest {
     }
 
     /**
+     * A rank spawned by a growth is watched by the hang watchdog once it joined, under its id in the generation (its
+     * host's file of mpirun's exports gives it the watchdog's address and key): when it stops making progress while
+     * the first ranks wait for it in the allreduce, the watchdog names it and its host, that host is blacklisted and
+     * the next generation resumes on the other two from the last commit. Before, the spawned rank reported nothing the
+     * watchdog heard, the first ranks alone looked hung inside the collective ("check the network"), nobody was blamed
+     * and the next generation ran on the stalled rank's host again.
+     */
+    @Test
+    void aSpawnedRankThatStallsIsNamedByTheHangWatchdogAndItsHostBlacklisted() throws Exception {
+        stallingAfterAGrowth("ulgh", 229, null, "1 rank joins on ");
+    }
+
+    /** The same for a standby rank activated by the growth (it reports under its rank in the launch). */
+    @Test
+    void anActivatedStandbyRankThatStallsIsNamedByTheHangWatchdogAndItsHostBlacklisted() throws Exception {
+        stallingAfterAGrowth("ulsh", 231, ":0", "1 standby rank joins on ", "--standby-ranks", "1");
+    }
+
+    /**
+     * ElasticTraining on the first two of three namespace hosts (the third listed with {@code third}, e.g. {@code :0},
+     * or not at all: {@code null}; {@code flags} added) with a 5 s hang timeout, until the third gets a slot ({@code joins} its host, as the change says): world
+     * rank 2, which only exists from then on, stalls at its first step; the watchdog must blame it alone, and the job
+     * finish on the first two.
+     */
+    private void stallingAfterAGrowth(String tag, int subnet, String third, String joins, String... flags)
+            throws Exception {
+        int steps = 200;
+        Requires.root();
+        Launcher.OPEN_MPI_5.require();
+        try (NetnsCluster c = NetnsCluster.create(tag, subnet, 3)) {
+            List<String> h = ElasticRunTest.addresses(c);
+            ElasticRunTest e = elastic();
+            Path hosts = third == null ? e.hostsFile(h.get(0) + ":1", h.get(1) + ":1")
+                    : e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + third);
+            List<String> all = new java.util.ArrayList<>(List.of("--min-np", "2", "--hang-timeout", "5"));
+            all.addAll(List.of(flags));
+            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60,
+                    List.of("--stall-rank", "2", "--stall-step", "1"), all.toArray(String[]::new))) {
+                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+                RunSupport.Result r = finishedWithEveryCommit(run, steps);
+                assertTrue(r.err().contains("generation 1 changes in place: " + joins + h.get(2)), r.toString());
+                assertTrue(r.err().contains("troika: hang:   rank 2 on host " + h.get(2) + " is stuck"), r.toString());
+                assertTrue(r.err().contains("blacklisted host " + h.get(2)), r.toString());
+                assertFalse(r.err().contains("blacklisted host " + h.get(0) + " ")
+                        || r.err().contains("blacklisted host " + h.get(1) + " "), r.toString());
+                assertTrue(r.err().contains("generation 2 (failure): 2 ranks on"), r.toString());
+                assertOneModel(r, Set.of(0, 1));
+            }
+        }
+    }
+
+    /**
      * A standby host (discovery's {@code host:0}): its task service is started and registered while it has no slots,
      * so when discovery gives it a slot the change goes out without waiting for a service, and it joins by spawn as an
      * added host does. The spawned rank gets the rank wrapper's switches through its command (class-data sharing:

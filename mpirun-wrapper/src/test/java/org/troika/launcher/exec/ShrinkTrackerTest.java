@@ -19,6 +19,7 @@ class ShrinkTrackerTest {
     /** Records what the tracker tells the launcher. */
     static final class Told implements ShrinkTracker.News {
         final List<String> died = new ArrayList<>();
+        final List<String> joined = new ArrayList<>();
         int over;
         int leftTogether;
 
@@ -30,6 +31,11 @@ class ShrinkTrackerTest {
         @Override
         public void died(int rank, String host) {
             died.add(rank + "@" + host);
+        }
+
+        @Override
+        public void joined(int rank, String host) {
+            joined.add(rank + "@" + host);
         }
 
         @Override
@@ -235,8 +241,11 @@ class ShrinkTrackerTest {
         // ones are ranks of the generation on the host the report names
         Told told = new Told();
         ShrinkTracker t = new ShrinkTracker(PLAN, told);
-        t.event(new ElasticMessage.WorldChanged(1, 1, List.of(0, 1, 2, 3, 4), List.of(), List.of(new Joined(4, "c"))));
-        t.event(new ElasticMessage.WorldChanged(1, 2, List.of(0, 1, 4), List.of(2, 3), List.of()));
+        t.event(new ElasticMessage.WorldChanged(1, 1, List.of(0, 1, 2, 3, 4), List.of(), List.of(new Joined(4, "c"),
+                new Joined(1, "z"))));
+        assertEquals(List.of("4@c"), told.joined, "the hang watchdog hears of the joined rank, not of the launch's");
+        t.event(new ElasticMessage.WorldChanged(1, 2, List.of(0, 1, 4), List.of(2, 3), List.of(new Joined(4, "c"))));
+        assertEquals(List.of("4@c"), told.joined, "told once");
         t.event(left(2, 75));
         t.event(left(3, 75));
         assertEquals(List.of(), told.died);

@@ -755,13 +755,17 @@ class MpirunCommandBuilderTest {
 
     /**
      * What a host's service hands ranks spawned into the world (TROIKA_SPAWN_ENV_FILE): mpirun's exports with the
-     * launch's values, one NAME=value line each, without troika's own variables (a spawn brings its own) and without
-     * values a line cannot hold; nothing for a launch that cannot spawn.
+     * launch's values, one NAME=value line each, without troika's own variables (a spawn brings its own) but the hang
+     * watchdog's (the spawn has no room for them) and without values a line cannot hold; nothing for a launch that
+     * cannot spawn.
      */
     @Test
     void theSpawnEnvironmentFileHoldsMpirunsExportsButTroikas() {
         Map<String, String> env = new TreeMap<>(ENV);
         env.put(org.troika.common.TroikaEnv.ELASTIC, "1");
+        env.put(org.troika.common.TroikaEnv.PROGRESS_ADDR, "10.0.0.1:4000");
+        env.put(org.troika.common.TroikaEnv.PROGRESS_KEY, "a2V5");
+        env.put(org.troika.common.TroikaEnv.PROGRESS_INTERVAL_MS, "2000");
         env.put("APP_SETTING", "x".repeat(300));
         env.put("APP_TWO_LINES", "a\nb");
         MpiInstall mpi = FlavorDetector.forFlavorName("openmpi5");
@@ -772,7 +776,9 @@ class MpirunCommandBuilderTest {
         String file = new String(RankLaunch.spawnEnvironmentFile(launchEnv), java.nio.charset.StandardCharsets.UTF_8);
         List<String> lines = List.of(file.split("\n"));
         assertTrue(lines.contains("APP_SETTING=" + "x".repeat(300)), file);
-        assertTrue(lines.stream().noneMatch(l -> l.startsWith("TROIKA_")), file);
+        assertTrue(lines.containsAll(List.of("TROIKA_PROGRESS_ADDR=10.0.0.1:4000", "TROIKA_PROGRESS_KEY=a2V5",
+                "TROIKA_PROGRESS_INTERVAL_MS=2000")), file);
+        assertTrue(lines.stream().noneMatch(l -> l.startsWith("TROIKA_") && !l.startsWith("TROIKA_PROGRESS_")), file);
         assertTrue(lines.stream().noneMatch(l -> l.startsWith("APP_TWO_LINES")), file);
         assertTrue(file.endsWith("\n"), file);
         for (String l : lines) {
@@ -780,11 +786,13 @@ class MpirunCommandBuilderTest {
             assertTrue(exports.contains(name), name + " is not one of mpirun's exports");
         }
         // bounded under one relay frame: a variable that would pass the bound is left out, later ones still come
+        // and the watchdog's variables come first, so a full file still carries them
         Map<String, String> big = Map.of(org.troika.common.TroikaEnv.ELASTIC_SPAWN_COMMAND, "x",
-                org.troika.common.TroikaEnv.ELASTIC_SPAWN_ENV, "BIG1,BIG2,SMALL", "BIG1", "a".repeat(400_000),
-                "BIG2", "b".repeat(400_000), "SMALL", "s");
+                org.troika.common.TroikaEnv.ELASTIC_SPAWN_ENV, "BIG1,BIG2,SMALL,TROIKA_PROGRESS_KEY,TROIKA_JOB_ID",
+                "BIG1", "a".repeat(400_000), "BIG2", "b".repeat(400_000), "SMALL", "s", "TROIKA_PROGRESS_KEY", "k",
+                "TROIKA_JOB_ID", "j");
         String bounded = new String(RankLaunch.spawnEnvironmentFile(big), java.nio.charset.StandardCharsets.UTF_8);
-        assertEquals("BIG1=" + "a".repeat(400_000) + "\nSMALL=s\n", bounded);
+        assertEquals("TROIKA_PROGRESS_KEY=k\nBIG1=" + "a".repeat(400_000) + "\nSMALL=s\n", bounded);
         RunSettings relaunch = settings().with(FAULT_TOLERANCE, org.troika.launcher.spi.FaultTolerance.RELAUNCH);
         assertEquals(null, RankLaunch.spawnEnvironmentFile(USER.build(ctx(relaunch, mpi, env, null,
                 Path.of("/opt/troika"))).launch().env()), "a launch that cannot spawn needs none");

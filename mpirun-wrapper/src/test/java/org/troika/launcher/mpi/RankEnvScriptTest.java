@@ -115,15 +115,17 @@ class RankEnvScriptTest {
 
     /**
      * A rank spawned into a running world exports the job's variables its host's service holds
-     * (TROIKA_SPAWN_ENV_FILE) over what its daemon gave it; names the shell owns, troika's own and malformed lines are
-     * skipped (bash ends a script that exports a read-only name); a rank of the launch itself ignores the file.
+     * (TROIKA_SPAWN_ENV_FILE) over what its daemon gave it; names the shell owns, troika's own (but the hang watchdog's
+     * address, key and interval) and malformed lines are skipped (bash ends a script that exports a read-only name); a rank of the launch itself ignores the file.
      */
     @Test
     void aSpawnedRankExportsTheJobsVariablesFromItsHostsFile() throws Exception {
         Path file = Files.createTempFile("spawn-env", ".txt");
         try {
             Files.write(file, org.troika.common.exec.NativeText.encode("USER_A=from the launcher\nPATH=/opt/app/bin:"
-                    + "/usr/bin:/bin\nTROIKA_ELASTIC_EPOCH=9\nUID=7\nIFS=x\nnot a line\nBAD-NAME=1\nEMPTY=\nEQ=a=b"));
+                    + "/usr/bin:/bin\nTROIKA_ELASTIC_EPOCH=9\nUID=7\nIFS=x\nnot a line\nBAD-NAME=1\nEMPTY=\nEQ=a=b\n"
+                    + "TROIKA_PROGRESS_ADDR=10.0.0.1:4000\nTROIKA_PROGRESS_KEY=a2V5\nTROIKA_PROGRESS_INTERVAL_MS=2000\n"
+                    + "TROIKA_PROGRESS_OTHER=1"));
             Map<String, String> env = new HashMap<>(Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "1",
                     "TROIKA_SPAWN_ENV_FILE", file.toString(), "USER_A", "the host's", "TROIKA_ELASTIC_EPOCH", "2"));
             Map<String, String> plain = run(env, "env").vars();
@@ -137,6 +139,11 @@ class RankEnvScriptTest {
                     () -> assertEquals("", spawned.get("EMPTY")),
                     () -> assertEquals("a=b", spawned.get("EQ")),
                     () -> assertEquals("2", spawned.get("TROIKA_ELASTIC_EPOCH"), "troika's own come with the spawn"),
+                    () -> assertEquals("10.0.0.1:4000", spawned.get("TROIKA_PROGRESS_ADDR"), "but the watchdog's"),
+                    () -> assertEquals("a2V5", spawned.get("TROIKA_PROGRESS_KEY")),
+                    () -> assertEquals("2000", spawned.get("TROIKA_PROGRESS_INTERVAL_MS")),
+                    () -> assertFalse(spawned.containsKey("TROIKA_PROGRESS_OTHER")),
+                    () -> assertFalse(plain.containsKey("TROIKA_PROGRESS_KEY"), "a launch's rank ignores the file"),
                     () -> assertFalse(spawned.containsKey("UID")),
                     () -> assertFalse(spawned.containsKey("BAD-NAME")),
                     () -> assertEquals("the host's", plain.get("USER_A"), "a launch's rank ignores the file"),

@@ -164,4 +164,77 @@ class HangWatchdogTests {
     void reportsFromRanksOutsideTheWorldAreRefused() {
         assertFalse(dog().report(at(4, 1, 1, ""), 0));
     }
+
+    /**
+     * Issue 25: ranks that join the world in place (a standby rank activated, a spawned rank) are watched from their
+     * joining on, under their ids in the generation, with the host they joined on; before, their reports were refused
+     * and a spawned rank that stopped made the others' collective look like the cause.
+     */
+    @Test
+    void aRankThatJoinedInPlaceIsWatchedFromItsJoiningAndNamedWithItsHost() {
+        HangWatchdog d = dog();
+        assertFalse(d.report(at(6, 1, 1, "waiting"), 500), "a standby or spawned rank is not watched before it joins");
+        for (int r = 0; r < 4; r++) {
+            d.report(at(r, 5, 5, "step 5"), 1_000);
+        }
+        d.join(6, "n3");
+        d.join(2, "n9"); // a rank of the launch's world: not re-homed
+        d.join(6, "n4"); // joined once
+        assertTrue(d.report(at(6, 5, 5, "step 5"), 1_000));
+        // the launch's ranks enter allreduce #6; the joined rank never arrives
+        for (int r = 0; r < 4; r++) {
+            d.report(at(r, 6, 5, "step 6"), 2_000);
+        }
+        assertTrue(d.check(10_999).isEmpty(), "the joined rank has 10 s from its last progress at 1 s");
+        HangReport h = d.check(11_000).orElseThrow();
+        assertEquals(List.of(6), h.stuck().stream().map(HangReport.RankState::rank).toList(), h.lines().toString());
+        assertEquals("n3", h.stuck().get(0).host());
+        assertEquals(List.of(0, 1, 2, 3), h.blocked().stream().map(HangReport.RankState::rank).toList());
+        assertEquals("n1", h.blocked().get(0).host());
+    }
+
+    /**
+     * A joined rank is judged from its first report on: its output is not the launch's to see, so one that cannot report
+     * (no watchdog address reached it) is never blamed for its silence. A joined rank that left is forgotten.
+     */
+    @Test
+    void aJoinedRankIsJudgedFromItsFirstReportAndForgottenWhenItLeaves() {
+        HangWatchdog d = dog();
+        d.join(5, "n3");
+        for (long t = 1_000; t <= 60_000; t += 1_000) {
+            for (int r = 0; r < 4; r++) {
+                d.report(at(r, t, t, "step " + t), t);
+            }
+            assertTrue(d.check(t).isEmpty(), "never reported: not judged, at " + t);
+        }
+        d.report(at(5, 3, 3, "step 3"), 60_500);
+        for (long t = 61_000; t < 70_500; t += 1_000) {
+            for (int r = 0; r < 4; r++) {
+                d.report(at(r, t, t, "step " + t), t);
+            }
+            assertTrue(d.check(t).isEmpty(), "at " + t);
+        }
+        assertEquals(List.of(5), d.check(70_500).orElseThrow().stuck().stream().map(HangReport.RankState::rank)
+                .toList(), "silent for the timeout since its first report, though the others progress");
+        HangWatchdog left = dog();
+        left.join(5, "n3");
+        left.report(at(5, 1, 1, "step 1"), 0);
+        left.forget(5); // its host left the job: it split off
+        for (int r = 0; r < 4; r++) {
+            left.report(at(r, 1, 1, "step 1"), 15_000);
+        }
+        assertTrue(left.check(20_000).isEmpty(), "a joined rank that left is no hang");
+    }
+
+    @Test
+    void joinsPastTheBoundAreIgnoredAndTheWatchGrowsToTheIdsThatJoined() {
+        HangWatchdog d = dog();
+        d.join(4 + org.troika.launcher.elastic.World.MAX_JOINED, "far");
+        assertFalse(d.report(at(4 + org.troika.launcher.elastic.World.MAX_JOINED, 1, 1, ""), 0));
+        for (int id = 4; id < 200; id++) {
+            d.join(id, "h" + id);
+        }
+        assertTrue(d.report(at(199, 1, 1, "step 1"), 0));
+        assertFalse(d.report(at(200, 1, 1, "step 1"), 0), "never joined");
+    }
 }

@@ -259,10 +259,10 @@ class ElasticShrinkRunTest {
     }
 
     /**
-     * ElasticTraining on the first two of three namespace hosts (the third listed with {@code third}, e.g. {@code :0},
-     * or not at all: {@code null}; {@code flags} added) with a 5 s hang timeout, until the third gets a slot ({@code joins} its host, as the change says): world
-     * rank 2, which only exists from then on, stalls at its first step; the watchdog must blame it alone, and the job
-     * finish on the first two.
+     * ElasticTraining on the first two of three namespace hosts (the third listed with {@code third}, e.g.
+     * {@code :0}, or not at all: {@code null}; {@code flags} added) with a 5 s hang timeout, until the third gets a slot
+     * ({@code joins} its host, as the change says): world rank 2, which only exists from then on, stalls at its first
+     * step; the watchdog must blame it alone, and the job finish on the first two.
      */
     private void stallingAfterAGrowth(String tag, int subnet, String third, String joins, String... flags)
             throws Exception {

@@ -102,6 +102,15 @@ public sealed interface ElasticMessage {
                 this(host, count, hostSlots, List.of(), 0);
             }
 
+            /** The host's local size once the spawned ranks joined: {@code localSize}, or {@code count} for 0. */
+            public int hostLocalSize() {
+                return hostLocalSize(count, localSize);
+            }
+
+            private static int hostLocalSize(int count, int localSize) {
+                return localSize == 0 ? count : localSize;
+            }
+
             /** What is wrong with a spawn of these values, or {@code null}: the one rule for messages and decoders. */
             public static String problem(int count, int hostSlots, List<Integer> locals, int localSize) {
                 if (count < 1 || (hostSlots != 0 && hostSlots < count)) {
@@ -110,7 +119,7 @@ public sealed interface ElasticMessage {
                 if (!locals.isEmpty() && locals.size() != count) {
                     return "a spawn of " + count + " rank(s) with " + locals.size() + " local ranks";
                 }
-                int below = localSize == 0 ? count : localSize;
+                int below = hostLocalSize(count, localSize);
                 if (localSize != 0 && localSize < count) {
                     return "a spawn of " + count + " rank(s) onto a host of " + localSize + " local ranks";
                 }

@@ -23,8 +23,8 @@ import org.troika.launcher.spi.SlotInfo;
 public record World(List<Member> members, int nextId) {
     /**
      * Ranks that may join a generation past its launch (standby ranks activated, ranks spawned), at most: the
-     * launcher's trackers ignore joins past it, a bound on what reports can make them hold. Ids are dense (the launch's,
-     * then each spawn's in turn), so this bounds ids too.
+     * launcher's trackers ignore joins past it, a bound on what reports can make them hold. Ids are dense (the
+     * launch's, then each spawn's in turn), so this bounds ids too.
      */
     public static final int MAX_JOINED = 65_536;
 

@@ -43,17 +43,18 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
             TroikaEnv.ELASTIC_GENERATION, TroikaEnv.FAULT_TOLERANCE, TroikaEnv.ELASTIC_MIN_NP, TroikaEnv.WORKER_ADDR);
 
     /** Variables a spawned rank must not inherit from its parent. */
-    private static final List<String> NOT_INHERITED = List.of(TroikaEnv.HOSTS, TroikaEnv.HOST_SLOTS, TroikaEnv.PROGRESS_ADDR,
-            TroikaEnv.PROGRESS_KEY, TroikaEnv.ELASTIC_JOIN_ID, TroikaEnv.ELASTIC_EPOCH, TroikaEnv.ELASTIC_SPAWN_COMMAND,
-            TroikaEnv.ELASTIC_SPAWN_ENV, TroikaEnv.ELASTIC_SPAWN_LOCALS, TroikaEnv.ELASTIC_SPAWN_BASE, "TROIKA_RANK", "TROIKA_SIZE",
-            "TROIKA_LOCAL_RANK", "TROIKA_LOCAL_SIZE", "TROIKA_CROSS_RANK", "TROIKA_CROSS_SIZE", "TROIKA_HOSTNAME");
+    private static final List<String> NOT_INHERITED = List.of(TroikaEnv.HOSTS, TroikaEnv.HOST_SLOTS,
+            TroikaEnv.PROGRESS_ADDR, TroikaEnv.PROGRESS_KEY, TroikaEnv.ELASTIC_JOIN_ID, TroikaEnv.ELASTIC_EPOCH,
+            TroikaEnv.ELASTIC_SPAWN_COMMAND, TroikaEnv.ELASTIC_SPAWN_ENV, TroikaEnv.ELASTIC_SPAWN_LOCALS,
+            TroikaEnv.ELASTIC_SPAWN_BASE, "TROIKA_RANK", "TROIKA_SIZE", "TROIKA_LOCAL_RANK", "TROIKA_LOCAL_SIZE",
+            "TROIKA_CROSS_RANK", "TROIKA_CROSS_SIZE", "TROIKA_HOSTNAME");
 
     /** {@code s}'s entry of {@link TroikaEnv#ELASTIC_SPAWN_LOCALS}: {@code SIZE:L1.L2}, or {@code -} (from 0). */
     static String localsEntry(ElasticMessage.ChangeWorld.Spawn s) {
         if (s.locals().isEmpty()) {
             return "-";
         }
-        StringJoiner l = new StringJoiner(".", (s.localSize() == 0 ? s.count() : s.localSize()) + ":", "");
+        StringJoiner l = new StringJoiner(".", s.hostLocalSize() + ":", "");
         s.locals().forEach(x -> l.add(Integer.toString(x)));
         return l.toString();
     }

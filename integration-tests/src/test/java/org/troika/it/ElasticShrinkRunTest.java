@@ -737,6 +737,68 @@ class ElasticShrinkRunTest {
         });
     }
 
+    /**
+     * A kill during a leave: discovery drops the fourth host and, once the driver has sent the change (the fourth
+     * host's rank splitting off at the next commit, the others going on without it), rank 1 is SIGKILLed. The job must
+     * end well whichever way the failure shows: exit 0, commits contiguous, the left host never blacklisted (leaving is
+     * no failure) and never back, every rank of the last world with the same model, nothing left on any host. Either
+     * ULFM reports the death (the survivors shrink in place, or the dead rank's host is blacklisted and the next
+     * generation resumes from the last commit) and the last world is the first and third hosts, or PRRTE ends the job
+     * naming no rank and troika relaunches the world of three from the last commit. Seen here (Open MPI 5.0.7, 7 of 7
+     * runs): the leave and the shrink in place in one generation (commits of 4, 3, then 2 ranks).
+     */
+    @Test
+    void aRankKilledWhileAHostLeavesIsRecoveredFromTheLastCommit() throws Exception {
+        killedDuringALeave("ullk", 235, 1);
+    }
+
+    /**
+     * The same with the leaving rank itself SIGKILLed as it leaves: the others go on as the three the change made
+     * (seen here, 3 of 3 runs: shrunk away in place by ULFM, one generation).
+     */
+    @Test
+    void theLeavingRankKilledAsItLeavesStillLeavesTheOthersTraining() throws Exception {
+        killedDuringALeave("ullj", 237, 3);
+    }
+
+    /** Four ranks on four hosts; the fourth leaves discovery and rank {@code killed} is SIGKILLed during the change. */
+    private void killedDuringALeave(String tag, int subnet, int killed) throws Exception {
+        int steps = 150;
+        try (NetnsCluster c = cluster(tag, subnet)) {
+            List<String> h = ElasticRunTest.addresses(c);
+            ElasticRunTest e = elastic();
+            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
+            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, "--min-np", "2")) {
+                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+                ProcessHandle victim = ElasticRunTest.findRank(run, killed, 1);
+                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+                run.awaitErr(x -> x.contains("changes in place: 1 rank leaves (" + h.get(3) + ")"), "the change");
+                victim.destroyForcibly();
+                RunSupport.Result r = run.waitFor();
+                run.assertNoSurvivors();
+                assertEquals(0, r.exitCode(), r.toString());
+                List<ElasticRunTest.Commit> commits = ElasticRunTest.commits(r.out());
+                ElasticRunTest.assertContiguous(commits, steps, r);
+                String afterLeave = r.err().substring(r.err().indexOf("rank leaves ("));
+                assertFalse(Pattern.compile("ranks on [^\n]*" + Pattern.quote(h.get(3) + ":")).matcher(afterLeave)
+                        .find(), "the host that left came back: " + r);
+                String host = h.get(killed);
+                int last = commits.get(commits.size() - 1).size();
+                if (r.err().contains("rank " + killed + " on host " + host + " died; the survivors go on")
+                        || r.err().contains("blacklisted host " + host + " ")) {
+                    assertEquals(killed == 3 ? 3 : 2, last, r.toString());
+                } else {
+                    assertTrue(r.err().contains("never left Elastic.run (the MPI runtime ended the job)"), r.toString());
+                    assertEquals(3, last, r.toString());
+                }
+                if (killed != 3) {
+                    assertFalse(r.err().contains("blacklisted host " + h.get(3) + " "), "leaving is no failure: " + r);
+                }
+                assertEqualModels(r, steps, last);
+            }
+        }
+    }
+
     /** A growth test's part: the run (the first two of the hosts {@code h} training) and the third host to add. */
     @FunctionalInterface
     private interface Growth {

@@ -112,6 +112,11 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
         return inbox.poll();
     }
 
+    @Override
+    public void requeue(HostChange change) {
+        inbox.requeue(change);
+    }
+
     private void listen() {
         try {
             WireChannel<ElasticMessage> ch = WireChannel.connectAny(driver, Protocol.ELASTIC, key, 10_000);

@@ -176,6 +176,11 @@ public final class Elastic {
                     if (!world.shrinks() || !shrink(state, world)) {
                         return ElasticExitCodes.COLLECTIVE_FAILURE;
                     }
+                    // a rank failed during the change: the shrunk world is not the one the driver asked for (a host
+                    // that left may still run ranks), and a change half made is not made again; rank 0 (the one
+                    // that hears the driver) asks for a relaunch, which every rank takes at the next commit
+                    state.context().updates().requeue(new HostChange(change.timestampMillis(), change.added(),
+                            change.removed()));
                 }
                 recovered = true;
                 state.onReset();

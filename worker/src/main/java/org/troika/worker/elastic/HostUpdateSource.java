@@ -18,6 +18,13 @@ public interface HostUpdateSource {
      */
     default void check() {}
 
+    /**
+     * Gives back a change {@link #poll()} returned that the world did not make (a rank failed while it was shared or
+     * made): the next poll returns it again, merged with anything announced since ({@link HostChange#merge}). A source
+     * that never announces anything ignores it.
+     */
+    default void requeue(HostChange change) {}
+
     /** A source that never announces anything (ranks other than 0, or jobs without a driver). */
     static HostUpdateSource none() {
         return Optional::empty;

@@ -12,6 +12,11 @@ public final class InMemoryHostUpdateSource implements HostUpdateSource {
     }
 
     @Override
+    public synchronized void requeue(HostChange change) {
+        pending = pending == null ? change : change.merge(pending);
+    }
+
+    @Override
     public synchronized Optional<HostChange> poll() {
         Optional<HostChange> c = Optional.ofNullable(pending);
         pending = null;

@@ -79,10 +79,22 @@ public abstract class State {
      */
     public final void checkHostUpdates() {
         byte[] mine = null;
+        HostChange polled = null;
         if (context.rank() == 0) {
-            mine = HostChange.encode(context.updates().poll().orElse(null));
+            polled = context.updates().poll().orElse(null);
+            mine = HostChange.encode(polled);
         }
-        byte[] agreed = context.broadcaster().broadcast(mine);
+        byte[] agreed;
+        try {
+            agreed = context.broadcaster().broadcast(mine);
+        } catch (RuntimeException e) {
+            // a peer died while rank 0 shared the change: the world that goes on (shrunk) gets it at its next commit,
+            // or the driver's hosts and the world's would differ for the rest of the generation
+            if (polled != null) {
+                context.updates().requeue(polled);
+            }
+            throw e;
+        }
         if (agreed == null) {
             throw new CollectiveFailure("bad host update broadcast");
         }

@@ -91,4 +91,38 @@ class ObjectStateTest {
                         NodeStateStore.fromEnvironment(Map.of("TROIKA_JOB_ID", "j7")).directory()),
                 () -> assertThrows(IllegalStateException.class, () -> NodeStateStore.fromEnvironment(Map.of())));
     }
+
+    /**
+     * A peer dies while rank 0 shares a host change (the broadcast fails): the change is not lost, the world that goes
+     * on (shrunk) gets it at its next commit. Before, rank 0 had polled it away and the world never made it: a host
+     * discovery dropped kept its rank to the end of the job.
+     */
+    @Test
+    void aChangeWhoseBroadcastFailsIsSharedAtTheNextCommit() {
+        int[] calls = {0};
+        ElasticContext ctx = new ElasticContext(0, 0, 2, 1, bytes -> {
+            if (calls[0]++ == 0) {
+                throw new CollectiveFailure("rank 1 died");
+            }
+            return bytes.clone();
+        }, updates, new NodeStateStore(base, "j"));
+        ObjectState s = new ObjectState(ctx, Map.of("step", 0));
+        HostChange removed = new HostChange(5, false, true);
+        updates.announce(removed);
+        s.set("step", 1);
+        assertThrows(CollectiveFailure.class, s::commit);
+        s.set("step", 2);
+        HostsUpdatedInterrupt next = assertThrows(HostsUpdatedInterrupt.class, s::commit);
+        assertEquals(removed, next.change());
+        assertEquals(java.util.Optional.empty(), updates.poll());
+    }
+
+    @Test
+    void aRequeuedChangeMergesWithOneAnnouncedSince() {
+        updates.announce(new HostChange(5, false, true));
+        HostChange first = updates.poll().orElseThrow();
+        updates.announce(new HostChange(9, true, false));
+        updates.requeue(first);
+        assertEquals(new HostChange(9, true, true), updates.poll().orElseThrow());
+    }
 }

@@ -382,12 +382,15 @@ class ElasticRunTest {
         return p.pid();
     }
 
-    /** The process of launch rank {@code r} of {@code generation} (waits up to {@link RunSupport#TIMEOUT_S}). */
+    /**
+     * The process of launch rank {@code r} of {@code generation} (waits up to {@link RunSupport#TIMEOUT_S}, and no
+     * longer than troika runs).
+     */
     static ProcessHandle findRank(RunSupport run, int r, int generation) throws Exception {
         byte[] rank = ("OMPI_COMM_WORLD_RANK=" + r).getBytes(StandardCharsets.UTF_8);
         byte[] gen = ("TROIKA_ELASTIC_GENERATION=" + generation).getBytes(StandardCharsets.UTF_8);
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(RunSupport.TIMEOUT_S);
-        while (System.nanoTime() < deadline) {
+        while (System.nanoTime() < deadline && run.alive()) {
             for (ProcessHandle p : ProcessTable.withEnv(RunSupport.MARKER, run.marker)) {
                 byte[] env;
                 try {
@@ -402,8 +405,8 @@ class ElasticRunTest {
             }
             Thread.sleep(50);
         }
-        throw new AssertionError("no rank " + r + " of generation " + generation + " found\n--- stdout\n" + run.out()
-                + "--- stderr\n" + run.err());
+        throw new AssertionError("no rank " + r + " of generation " + generation + " found" + (run.alive() ? ""
+                : " (troika ended)") + "\n--- stdout\n" + run.out() + "--- stderr\n" + run.err());
     }
 
     private static boolean contains(byte[] env, byte[] entry) {

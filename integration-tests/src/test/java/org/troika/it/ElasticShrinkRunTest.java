@@ -144,27 +144,21 @@ class ElasticShrinkRunTest {
     @Test
     void aHostThatLeftDiscoveryLeavesByASplitAndTheOthersGoOnInTheirOwnProcesses() throws Exception {
         int steps = 150;
-        try (NetnsCluster c = cluster("ullv", 204)) {
-            List<String> h = ElasticRunTest.addresses(c);
-            ElasticRunTest e = elastic();
-            Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
-            try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, "--min-np", "2")) {
-                run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
-                Set<Long> before = rankPids(run);
-                assertEquals(4, before.size(), run.err());
-                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
-                run.awaitOut(o -> o.contains("size=3"), "a commit of the 3 ranks left");
-                Set<Long> after = awaitRanks(run, 3);
-                assertTrue(before.containsAll(after), "the ranks that stay are the same processes: " + before + " -> "
-                        + after);
-                RunSupport.Result r = finishedWithEveryCommit(run, steps);
-                assertTrue(r.err().contains("generation 1 changes in place: 1 rank leaves (" + h.get(3) + ")"),
-                        r.toString());
-                assertTrue(r.err().contains("done after 1 generation(s) and 1 reset(s)"), r.toString());
-                assertTrue(!r.err().contains("blacklisted host"), "a host that left is no failure: " + r);
-                assertOneModel(r, Set.of(0, 1, 2));
-            }
-        }
+        trainingOnFour("ullv", 204, steps, (c, h, e, run) -> {
+            Set<Long> before = rankPids(run);
+            assertEquals(4, before.size(), run.err());
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+            run.awaitOut(o -> o.contains("size=3"), "a commit of the 3 ranks left");
+            Set<Long> after = awaitRanks(run, 3);
+            assertTrue(before.containsAll(after), "the ranks that stay are the same processes: " + before + " -> "
+                    + after);
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
+            assertTrue(r.err().contains("generation 1 changes in place: 1 rank leaves (" + h.get(3) + ")"),
+                    r.toString());
+            assertTrue(r.err().contains("done after 1 generation(s) and 1 reset(s)"), r.toString());
+            assertTrue(!r.err().contains("blacklisted host"), "a host that left is no failure: " + r);
+            assertOneModel(r, Set.of(0, 1, 2));
+        });
     }
 
     /**
@@ -621,6 +615,30 @@ class ElasticShrinkRunTest {
         return r;
     }
 
+    /**
+     * {@link #finishedWithEveryCommit} for a run whose rank 0 was killed and whose generation troika then ended: the
+     * line of the commit during whose host-update check the others learnt of the death may die with it
+     * (ElasticTraining's world rank 0 says each commit; the survivors resume from that commit under a new rank 0, which
+     * cannot know whether the line got out), and the last line the survivors printed before the teardown may not get
+     * out of mpirun (seen once: commits 15 and 20 made, generation 2 resumed at 25, neither line shown). So up to two
+     * consecutive commit lines may be missing, not the last one; the others are every commit, in order, none repeated.
+     */
+    private static RunSupport.Result finishedAfterRankZeroDied(RunSupport run, int steps) throws InterruptedException {
+        RunSupport.Result r = run.waitFor();
+        run.assertNoSurvivors();
+        assertEquals(0, r.exitCode(), r.toString());
+        List<Integer> seen = ElasticRunTest.commits(r.out()).stream().map(ElasticRunTest.Commit::step).toList();
+        List<Integer> expected = new java.util.ArrayList<>();
+        for (int s = ElasticRunTest.EVERY; s <= steps; s += ElasticRunTest.EVERY) {
+            expected.add(s);
+        }
+        List<Integer> missing = expected.stream().filter(s -> !seen.contains(s)).toList();
+        assertTrue(missing.size() <= 2 && !missing.contains(steps) && (missing.size() < 2
+                || missing.get(1) - missing.get(0) == ElasticRunTest.EVERY), "missing " + missing + "\n" + r);
+        assertEquals(expected.stream().filter(s -> !missing.contains(s)).toList(), seen, r.toString());
+        return r;
+    }
+
     /** The live processes named {@code prted} on {@code host}. */
     private static Set<Long> prteds(NetnsCluster c, NetnsCluster.Host host) throws IOException {
         Set<Long> out = new HashSet<>();
@@ -759,37 +777,90 @@ class ElasticShrinkRunTest {
         killedDuringALeave("ullj", 237, 3);
     }
 
-    /** Four ranks on four hosts; the fourth leaves discovery and rank {@code killed} is SIGKILLed during the change. */
-    private void killedDuringALeave(String tag, int subnet, int killed) throws Exception {
+    /**
+     * The launch's rank 0 killed right after the driver sent it a leave: it is the only rank that hears the driver, so
+     * the change dies with it. The survivors shrink it away, and the launcher, finding a change sent that no report
+     * says was made, ends the generation; the next resumes on the second and third hosts from the last commit. Before,
+     * the survivors trained to the end as ranks 1, 2 and 3, the last on the host discovery had removed (3 of 3 runs).
+     */
+    @Test
+    void theRankThatHearsTheDriverKilledDuringALeaveEndsTheGenerationForARelaunch() throws Exception {
+        RunSupport.Result r = killedDuringALeave("ulli", 239, 0);
+        assertTrue(r.err().contains("rank 0, the rank that hears the driver, died before the world made the change in"
+                + " place; ending the generation"), r.toString());
+        assertTrue(r.err().contains("generation 2 (failure): 2 ranks on"), r.toString());
+    }
+
+    /**
+     * The launch's rank 0 killed first: the others shrink it away and train on, and a later host change can reach no
+     * rank (none hears the driver any more). The launcher ends the generation for it, and the next runs on the hosts
+     * discovery lists from the last commit. Before, the announcement waited for a rank 0 that never came and the world
+     * trained to the end on the host discovery had removed.
+     */
+    @Test
+    void aHostChangeAfterRankZeroDiedIsMadeByARelaunch() throws Exception {
         int steps = 150;
+        trainingOnFour("ullz", 241, steps, (c, h, e, run) -> {
+            ElasticRunTest.findRank(run, 0, 1).destroyForcibly();
+            run.awaitErr(x -> x.contains("rank 0 on host " + h.get(0) + " died; the survivors go on"), "the shrink");
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+            RunSupport.Result r = finishedAfterRankZeroDied(run, steps);
+            assertTrue(r.err().contains("rank 0, the rank that hears the driver, died, so the host change cannot"
+                    + " reach the world; ending the generation"), r.toString());
+            assertTrue(r.err().contains("generation 2 (failure): 2 ranks on " + h.get(1) + ":1," + h.get(2)
+                    + ":1"), r.toString());
+            assertOneModel(r, Set.of(0, 1));
+        });
+    }
+
+    /**
+     * Four ranks on four hosts; the fourth leaves discovery and rank {@code killed} is SIGKILLed during the change;
+     * returns the run's result once checked.
+     */
+    private RunSupport.Result killedDuringALeave(String tag, int subnet, int killed) throws Exception {
+        int steps = 150;
+        RunSupport.Result[] result = new RunSupport.Result[1];
+        trainingOnFour(tag, subnet, steps, (c, h, e, run) -> {
+            ProcessHandle victim = ElasticRunTest.findRank(run, killed, 1);
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+            run.awaitErr(x -> x.contains("changes in place: 1 rank leaves (" + h.get(3) + ")"), "the change");
+            victim.destroyForcibly();
+            RunSupport.Result r = killed == 0 ? finishedAfterRankZeroDied(run, steps)
+                    : finishedWithEveryCommit(run, steps);
+            List<ElasticRunTest.Commit> commits = ElasticRunTest.commits(r.out());
+            String afterLeave = r.err().substring(r.err().indexOf("rank leaves ("));
+            assertFalse(Pattern.compile("ranks on [^\n]*" + Pattern.quote(h.get(3) + ":")).matcher(afterLeave)
+                    .find(), "the host that left came back: " + r);
+            String host = h.get(killed);
+            int last = commits.get(commits.size() - 1).size();
+            if (r.err().contains("rank " + killed + " on host " + host + " died; the survivors go on")
+                    || r.err().contains("blacklisted host " + host + " ")) {
+                assertEquals(killed == 3 ? 3 : 2, last, r.toString());
+            } else {
+                assertTrue(r.err().contains("never left Elastic.run (the MPI runtime ended the job)"), r.toString());
+                assertEquals(3, last, r.toString());
+            }
+            if (killed != 3) {
+                assertFalse(r.err().contains("blacklisted host " + h.get(3) + " "), "leaving is no failure: " + r);
+            }
+            assertEqualModels(r, steps, last);
+            result[0] = r;
+        });
+        return result[0];
+    }
+
+    /**
+     * {@code job} once ElasticTraining through troika on Open MPI 5 over four namespace hosts ({@code tag},
+     * {@code subnet}; one slot each, all in discovery, {@code --min-np 2}) has committed twice.
+     */
+    private void trainingOnFour(String tag, int subnet, int steps, HostsJob job) throws Exception {
         try (NetnsCluster c = cluster(tag, subnet)) {
             List<String> h = ElasticRunTest.addresses(c);
             ElasticRunTest e = elastic();
             Path hosts = e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
             try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, "--min-np", "2")) {
                 run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
-                ProcessHandle victim = ElasticRunTest.findRank(run, killed, 1);
-                e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
-                run.awaitErr(x -> x.contains("changes in place: 1 rank leaves (" + h.get(3) + ")"), "the change");
-                victim.destroyForcibly();
-                RunSupport.Result r = finishedWithEveryCommit(run, steps);
-                List<ElasticRunTest.Commit> commits = ElasticRunTest.commits(r.out());
-                String afterLeave = r.err().substring(r.err().indexOf("rank leaves ("));
-                assertFalse(Pattern.compile("ranks on [^\n]*" + Pattern.quote(h.get(3) + ":")).matcher(afterLeave)
-                        .find(), "the host that left came back: " + r);
-                String host = h.get(killed);
-                int last = commits.get(commits.size() - 1).size();
-                if (r.err().contains("rank " + killed + " on host " + host + " died; the survivors go on")
-                        || r.err().contains("blacklisted host " + host + " ")) {
-                    assertEquals(killed == 3 ? 3 : 2, last, r.toString());
-                } else {
-                    assertTrue(r.err().contains("never left Elastic.run (the MPI runtime ended the job)"), r.toString());
-                    assertEquals(3, last, r.toString());
-                }
-                if (killed != 3) {
-                    assertFalse(r.err().contains("blacklisted host " + h.get(3) + " "), "leaving is no failure: " + r);
-                }
-                assertEqualModels(r, steps, last);
+                job.check(c, h, e, run);
             }
         }
     }

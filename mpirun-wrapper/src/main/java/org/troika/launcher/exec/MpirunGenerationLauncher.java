@@ -462,6 +462,13 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         private volatile Set<String> withSpawnEnvironment = Set.of();
         /** Changes in place sent to rank 0 so far. */
         private int changes;
+        /**
+         * Whether the launch's rank 0 died (under fault tolerance the others go on): it was the only rank that hears the
+         * driver, so no change reaches this world any more, in place or announced.
+         */
+        private boolean deaf;
+        /** Whether {@link #endForRelaunch} ended the generation. */
+        private boolean relaunching;
         /** Whether {@link #endIfLingering} started its watch. */
         private boolean lingerWatched;
         /**
@@ -712,8 +719,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
 
         /**
          * What the ranks report under fault tolerance: a dead rank is told at once (and blacklisted at the generation's
-         * end), and the hang watchdog forgets it (and watches a rank that joined in place); once every rank is dead or has left, mpirun gets
-         * {@link #SHRUNK_EXIT_GRACE} to exit by itself.
+         * end), and the hang watchdog forgets it (and watches a rank that joined in place); once every rank is dead or
+         * has left, mpirun gets {@link #SHRUNK_EXIT_GRACE} to exit by itself.
          */
         private ShrinkTracker.News shrinkNews(HangWatch watch) {
             return new ShrinkTracker.News() {
@@ -722,6 +729,9 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     watch.forget(rank);
                     err.println("troika elastic: generation " + gen.id() + ": rank " + rank + " on host " + host
                             + " died; the survivors go on (fault tolerance: shrink)");
+                    if (rank == 0) {
+                        rankZeroDied();
+                    }
                 }
 
                 @Override
@@ -744,6 +754,43 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     endedByReports();
                 }
             };
+        }
+
+        /**
+         * The launch's rank 0, the rank that hears the driver, died and the others went on: a change in place sent
+         * and not reported made will never be (the world trained on as it was, ranks on hosts that left included), so
+         * the generation ends now and the next resumes from the last commit on the hosts discovery lists; with none in
+         * flight, the next host change does that ({@link #announce}).
+         */
+        private void rankZeroDied() {
+            boolean lost;
+            synchronized (this) {
+                deaf = true;
+                lost = changes > shrink.changesMade();
+            }
+            if (lost) {
+                endForRelaunch("rank 0, the rank that hears the driver, died before the world made the change in place");
+            }
+        }
+
+        /** Ends the generation (once) for a relaunch from the last commit, saying {@code why}. */
+        private void endForRelaunch(String why) {
+            SupervisedLaunch l;
+            synchronized (this) {
+                if (relaunching || result.isDone()) {
+                    return;
+                }
+                relaunching = true;
+                l = launch;
+            }
+            err.println("troika elastic: generation " + gen.id() + ": " + why + "; ending the generation (the next one"
+                    + " resumes from the last commit)");
+            if (l == null) {
+                return;
+            }
+            Thread t = new Thread(() -> l.tearDown(SupervisedLaunch.LOST_HOST_GRACE), "troika-generation-relaunch");
+            t.setDaemon(true);
+            t.start();
         }
 
         /**
@@ -845,7 +892,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         @Override
         public boolean changeInPlace(WorldChange change) {
             synchronized (this) {
-                if (notifier == null || pendingBits != 0 || result.isDone()) {
+                if (notifier == null || pendingBits != 0 || result.isDone() || deaf) {
                     return false;
                 }
             }
@@ -909,8 +956,13 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     pendingBits |= update.bits();
                     return;
                 }
-                n.announce(System.currentTimeMillis(), update.bits());
+                if (!deaf) {
+                    n.announce(System.currentTimeMillis(), update.bits());
+                    return;
+                }
             }
+            // nobody would ever take the announcement: the world trained on with hosts discovery no longer lists
+            endForRelaunch("rank 0, the rank that hears the driver, died, so the host change cannot reach the world");
         }
     }
 

@@ -93,6 +93,8 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
      */
     private Integer sharedCode;
     private int epoch;
+    /** Reports of changes in place made (ranks joined or departed), as opposed to shrinks. */
+    private int changesMade;
     private boolean toldOver;
     private boolean toldLeftTogether;
 
@@ -164,6 +166,9 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
             return; // stale: a later change was reported first, over another rank's connection
         }
         epoch = w.epoch();
+        if (!w.joined().isEmpty() || !w.departed().isEmpty()) {
+            changesMade++;
+        }
         for (ElasticMessage.WorldChanged.Joined j : w.joined()) {
             if (j.rank() >= launched && !hosts.containsKey(j.rank()) && hosts.size() < launched + World.MAX_JOINED) {
                 hosts.put(j.rank(), j.host());
@@ -213,6 +218,14 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
             dead.add(rank);
             unaccountedCount--; // unconfirmed: neither dead, departed nor left before
         }
+    }
+
+    /**
+     * How many changes in place the ranks reported made (a report naming ranks that joined or departed; a shrink names
+     * neither): the launcher compares it with the changes it sent.
+     */
+    public synchronized int changesMade() {
+        return changesMade;
     }
 
     /** Whether the world changed in place (a rank died, left by a split or joined). */

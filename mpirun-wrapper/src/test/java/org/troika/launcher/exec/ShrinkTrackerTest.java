@@ -246,12 +246,14 @@ class ShrinkTrackerTest {
         assertEquals(List.of("4@c"), told.joined, "the hang watchdog hears of the joined rank, not of the launch's");
         t.event(new ElasticMessage.WorldChanged(1, 2, List.of(0, 1, 4), List.of(2, 3), List.of(new Joined(4, "c"))));
         assertEquals(List.of("4@c"), told.joined, "told once");
+        assertEquals(2, t.changesMade(), "a growth and a leave were made");
         t.event(left(2, 75));
         t.event(left(3, 75));
         assertEquals(List.of(), told.died);
         assertTrue(t.changed());
         t.event(new ElasticMessage.WorldChanged(1, 3, List.of(0, 1), List.of(), List.of()));
         assertEquals(List.of("4@c"), told.died);
+        assertEquals(2, t.changesMade(), "a shrink is no change made");
         t.event(left(0, 0));
         t.event(left(1, 0));
         assertEquals(1, told.over);

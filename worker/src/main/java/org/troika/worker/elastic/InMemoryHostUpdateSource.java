@@ -11,9 +11,10 @@ public final class InMemoryHostUpdateSource implements HostUpdateSource {
         pending = pending == null ? change : pending.merge(change);
     }
 
+    /** As {@link #announce}: merging is symmetric, so a change given back merges with later ones as they would. */
     @Override
-    public synchronized void requeue(HostChange change) {
-        pending = pending == null ? change : change.merge(pending);
+    public void requeue(HostChange change) {
+        announce(change);
     }
 
     @Override

@@ -96,6 +96,8 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
     /** Reports of changes in place made (ranks joined or departed), as opposed to shrinks. */
     private int changesMade;
     private boolean toldOver;
+    /** Whether the launcher is ending the generation ({@link #endedByLauncher}): later reports of deaths are ignored. */
+    private boolean ending;
     private boolean toldLeftTogether;
 
     public ShrinkTracker(HostPlan plan, News news) {
@@ -116,7 +118,9 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
         boolean nowLeftTogether;
         synchronized (this) {
             if (event instanceof ElasticMessage.WorldChanged w) {
-                changed(w, joined, died, gone);
+                if (!ending) {
+                    changed(w, joined, died, gone);
+                }
             } else if (event instanceof ElasticMessage.RankLeft l && hosts.containsKey(l.rank())
                     && !left.containsKey(l.rank())) {
                 boolean was = unaccounted(l.rank());
@@ -218,6 +222,15 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
             dead.add(rank);
             unaccountedCount--; // unconfirmed: neither dead, departed nor left before
         }
+    }
+
+    /**
+     * The launcher ends the generation itself (for a relaunch): the ranks it kills are casualties of that, not failures,
+     * so the survivors' reports of them dying (they shrink while the teardown reaches them one after another) are
+     * ignored from now on; their hosts are not blacklisted for it. Leaves are still taken.
+     */
+    public synchronized void endedByLauncher() {
+        ending = true;
     }
 
     /**

@@ -78,6 +78,22 @@ class ShrinkTrackerTest {
                 new RankExit(1, "a", 0, false)), exits);
     }
 
+    @Test
+    void deathsReportedWhileTheLauncherEndsTheGenerationAreTheTeardownsNotFailures() {
+        Told told = new Told();
+        ShrinkTracker t = new ShrinkTracker(PLAN, told);
+        t.event(shrunk(1, 1, 2, 3)); // rank 0 died: a failure
+        t.endedByLauncher();
+        t.event(shrunk(2, 1, 2)); // rank 3 killed first by the teardown, the others shrank before their turn
+        t.event(left(1, 0));
+        assertEquals(List.of("0@a"), told.died);
+        List<RankExit> exits = t.exits(137); // mpirun's end after the teardown
+        assertEquals(new RankExit(0, "a", ShrinkTracker.DIED_EXIT, false), exits.get(0));
+        // rank 3 ended as mpirun did, a casualty (collateral): not blamed, its host not blacklisted
+        assertTrue(exits.contains(new RankExit(3, "b", 137, true)), exits.toString());
+        assertTrue(exits.contains(new RankExit(1, "a", 0, false)), exits.toString());
+    }
+
     /**
      * Every rank left for a relaunch (a host change under fault tolerance) without any change of the world: not
      * "over" (nothing to end early), but accounted for, so the launch waits for no lost host (issue 25's ~8 s).

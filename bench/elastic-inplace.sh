@@ -5,6 +5,8 @@
 # troika prints it, as a multiple of F = the fastest bare `mpirun -np N java -version` (same MPI, this run):
 #   leave     N ranks on min(N,4) hosts, the discovery file drops the last host  -> first commit at the smaller size
 #             (Open MPI 5 + ULFM: in place; target <= 2 F)
+#   leave-first  the first host drops instead: rank 0's (its rank leaves, the world's next rank 0 takes over listening
+#             to the driver; before stop 52 a relaunch; not in the default CASES)
 #   relaunch  the same with --fault-tolerance relaunch (an MPI that cannot change in place; target <= 7 F)
 #   add       a host with N/K slots is added                                     -> first commit at the larger size
 #             (target <= 4 F where growth works; a relaunch where it does not)

@@ -183,6 +183,10 @@ public final class ElasticE2eBench {
                     ElasticRunTest.write(hosts, start.subList(0, k - 1).toArray(String[]::new));
                     target = size -> size < n;
                 }
+                case "leave-first" -> {
+                    ElasticRunTest.write(hosts, start.subList(1, k).toArray(String[]::new));
+                    target = size -> size < n;
+                }
                 case "add", "standby", "standby-rank" -> {
                     List<String> more = new ArrayList<>(start);
                     more.add(h.get(k) + ":" + s);
@@ -200,7 +204,7 @@ public final class ElasticE2eBench {
                     target = size -> size < n;
                 }
                 default -> throw new IllegalArgumentException("unknown case " + kase
-                        + " (leave, relaunch, add, standby, standby-rank, more or kill)");
+                        + " (leave, leave-first, relaunch, add, standby, standby-rank, more or kill)");
             }
             Map<String, Predicate<RunSupport.Line>> wanted = new LinkedHashMap<>();
             wanted.put("discovery saw it", l -> l.err() && l.text().startsWith("troika elastic: hosts "));

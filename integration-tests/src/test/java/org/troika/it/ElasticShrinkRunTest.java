@@ -792,24 +792,56 @@ class ElasticShrinkRunTest {
     }
 
     /**
-     * The launch's rank 0 killed first: the others shrink it away and train on, and a later host change can reach no
-     * rank (none hears the driver any more). The launcher ends the generation for it, and the next runs on the hosts
-     * discovery lists from the last commit. Before, the announcement waited for a rank 0 that never came and the world
-     * trained to the end on the host discovery had removed.
+     * The launch's rank 0 killed first: the others shrink it away and train on, and the world's new rank 0 (launch rank
+     * 1) takes over listening to the driver, so a later host change (the fourth host leaves) is still made in place:
+     * one generation, the fourth host's rank leaves by a split, ranks 1 and 2 finish with one model. Before stop 52
+     * that change cost a relaunch (no rank heard the driver after rank 0 died), and before stop 51 it was lost.
      */
     @Test
-    void aHostChangeAfterRankZeroDiedIsMadeByARelaunch() throws Exception {
+    void aHostChangeAfterRankZeroDiedIsMadeInPlaceByTheNextRankZero() throws Exception {
         int steps = 150;
         trainingOnFour("ullz", 241, steps, (c, h, e, run) -> {
             ElasticRunTest.findRank(run, 0, 1).destroyForcibly();
             run.awaitErr(x -> x.contains("rank 0 on host " + h.get(0) + " died; the survivors go on"), "the shrink");
             e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+            run.awaitErr(x -> x.contains("changes in place: 1 rank leaves (" + h.get(3) + ")"), "the change");
             RunSupport.Result r = finishedAfterRankZeroDied(run, steps);
-            assertTrue(r.err().contains("rank 0, the rank that hears the driver, died, so the host change cannot"
-                    + " reach the world; ending the generation"), r.toString());
-            assertTrue(r.err().contains("generation 2 (failure): 2 ranks on " + h.get(1) + ":1," + h.get(2)
-                    + ":1"), r.toString());
-            assertOneModel(r, Set.of(0, 1));
+            assertTrue(r.err().contains("troika elastic: rank 1 (now rank 0) on host " + h.get(1) + " hears the"
+                    + " driver's host changes now"), r.toString());
+            assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
+            assertFalse(r.err().contains("blacklisted host " + h.get(3) + " "), "leaving is no failure: " + r);
+            List<ElasticRunTest.Commit> commits = ElasticRunTest.commits(r.out());
+            assertEquals(2, commits.get(commits.size() - 1).size(), r.toString());
+            assertOneModel(r, Set.of(1, 2));
+        });
+    }
+
+    /**
+     * The host of the launch's rank 0 leaves discovery: its rank leaves by a split like any other (before stop 52 that
+     * was a relaunch: rank 0 was the only rank that heard the driver), the world's next rank 0 takes over listening,
+     * and a second change (the fourth host leaves too) is made in place through it. One generation, the ranks that
+     * stay are the same processes, and ranks 1 and 2 finish with one model; leaving blacklists nobody.
+     */
+    @Test
+    void rankZerosHostLeavesInPlaceAndTheNextRankZeroMakesTheNextChange() throws Exception {
+        int steps = 150;
+        trainingOnFour("ulrl", 246, steps, (c, h, e, run) -> {
+            Set<Long> before = rankPids(run);
+            e.hostsFile(h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
+            run.awaitErr(x -> x.contains("changes in place: 1 rank leaves (" + h.get(0) + ")"), "the first change");
+            run.awaitErr(x -> x.contains("hears the driver's host changes now"), "the takeover");
+            e.hostsFile(h.get(1) + ":1", h.get(2) + ":1");
+            run.awaitOut(o -> o.contains("size=2"), "a commit of the 2 ranks left");
+            Set<Long> after = awaitRanks(run, 2);
+            assertTrue(before.containsAll(after), "the ranks that stay are the same processes: " + before + " -> "
+                    + after);
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
+            assertTrue(r.err().contains("troika elastic: rank 1 (now rank 0) on host " + h.get(1) + " hears the"
+                    + " driver's host changes now"), r.toString());
+            assertTrue(r.err().contains("changes in place: 1 rank leaves (" + h.get(3) + ")"), r.toString());
+            assertTrue(r.err().contains("done after 1 generation(s) and 2 reset(s)"), r.toString());
+            assertFalse(r.err().contains("blacklisted host"), "a host that left is no failure: " + r);
+            assertOneModel(r, Set.of(1, 2));
         });
     }
 

@@ -34,6 +34,7 @@ final class ElasticCodec implements Codec<ElasticMessage> {
     public void encode(ElasticMessage m, BodyOut o) {
         if (m instanceof ElasticMessage.Subscribe s) {
             o.u32(s.generation());
+            o.u32(s.rank());
         } else if (m instanceof ElasticMessage.Subscribed) {
             // no body
         } else if (m instanceof ElasticMessage.Refused r) {
@@ -68,7 +69,7 @@ final class ElasticCodec implements Codec<ElasticMessage> {
     @Override
     public ElasticMessage decode(int type, BodyIn in) throws WireException {
         return switch (type) {
-            case SUBSCRIBE -> new ElasticMessage.Subscribe(in.u32());
+            case SUBSCRIBE -> new ElasticMessage.Subscribe(in.u32(), in.u32());
             case SUBSCRIBED -> new ElasticMessage.Subscribed();
             case REFUSED -> new ElasticMessage.Refused(in.str());
             case HOSTS_CHANGED -> new ElasticMessage.HostsChanged(in.i64(), in.u32());

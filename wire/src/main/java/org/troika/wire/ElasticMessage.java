@@ -8,7 +8,8 @@ import java.util.Objects;
  * one generation, keyed with the worker key (never the job secret). Data only ({@link ElasticCodec}).
  *
  * <pre>
- *   rank 0 ── Subscribe(generation) ─►  driver        (at its first commit: the generation got through its rendezvous)
+ *   rank 0 ── Subscribe(generation, id) ─►  driver    (at its first commit: the generation got through its rendezvous;
+ *                                                     a later rank 0 of a world whose rank 0 died or left, at once)
  *          ◄─ Subscribed | Refused ───
  *          ◄─ HostsChanged(t, bits) ... ─             (until the generation ends)
  *          ◄─ ChangeWorld(leave, join) ... ─          (a change in place, where the MPI can: issue 25)
@@ -23,8 +24,12 @@ import java.util.Objects;
  */
 public sealed interface ElasticMessage {
 
-    /** rank 0 → driver, first frame: rank 0 of {@code generation} listens for host changes. */
-    record Subscribe(int generation) implements ElasticMessage {}
+    /**
+     * rank 0 → driver, first frame: rank 0 of {@code generation}'s world, the rank with id {@code rank} in the
+     * generation, listens for host changes. The launch's rank 0 (id 0) first; when it dies or leaves in place, the
+     * world's next rank 0 takes over, and the latest subscription is the one that listens.
+     */
+    record Subscribe(int generation, int rank) implements ElasticMessage {}
 
     /** driver → rank 0: registered; host changes follow. */
     record Subscribed() implements ElasticMessage {}

@@ -117,7 +117,8 @@ final class WireTestSupport {
 
     static List<ElasticMessage> elasticMessages() {
         return List.of(
-                new ElasticMessage.Subscribe(4),
+                new ElasticMessage.Subscribe(4, 0),
+                new ElasticMessage.Subscribe(4, 3),
                 new ElasticMessage.Subscribed(),
                 new ElasticMessage.Refused("expected the registration of rank 0 of generation 4"),
                 new ElasticMessage.HostsChanged(1700000000000L, 3),

@@ -126,8 +126,13 @@ public record World(List<Member> members, int nextId) {
                 join.add(new WorldChange.Join(h.getKey(), more - activated));
             }
         }
-        if (leave.contains(0) || (!leave.isEmpty() && !can.leave())
-                || ((!join.isEmpty() || !activate.isEmpty()) && !can.grow())) {
+        // rank 0 may leave: the world's next rank 0 hears the driver from then on (it subscribes as it becomes rank 0).
+        // Someone must stay to spawn or activate; standby ranks are activated by the rank with id 0 alone (over the
+        // launch's channel), so while any wait, that rank stays
+        boolean waiting = standby.values().stream().anyMatch(ids -> !ids.isEmpty());
+        boolean someoneStays = members.stream().anyMatch(m -> !leave.contains(m.id()));
+        if (!someoneStays || (leave.contains(0) && (waiting || !activate.isEmpty()))
+                || (!leave.isEmpty() && !can.leave()) || ((!join.isEmpty() || !activate.isEmpty()) && !can.grow())) {
             return Optional.empty();
         }
         int firstJoinId = nextId;

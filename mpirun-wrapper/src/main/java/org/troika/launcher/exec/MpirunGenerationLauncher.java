@@ -84,6 +84,12 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
      */
     static final Duration SHRUNK_EXIT_GRACE = Duration.ofSeconds(10);
     /**
+     * How long a host change waits for the world's next rank 0 to subscribe after the one that heard the driver died
+     * or left (it subscribes right after the world's shrink or change; its connect timeout is 10 s), before the
+     * generation ends for a relaunch instead.
+     */
+    static final Duration TAKEOVER_GRACE = Duration.ofSeconds(10);
+    /**
      * With fault tolerance: how long the survivors have, after a rank's host saw its process end, to report the world
      * without it; past that they are stuck (a collective the MPI's revoke does not reach, a runtime that never told
      * them) and the generation ends, to resume from the last commit. The survivors' report takes 0.3 to 1.5 s on this
@@ -462,11 +468,16 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         private volatile Set<String> withSpawnEnvironment = Set.of();
         /** Changes in place sent to rank 0 so far. */
         private int changes;
+        /** The id of the rank each change in place not yet reported made was sent to, by change number. */
+        private final Map<Integer, Integer> changeSentTo = new java.util.HashMap<>();
         /**
-         * Whether the launch's rank 0 died (under fault tolerance the others go on): it was the only rank that hears the
-         * driver, so no change reaches this world any more, in place or announced.
+         * The ranks that died or departed so far. The world's rank that hears the driver ({@link
+         * WorkerNotifier#listener()}, the launch's rank 0 at first) among them: no change reaches this world until the
+         * world's next rank 0 subscribes ({@link #deaf()}).
          */
-        private boolean deaf;
+        private final Set<Integer> gone = new java.util.HashSet<>();
+        /** When the rank that heard the driver went ({@link System#nanoTime()}), while {@link #deaf()}. */
+        private long listenerLostAt;
         /** Whether {@link #endForRelaunch} ended the generation. */
         private boolean relaunching;
         /** Whether {@link #endIfLingering} started its watch. */
@@ -729,14 +740,13 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     watch.forget(rank);
                     err.println("troika elastic: generation " + gen.id() + ": rank " + rank + " on host " + host
                             + " died; the survivors go on (fault tolerance: shrink)");
-                    if (rank == 0) {
-                        rankZeroDied();
-                    }
+                    rankGone(rank, "died");
                 }
 
                 @Override
                 public void departed(int rank, String host) {
                     watch.forget(rank);
+                    rankGone(rank, "left");
                 }
 
                 @Override
@@ -757,20 +767,62 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         }
 
         /**
-         * The launch's rank 0, the rank that hears the driver, died and the others went on: a change in place sent
-         * and not reported made will never be (the world trained on as it was, ranks on hosts that left included), so
-         * the generation ends now and the next resumes from the last commit on the hosts discovery lists; with none in
-         * flight, the next host change does that ({@link #announce}).
+         * A rank died or departed ({@code how}). When it heard the driver and a change in place sent to it is not
+         * reported made, that change never will be (the world trains on as it was, ranks on hosts that left
+         * included): the generation ends now and the next resumes from the last commit on the hosts discovery lists.
+         * Otherwise the world's next rank 0 takes over listening (it subscribes as soon as it is rank 0); until it
+         * has, no change is made in place, and a host change waits {@link #TAKEOVER_GRACE} for it ({@link #announce}).
          */
-        private void rankZeroDied() {
-            boolean lost;
+        private void rankGone(int rank, String how) {
+            boolean lost = false;
             synchronized (this) {
-                deaf = true;
-                lost = changes > shrink.changesMade();
+                gone.add(rank);
+                changeSentTo.keySet().removeIf(c -> c <= shrink.changesMade());
+                for (int to : changeSentTo.values()) {
+                    lost |= to == rank;
+                }
+                WorkerNotifier n = notifier;
+                int l = n == null ? -1 : n.listener();
+                if (rank == (l < 0 ? 0 : l)) {
+                    listenerLostAt = System.nanoTime();
+                }
             }
             if (lost) {
-                endForRelaunch("rank 0, the rank that hears the driver, died before the world made the change in place");
+                endForRelaunch("rank " + rank + ", the rank that hears the driver, " + how
+                        + " before the world made the change in place");
             }
+        }
+
+        /**
+         * While the rank that heard the driver has just gone, waits (at most until {@link #TAKEOVER_GRACE} after it
+         * went) for the world's next rank 0 to subscribe: it does right after the shrink or change that made it rank 0,
+         * so a host change discovery saw meanwhile is still made in place rather than announced for a relaunch.
+         */
+        private void awaitListener() {
+            while (true) {
+                synchronized (this) {
+                    if (!deaf() || result.isDone()
+                            || System.nanoTime() - listenerLostAt >= TAKEOVER_GRACE.toNanos()) {
+                        return;
+                    }
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+
+        /**
+         * Whether no rank of the world listens: the one that subscribed last (the launch's rank 0 before any did) died
+         * or departed, and no later rank 0 subscribed. Guarded by this.
+         */
+        private boolean deaf() {
+            WorkerNotifier n = notifier;
+            int l = n == null ? -1 : n.listener();
+            return gone.contains(l < 0 ? 0 : l);
         }
 
         /** Ends the generation (once) for a relaunch from the last commit, saying {@code why}. */
@@ -782,6 +834,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 }
                 relaunching = true;
                 l = launch;
+                shrink.endedByLauncher();
             }
             err.println("troika elastic: generation " + gen.id() + ": " + why + "; ending the generation (the next one"
                     + " resumes from the last commit)");
@@ -891,8 +944,9 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
          */
         @Override
         public boolean changeInPlace(WorldChange change) {
+            awaitListener();
             synchronized (this) {
-                if (notifier == null || pendingBits != 0 || result.isDone() || deaf) {
+                if (notifier == null || pendingBits != 0 || result.isDone() || deaf()) {
                     return false;
                 }
             }
@@ -923,7 +977,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
             }
             synchronized (this) {
                 WorkerNotifier n = notifier;
-                if (n == null || pendingBits != 0 || result.isDone()) {
+                if (n == null || pendingBits != 0 || result.isDone() || deaf()) {
                     return false;
                 }
                 Map<String, Integer> on = placed;
@@ -931,10 +985,12 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 List<ElasticMessage.ChangeWorld.Spawn> join = spawns(change, on, locals, waitingAfter);
                 List<ElasticMessage.ChangeWorld.Activate> activate = change.activate().stream()
                         .map(a -> new ElasticMessage.ChangeWorld.Activate(a.host(), a.id())).toList();
-                boolean sent = n.changeWorld(new ElasticMessage.ChangeWorld(changes + 1, change.leave(), join,
+                int to = n.changeWorld(new ElasticMessage.ChangeWorld(changes + 1, change.leave(), join,
                         change.firstJoinId(), activate));
+                boolean sent = to >= 0;
                 if (sent) {
                     changes++;
+                    changeSentTo.put(changes, to);
                     standby = waitingAfter;
                     placed = placedAfter(on, change);
                     locals = localsAfter(locals, join, change.firstJoinId());
@@ -950,19 +1006,38 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
 
         @Override
         public void announce(HostUpdate update) {
+            long wait;
             synchronized (this) {
                 WorkerNotifier n = notifier;
                 if (n == null) {
                     pendingBits |= update.bits();
                     return;
                 }
-                if (!deaf) {
+                if (!deaf()) {
                     n.announce(System.currentTimeMillis(), update.bits());
                     return;
                 }
+                // the rank that heard the driver is gone: the next rank 0 gets the announcement when it subscribes
+                n.hold(System.currentTimeMillis(), update.bits());
+                wait = TAKEOVER_GRACE.toNanos() - (System.nanoTime() - listenerLostAt);
             }
-            // nobody would ever take the announcement: the world trained on with hosts discovery no longer lists
-            endForRelaunch("rank 0, the rank that hears the driver, died, so the host change cannot reach the world");
+            Thread t = new Thread(() -> {
+                try {
+                    Thread.sleep(Math.max(0, wait) / 1_000_000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                synchronized (this) {
+                    if (!deaf()) {
+                        return; // a rank 0 took over and got the announcement
+                    }
+                }
+                // nobody would ever take the announcement: the world would train on with hosts discovery no longer lists
+                endForRelaunch("the rank that heard the driver is gone and no rank took over within "
+                        + TAKEOVER_GRACE.toSeconds() + " s, so the host change cannot reach the world");
+            }, "troika-generation-takeover");
+            t.setDaemon(true);
+            t.start();
         }
     }
 

@@ -26,7 +26,7 @@ import org.troika.wire.WireServer;
  * every rank reports the events of its world (the contract between ranks and launcher: rank output is only output).
  *
  * <pre>
- *   rank 0 ── hello (worker key) ── Subscribe(N) ─►  (the subscription = rendezvous reached)
+ *   rank 0 ── hello (worker key) ── Subscribe(N, id) ─►  (the subscription = rendezvous reached)
  *          ◄─ Subscribed ◄─ [HostsChanged(t, bits) announced before the subscription] ◄─ HostsChanged ... ─
  *   rank 0 ── hello (worker key) ── WorldChanged(N, ...) ─►  {@link RankEvents}   (TCP: it names every rank)
  *          ◄─ Noted (after the listener took it) ... ─
@@ -47,6 +47,11 @@ import org.troika.wire.WireServer;
  * each, 10,000 hosts x 8 slots meant 80,000 descriptors on the launch node at once (past most login nodes' limits);
  * as datagrams on one socket, none per rank. A rank repeats its leave until it is noted ({@code DriverReporter}); a
  * repeat of an event already taken is answered again, never delivered twice.
+ *
+ * <p>The listener: the world's rank 0 subscribes, the launch's rank 0 (id 0) at its first commit. When that rank dies
+ * (a shrink) or leaves in place, the next rank 0 of the world subscribes at once; the latest subscription is the one
+ * that listens ({@link #listener()}), and an older one is closed then. {@link #heard(int)} says which ranks ever
+ * listened (a change sent to a rank that is gone before the world made it is lost).
  *
  * <p>Threads: the server's selector thread, this service's datagram thread, and the listener's one thread that takes
  * the events in arrival order: the same few whatever the number of ranks.
@@ -81,6 +86,12 @@ public final class WorkerNotifier implements AutoCloseable {
     private final ExecutorService listener;
     private volatile boolean closed;
     private boolean registered;
+    /** The id of the rank that subscribed last (the one that listens), -1 before any. */
+    private int listening = -1;
+    /** The ids of the ranks that ever subscribed (bounded: {@link #MAX_LISTENERS}). */
+    private final java.util.Set<Integer> heard = new java.util.HashSet<>();
+    /** How many ranks' subscriptions {@link #heard} remembers (a world hands over after a death or a leave). */
+    static final int MAX_LISTENERS = 1024;
     private int pendingBits;
     private long pendingAt;
 
@@ -209,9 +220,14 @@ public final class WorkerNotifier implements AutoCloseable {
         return jobSecret.derive(KEY_LABEL);
     }
 
-    /** The first frame rank 0 sends. */
+    /** The first frame the launch's rank 0 sends. */
     public static ElasticMessage.Subscribe registration(int generation) {
-        return new ElasticMessage.Subscribe(generation);
+        return registration(generation, 0);
+    }
+
+    /** The first frame a world's rank 0 sends, the rank with id {@code rank} in the generation. */
+    public static ElasticMessage.Subscribe registration(int generation, int rank) {
+        return new ElasticMessage.Subscribe(generation, rank);
     }
 
     public Endpoint endpoint() {
@@ -223,29 +239,48 @@ public final class WorkerNotifier implements AutoCloseable {
         return registered;
     }
 
+    /** The id of the rank that listens (the world's rank 0 that subscribed last), or -1 before any subscribed. */
+    public synchronized int listener() {
+        return listening;
+    }
+
+    /** Whether the rank with id {@code rank} ever subscribed in this generation. */
+    public synchronized boolean heard(int rank) {
+        return heard.contains(rank);
+    }
+
     /**
      * Sends a host change to the registered rank 0, or keeps it (merged) until rank 0 registers. Best effort: a
      * failed send drops that connection.
      */
     public synchronized void announce(long timestampMillis, int bits) {
         if (subscribers.isEmpty()) {
-            pendingBits |= bits;
-            pendingAt = Math.max(pendingAt, timestampMillis);
+            hold(timestampMillis, bits);
             return;
         }
         send(new ElasticMessage.HostsChanged(timestampMillis, bits));
     }
 
     /**
-     * Sends a change in place to the registered rank 0 (issue 25). False when no rank 0 listens (not registered yet,
-     * or gone) or the send failed: the caller announces a host change instead.
+     * Keeps a host change (merged) for the next rank that subscribes, not sending it to the one subscribed now: the
+     * launcher knows that rank is gone (died or left) while its connection may not have closed yet.
      */
-    public synchronized boolean changeWorld(ElasticMessage.ChangeWorld change) {
+    public synchronized void hold(long timestampMillis, int bits) {
+        pendingBits |= bits;
+        pendingAt = Math.max(pendingAt, timestampMillis);
+    }
+
+    /**
+     * Sends a change in place to the registered rank 0 (issue 25). Returns the id of the rank it was sent to, or -1
+     * when no rank 0 listens (not registered yet, or gone) or the send failed: the caller announces a host change
+     * instead.
+     */
+    public synchronized int changeWorld(ElasticMessage.ChangeWorld change) {
         if (subscribers.isEmpty()) {
-            return false;
+            return -1;
         }
         send(change);
-        return !subscribers.isEmpty();
+        return subscribers.isEmpty() ? -1 : listening;
     }
 
     private void send(ElasticMessage m) {
@@ -296,7 +331,7 @@ public final class WorkerNotifier implements AutoCloseable {
             c.close();
             return;
         }
-        if (!m.equals(registration(generation))) {
+        if (!(m instanceof ElasticMessage.Subscribe s) || s.generation() != generation || s.rank() < 0) {
             c.send(new ElasticMessage.Refused("expected the registration of rank 0 of generation " + generation));
             c.close();
             return;
@@ -309,7 +344,18 @@ public final class WorkerNotifier implements AutoCloseable {
             c.attach(Kind.SUBSCRIPTION);
             registered = true;
             c.send(new ElasticMessage.Subscribed());
+            // the world has one rank 0: a later one took over from a rank that died or left, whose connection may
+            // not have closed yet
+            List<WireConnection<ElasticMessage>> older = List.copyOf(subscribers);
+            subscribers.clear();
+            for (WireConnection<ElasticMessage> old : older) {
+                old.close();
+            }
             subscribers.add(c);
+            listening = s.rank();
+            if (heard.size() < MAX_LISTENERS) {
+                heard.add(s.rank());
+            }
             if (pendingBits != 0) {
                 send(new ElasticMessage.HostsChanged(pendingAt, pendingBits));
                 pendingBits = 0;

@@ -76,6 +76,49 @@ class ElasticDriverInPlaceTest {
     }
 
     @Test
+    void rankZerosHostLeavesInPlaceAndTheNextHostsRanksGoOn() throws Exception {
+        // the world's next rank 0 hears the driver from then on: a later growth is in place too
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:2").from(3_000, "b:2").from(6_000, "b:2,c:1");
+        launcher.inPlace(BOTH).on(1, succeedAfter(9_000));
+        ElasticResult r = run(d, 1);
+        List<WorldChange> cs = first().changes;
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(1, r.generations(), "no relaunch"),
+                () -> assertEquals(List.of(), first().announcements),
+                () -> assertEquals(List.of(0), cs.get(0).leave()),
+                () -> assertEquals(List.of(1, 2), ids(cs.get(0).target())),
+                () -> assertEquals(List.of(new WorldChange.Join("c", 1)), cs.get(1).join()),
+                () -> assertEquals(List.of(1, 2, 3), ids(cs.get(1).target())));
+    }
+
+    @Test
+    void rankZeroStaysWhileStandbyRanksWaitForItAndAWorldNobodyStaysInRelaunches() throws Exception {
+        // standby ranks are activated by the rank with id 0 alone: while one waits, a's leave is a relaunch
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1,s:0").from(3_000, "b:1,s:0");
+        launcher.inPlace(BOTH).standby(java.util.Map.of("s", List.of(2))).on(2, succeedAfter(2_000));
+        ElasticResult r = run(d, 1);
+        // every host of the world leaves and another comes: nobody stays to spawn it (nor holds the state: the job
+        // stops)
+        ScriptedDiscovery e = new ScriptedDiscovery(clock, "a:1,b:1").from(3_000, "c:1");
+        FakeLauncher other = new FakeLauncher(clock);
+        other.inPlace(BOTH).on(2, succeedAfter(2_000));
+        ElasticLimits limits = new ElasticLimits(1, null, Duration.ofSeconds(30), null, SECOND, null);
+        ElasticResult r2 = new ElasticDriver(limits, e, new HostManager(clock, limits.cooldown(), () -> 0.0), other,
+                clock, events).run();
+        assertAll(
+                () -> assertTrue(r.ok(), r.message()),
+                () -> assertEquals(List.of(), first().changes),
+                () -> assertEquals(List.of(HostUpdate.REMOVED), first().announcements),
+                () -> assertEquals(2, r.generations()),
+                () -> assertEquals(List.of(), other.runs.get(0).changes, "no change in place"),
+                () -> assertEquals(List.of(HostUpdate.MIXED), other.runs.get(0).announcements),
+                () -> assertFalse(r2.ok()),
+                () -> assertTrue(r2.message().contains("no host of the last synced generation survives"),
+                        r2.message()));
+    }
+
+    @Test
     void aMixedChangeLeavesThenSpawnsAndIdsKeepCountingAcrossChanges() throws Exception {
         ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1,c:1").from(3_000, "a:1,c:1,d:1")
                 .from(6_000, "a:1,c:1,d:1,e:2").from(9_000, "a:1,e:2");
@@ -196,13 +239,15 @@ class ElasticDriverInPlaceTest {
     @Test
     void afterAnAnnouncementNothingMoreChangesInPlace() throws Exception {
         ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1").from(3_000, "b:1").from(4_000, "b:1,c:1");
-        // the ranks take their time to leave: the addition comes while the generation is ending
-        launcher.inPlace(BOTH).on(1, run -> run.elapsedMillis() >= 6_000 && !run.announcements.isEmpty()
-                ? Optional.of(run.allExit(75, true)) : Optional.empty()).on(2, succeedAfter(2_000));
+        // the ranks take their time to leave: the addition comes while the generation is ending (a generation that
+        // can grow but not leave in place: a's leave is announced)
+        launcher.inPlace(new InPlace(true, false)).on(1, run -> run.elapsedMillis() >= 6_000
+                && !run.announcements.isEmpty() ? Optional.of(run.allExit(75, true)) : Optional.empty())
+                .on(2, succeedAfter(2_000));
         ElasticResult r = run(d, 1);
         assertAll(
                 () -> assertTrue(r.ok(), r.message()),
-                () -> assertEquals(List.of(), first().changes, "rank 0's host a left: relaunch"),
+                () -> assertEquals(List.of(), first().changes, "a left, no leave in place: relaunch, c too"),
                 () -> assertEquals(List.of(HostUpdate.REMOVED, HostUpdate.ADDED), first().announcements),
                 () -> assertEquals("b:1,c:1", launcher.generation(2).plan().hostList()));
     }
@@ -279,9 +324,10 @@ class ElasticDriverInPlaceTest {
 
     @Test
     void hostsThatJoinedInPlaceHoldTheStateForTheNextGeneration() throws Exception {
-        // b joined in place and synced; a is removed (rank 0's host: a relaunch) and the next generation runs on b
+        // b joined in place and synced; a is removed (a generation that can grow but not leave in place: a relaunch)
+        // and the next generation runs on b
         ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1").from(3_000, "a:1,b:1").from(6_000, "b:1");
-        launcher.inPlace(BOTH).on(1, run -> run.announcements.isEmpty() ? Optional.empty()
+        launcher.inPlace(new InPlace(true, false)).on(1, run -> run.announcements.isEmpty() ? Optional.empty()
                 : Optional.of(run.worldExits(75))).on(2, succeedAfter(2_000));
         ElasticResult r = run(d, 1);
         assertAll(

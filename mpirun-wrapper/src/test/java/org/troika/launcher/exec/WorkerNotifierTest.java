@@ -39,6 +39,50 @@ class WorkerNotifierTest {
     }
 
     @Test
+    void aLaterRankZeroTakesOverAndGetsWhatWasHeldForIt() throws Exception {
+        try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), 4)) {
+            assertEquals(-1, n.listener());
+            try (WireChannel<ElasticMessage> first = WireChannel.connectAny(List.of(n.endpoint()), Protocol.ELASTIC,
+                    worker, 30_000)) {
+                first.send(WorkerNotifier.registration(4));
+                assertEquals(new ElasticMessage.Subscribed(), first.receive());
+                assertEquals(0, n.listener());
+                var change = new ElasticMessage.ChangeWorld(1, List.of(3), List.of(), 4, List.of());
+                assertEquals(0, n.changeWorld(change));
+                assertEquals(change, first.receive());
+                // the launcher learnt that rank 0 is gone: what it announces now waits for the next rank 0, even
+                // though the old connection is still open
+                n.hold(500, 1);
+                try (WireChannel<ElasticMessage> next = WireChannel.connectAny(List.of(n.endpoint()),
+                        Protocol.ELASTIC, worker, 30_000)) {
+                    next.send(WorkerNotifier.registration(4, 2));
+                    assertEquals(new ElasticMessage.Subscribed(), next.receive());
+                    assertEquals(new ElasticMessage.HostsChanged(500, 1), next.receive());
+                    assertEquals(2, n.listener());
+                    assertTrue(n.heard(0) && n.heard(2) && !n.heard(1));
+                    // the older subscription was closed: it gets nothing more
+                    assertThrows(IOException.class, first::receive);
+                    n.announce(600, 2);
+                    assertEquals(new ElasticMessage.HostsChanged(600, 2), next.receive());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aRegistrationWithoutARankIdIsRefused() throws Exception {
+        try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), 2)) {
+            try (WireChannel<ElasticMessage> ch = WireChannel.connectAny(List.of(n.endpoint()), Protocol.ELASTIC, worker,
+                    30_000)) {
+                ch.send(WorkerNotifier.registration(2, -1));
+                assertInstanceOf(ElasticMessage.Refused.class, ch.receive());
+            }
+            assertFalse(n.registered());
+            assertEquals(-1, n.listener());
+        }
+    }
+
+    @Test
     void theJobSecretDoesNotOpenTheServiceAndTheWorkerKeyIsNotTheJobSecret() throws Exception {
         assertFalse(worker.equals(job));
         try (WorkerNotifier n = new WorkerNotifier(worker, InetAddress.getLoopbackAddress(), 1)) {

@@ -20,11 +20,19 @@ import org.troika.wire.WireChannel;
  * {@link #poll()} itself never blocks. If the registration fails (driver unreachable within the connect timeout,
  * handshake refused), the next {@link #poll()} throws {@link ElasticStartFailure}; a connection lost after it is
  * reported once on stderr and the rank goes on (a failing driver ends the generation anyway).
+ *
+ * <p>A rank that becomes the world's rank 0 after the launch's rank 0 died or left in place takes over ({@link
+ * #takingOver}): it subscribes at once, under its own id, and a failure to do so is one line on stderr, not the
+ * generation's end (the driver then relaunches at the next host change).
  */
 public final class DriverHostUpdateSource implements HostUpdateSource, AutoCloseable {
     private final List<Endpoint> driver;
     private final Secret key;
     private final int generation;
+    /** This rank's id in the generation (the launch's rank 0: 0). */
+    private final int rank;
+    /** Whether a failed registration fails the rank (the launch's rank 0) or is only reported (one taking over). */
+    private final boolean fatal;
     /** How long {@link #close()} waits for the reader thread to end. */
     static final long READER_EXIT_MS = 1_000;
     private final InMemoryHostUpdateSource inbox = new InMemoryHostUpdateSource();
@@ -37,9 +45,16 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
     private volatile boolean registered;
 
     DriverHostUpdateSource(List<Endpoint> driver, Secret key, int generation, String where) {
+        this(driver, key, generation, 0, true, where);
+    }
+
+    private DriverHostUpdateSource(List<Endpoint> driver, Secret key, int generation, int rank, boolean fatal,
+            String where) {
         this.driver = List.copyOf(driver);
         this.key = key;
         this.generation = generation;
+        this.rank = rank;
+        this.fatal = fatal;
         this.where = where;
     }
 
@@ -88,6 +103,37 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
         }
     }
 
+    /**
+     * The source of the rank with id {@code rank}, now rank 0 of the world after the rank that heard the driver died
+     * or left: it subscribes at once (the driver holds host changes for it meanwhile). {@link HostUpdateSource#none()}
+     * without a driver; when its key cannot be read or the driver not reached, one line on stderr and no updates (the
+     * driver ends the generation at its next host change, which then cannot reach the world).
+     */
+    static HostUpdateSource takingOver(Map<String, String> env, int rank, int generation) {
+        String addr = env.get(TroikaEnv.WORKER_ADDR);
+        if (addr == null || addr.isBlank()) {
+            return HostUpdateSource.none();
+        }
+        String where = "rank " + rank + " (now rank 0) on host " + env.getOrDefault(TroikaEnv.HOSTNAME, hostname());
+        String failed;
+        try {
+            Secret key = WorkerKey.fromEnvironment(env);
+            if (key != null) {
+                DriverHostUpdateSource s = new DriverHostUpdateSource(Endpoint.parseList(addr, TroikaEnv.WORKER_ADDR),
+                        key, generation, rank, false, where);
+                s.start();
+                return s;
+            }
+            failed = "has no worker key (" + TroikaEnv.WORKER_SECRET_FILE + " is not set)";
+        } catch (IOException | RuntimeException e) {
+            failed = String.valueOf(e.getMessage());
+        }
+        System.err.println("troika elastic: " + where + " cannot listen to the driver: " + failed + "; the next host"
+                + " change relaunches the job");
+        System.err.flush();
+        return HostUpdateSource.none();
+    }
+
     private static String hostname() {
         try {
             return java.net.InetAddress.getLocalHost().getHostName();
@@ -102,14 +148,17 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
         if (failed != null) {
             throw new ElasticStartFailure(failed);
         }
-        synchronized (this) {
-            if (reader == null && !closed) {
-                reader = new Thread(this::listen, "troika-host-updates");
-                reader.setDaemon(true);
-                reader.start();
-            }
-        }
+        start();
         return inbox.poll();
+    }
+
+    /** Starts listening (once): the reader thread connects and registers. */
+    private synchronized void start() {
+        if (reader == null && !closed) {
+            reader = new Thread(this::listen, "troika-host-updates");
+            reader.setDaemon(true);
+            reader.start();
+        }
     }
 
     @Override
@@ -125,12 +174,16 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
                 ch.close();
                 return;
             }
-            ch.send(new ElasticMessage.Subscribe(generation));
+            ch.send(new ElasticMessage.Subscribe(generation, rank));
             ElasticMessage reply = ch.receive();
             if (!(reply instanceof ElasticMessage.Subscribed)) {
                 throw new IOException("the driver refused the registration: " + reply);
             }
             registered = true;
+            if (!fatal) {
+                System.err.println("troika elastic: " + where + " hears the driver's host changes now");
+                System.err.flush();
+            }
             ch.setReadTimeoutMillis(0);
             while (!closed) {
                 ElasticMessage m = ch.receive();
@@ -145,7 +198,11 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
             }
         } catch (IOException | RuntimeException e) {
             if (!closed) {
-                if (channel == null || !registered) {
+                if (!fatal) {
+                    System.err.println("troika elastic: " + where + " cannot listen to the driver at "
+                            + Endpoint.formatList(driver) + ": " + e.getMessage() + "; the next host change relaunches"
+                            + " the job");
+                } else if (channel == null || !registered) {
                     // never registered: the generation cannot learn of host changes; fail it at the next poll
                     failure = where + " cannot register with the driver at " + Endpoint.formatList(driver) + ": "
                             + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());

@@ -88,14 +88,21 @@ public final class Elastic {
         } finally {
             // the generation is over for this rank: its host-update listener (rank 0's connection to the driver) goes
             // now, so the rank's JVM is not kept from exiting by a thread blocked in that connection's read. A context
-            // replaced meanwhile (a shrink or an in-place change) keeps this source (ElasticWorld.context), or has
-            // none (a spawned rank), so this is the only one to close.
-            if (updates instanceof AutoCloseable c) {
-                try {
-                    c.close();
-                } catch (Exception e) {
-                    // the generation has ended either way; the JVM exit closes what is left
-                }
+            // replaced meanwhile (a shrink or an in-place change) keeps this source (ElasticWorld.context), has none
+            // (a spawned rank), or has the one this rank took over with when it became rank 0: both are closed.
+            closeQuietly(updates);
+            if (state.context().updates() != updates) {
+                closeQuietly(state.context().updates());
+            }
+        }
+    }
+
+    private static void closeQuietly(HostUpdateSource updates) {
+        if (updates instanceof AutoCloseable c) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // the generation has ended either way; the JVM exit closes what is left
             }
         }
     }

@@ -56,6 +56,10 @@ public final class ElasticWorld {
     // leader activates or dismisses the standby ranks; null in every other launch
     private Communicator channel;
     private int standbyFrom = -1; // the first standby launch rank (with channel)
+    // this rank's host updates once it is the world's rank 0 after the launch's rank 0 died or left (by generation);
+    // null: never (a world built without the environment)
+    private java.util.function.IntFunction<HostUpdateSource> takeOver;
+    private boolean tookOver; // takeOver was called (once per process)
 
     ElasticWorld(Communicator world, String node, boolean shrinks, int minSize, DriverReporter reporter) {
         this(world, node, shrinks, minSize, reporter, null, world.rank());
@@ -96,6 +100,8 @@ public final class ElasticWorld {
         if (joinId == null || joinId.isBlank()) {
             int standbyFrom = number(env, TroikaEnv.ELASTIC_STANDBY_FROM, 0);
             ElasticWorld w = new ElasticWorld(world, node, shrink, min, reporter, spawner, world.rank());
+            int id = world.rank();
+            w.takeOver = generation -> DriverHostUpdateSource.takingOver(env, id, generation);
             if (standbyFrom > 0 && standbyFrom < world.size()) {
                 w.standbyLaunch(standbyFrom);
             }
@@ -221,9 +227,9 @@ public final class ElasticWorld {
         Optional<org.troika.mpi.Spawn> spawn = grows && spawner != null ? spawner.request(change, epoch + 1,
                 sizeBeforeSpawn(members, change)) : Optional.empty();
         List<Integer> activate = change.activate().stream().map(ElasticMessage.ChangeWorld.Activate::id).toList();
-        // standby ranks are activated by the rank with id 0, rank 0 of the world (it never leaves, and it is the one
-        // that hears the driver: changes reach the world only while it lives); every member, a spawned one too, reads
-        // that from the members (a split keeps their order)
+        // standby ranks are activated by the rank with id 0, rank 0 of the world over the launch's channel (the driver
+        // never makes it leave while standby ranks wait; after its death the world cannot activate any); every
+        // member, a spawned one too, reads that from the members (a split keeps their order)
         java.util.Set<Integer> gone = new java.util.HashSet<>(change.leave());
         int[] staying = java.util.Arrays.stream(members).filter(id -> !gone.contains(id)).toArray();
         if ((leaves && !shrinks) || (grows && spawn.isEmpty())
@@ -602,14 +608,20 @@ public final class ElasticWorld {
 
     /**
      * This rank's context in the current world: its rank, node-local rank and size there, the generation, the
-     * broadcaster that follows {@link #current()}; rank 0's host updates stay with the launch's rank 0 (a rank that
-     * joined never listens).
+     * broadcaster that follows {@link #current()}; rank 0's host updates stay with the rank that has them. A rank of
+     * the launch that became rank 0 because the one before it died or left takes over listening to the driver, at
+     * once (a rank that joined never listens: then the driver relaunches at its next host change).
      */
     ElasticContext context(ElasticContext before) {
         Communicator c = current;
         int local = localRank >= 0 ? localRank : before.localRank();
-        return new ElasticContext(c.rank(), local, c.size(), before.generation(), broadcaster(),
-                joined ? HostUpdateSource.none() : before.updates(), before.store());
+        HostUpdateSource updates = joined ? HostUpdateSource.none() : before.updates();
+        if (c.rank() == 0 && !joined && updates == HostUpdateSource.none() && takeOver != null && !tookOver) {
+            tookOver = true;
+            updates = takeOver.apply(before.generation());
+        }
+        return new ElasticContext(c.rank(), local, c.size(), before.generation(), broadcaster(), updates,
+                before.store());
     }
 
     /** Every rank of {@link #current()} shares its id and node: the members in order, and this rank's local rank. */

@@ -27,6 +27,13 @@ public interface HostUpdateSource {
 
     /** A source that never announces anything (ranks other than 0, or jobs without a driver). */
     static HostUpdateSource none() {
-        return Optional::empty;
+        return Silent.NONE;
+    }
+
+    /** Holds the one {@link #none()} (a rank that takes over listening looks for it). */
+    final class Silent {
+        static final HostUpdateSource NONE = Optional::empty;
+
+        private Silent() {}
     }
 }

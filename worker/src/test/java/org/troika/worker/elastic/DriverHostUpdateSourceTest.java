@@ -82,6 +82,68 @@ class DriverHostUpdateSourceTest {
     }
 
     @Test
+    void aRankTakingOverSubscribesAtOnceUnderItsIdAndAFailureIsOneLineNotTheGenerationsEnd() throws Exception {
+        Secret key = Secret.generate();
+        Path keyFile = Files.writeString(tmp.resolve("key"), key.encode());
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            CompletableFuture<ElasticMessage> registration = new CompletableFuture<>();
+            CompletableFuture.supplyAsync(() -> {
+                try (Socket s = server.accept();
+                        WireChannel<ElasticMessage> ch = WireChannel.accept(s, Protocol.ELASTIC, key, 256)) {
+                    ElasticMessage first = ch.receive();
+                    registration.complete(first);
+                    ch.send(new ElasticMessage.Subscribed());
+                    ch.send(new ElasticMessage.HostsChanged(99L, 1));
+                    try {
+                        ch.receive();
+                    } catch (java.io.IOException closed) {
+                        // expected
+                    }
+                    return first;
+                } catch (java.io.IOException e) {
+                    return null;
+                }
+            });
+            Map<String, String> env = Map.of("TROIKA_WORKER_ADDR", "127.0.0.1:" + server.getLocalPort(),
+                    "TROIKA_WORKER_SECRET_FILE", keyFile.toString());
+            HostUpdateSource source = DriverHostUpdateSource.takingOver(env, 2, 5);
+            try {
+                // subscribed before any poll: the driver holds what it announced since the old rank 0 went
+                assertEquals(new ElasticMessage.Subscribe(5, 2), registration.get(60, TimeUnit.SECONDS));
+                Optional<HostChange> got = source.poll();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (got.isEmpty() && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                    got = source.poll();
+                }
+                assertEquals(Optional.of(new HostChange(99L, false, true)), got);
+            } finally {
+                ((AutoCloseable) source).close();
+            }
+        }
+        // a driver that cannot be reached: polls stay empty (the driver relaunches at its next change), no failure
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        HostUpdateSource unreachable = DriverHostUpdateSource.takingOver(Map.of("TROIKA_WORKER_ADDR",
+                "127.0.0.1:" + closedPort, "TROIKA_WORKER_SECRET_FILE", keyFile.toString()), 1, 5);
+        try {
+            for (int i = 0; i < 50; i++) {
+                assertTrue(unreachable.poll().isEmpty());
+                unreachable.check();
+                Thread.sleep(20);
+            }
+        } finally {
+            ((AutoCloseable) unreachable).close();
+        }
+        // no key on this host, or no driver: no source at all
+        assertTrue(DriverHostUpdateSource.takingOver(Map.of("TROIKA_WORKER_ADDR", "127.0.0.1:9",
+                "TROIKA_WORKER_SECRET_FILE", tmp.resolve("missing").toString()), 1, 5) == HostUpdateSource.none());
+        assertTrue(DriverHostUpdateSource.takingOver(Map.of(), 1, 5) == HostUpdateSource.none());
+    }
+
+    @Test
     void rankZeroRegistersAtItsFirstPollAndReceivesTheDriversAnnouncement() throws Exception {
         Secret key = Secret.generate();
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -118,7 +180,7 @@ class DriverHostUpdateSourceTest {
             }
             // a thread blocked in a socket read keeps the JVM from exiting for ~300 ms: close() returns after it left
             assertFalse(source.listening(), "the reader thread ended with close()");
-            assertEquals(new ElasticMessage.Subscribe(3), registration.get(60, TimeUnit.SECONDS));
+            assertEquals(new ElasticMessage.Subscribe(3, 0), registration.get(60, TimeUnit.SECONDS));
         }
     }
 }

@@ -778,16 +778,18 @@ class ElasticShrinkRunTest {
     }
 
     /**
-     * The launch's rank 0 killed right after the driver sent it a leave: it is the only rank that hears the driver, so
-     * the change dies with it. The survivors shrink it away, and the launcher, finding a change sent that no report
-     * says was made, ends the generation; the next resumes on the second and third hosts from the last commit. Before,
-     * the survivors trained to the end as ranks 1, 2 and 3, the last on the host discovery had removed (3 of 3 runs).
+     * The launch's rank 0 killed right after the driver sent it a leave: the change dies with it. The survivors shrink
+     * it away and the world's next rank 0 takes over listening; the launcher, finding a change sent to the dead rank
+     * that no report says was made, announces the host change to it, so the world leaves at its next commit (every rank
+     * ends by itself, its output said) and the next generation resumes on the second and third hosts from that commit.
+     * Before stop 51 the survivors trained to the end as ranks 1, 2 and 3, the last on the host discovery had removed
+     * (3 of 3 runs); in stop 51 troika tore the generation down.
      */
     @Test
-    void theRankThatHearsTheDriverKilledDuringALeaveEndsTheGenerationForARelaunch() throws Exception {
+    void theRankThatHearsTheDriverKilledDuringALeaveMakesTheWorldLeaveForARelaunch() throws Exception {
         RunSupport.Result r = killedDuringALeave("ulli", 239, 0);
         assertTrue(r.err().contains("rank 0, the rank that hears the driver, died before the world made the change in"
-                + " place; ending the generation"), r.toString());
+                + " place; the world leaves at its next commit"), r.toString());
         assertTrue(r.err().contains("generation 2 (failure): 2 ranks on"), r.toString());
     }
 

@@ -468,8 +468,10 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         private volatile Set<String> withSpawnEnvironment = Set.of();
         /** Changes in place sent to rank 0 so far. */
         private int changes;
-        /** The id of the rank each change in place not yet reported made was sent to, by change number. */
-        private final Map<Integer, Integer> changeSentTo = new java.util.HashMap<>();
+        /** Each change in place not yet reported made, by change number: the id of the rank it was sent to. */
+        private final Map<Integer, Sent> changeSentTo = new java.util.HashMap<>();
+        /** Whether a change in place was lost and the world was told to leave for a relaunch: no more changes. */
+        private boolean leaving;
         /**
          * The ranks that died or departed so far. The world's rank that hears the driver ({@link
          * WorkerNotifier#listener()}, the launch's rank 0 at first) among them: no change reaches this world until the
@@ -767,31 +769,45 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         }
 
         /**
-         * A rank died or departed ({@code how}). When it heard the driver and a change in place sent to it is not
-         * reported made, that change never will be (the world trains on as it was, ranks on hosts that left
-         * included): the generation ends now and the next resumes from the last commit on the hosts discovery lists.
-         * Otherwise the world's next rank 0 takes over listening (it subscribes as soon as it is rank 0); until it
-         * has, no change is made in place, and a host change waits {@link #TAKEOVER_GRACE} for it ({@link #announce}).
+         * A rank died or departed ({@code how}). The world's next rank 0 takes over listening (it subscribes as soon as
+         * it is rank 0); until it has, no change is made in place, and a host change waits {@link #TAKEOVER_GRACE} for
+         * it ({@link #announce}). When the rank heard the driver and a change in place sent to it is not reported made,
+         * that change never will be (the world would train on as it was, ranks on hosts that left included): it is
+         * announced instead, so the world leaves at its next commit and the next generation resumes from that commit
+         * on the hosts discovery lists (a teardown when no rank takes over in time).
          */
         private void rankGone(int rank, String how) {
-            boolean lost = false;
+            int lost = 0;
             synchronized (this) {
                 gone.add(rank);
                 changeSentTo.keySet().removeIf(c -> c <= shrink.changesMade());
-                for (int to : changeSentTo.values()) {
-                    lost |= to == rank;
+                for (Sent sent : changeSentTo.values()) {
+                    lost |= sent.to() == rank ? sent.bits() : 0;
                 }
                 WorkerNotifier n = notifier;
                 int l = n == null ? -1 : n.listener();
                 if (rank == (l < 0 ? 0 : l)) {
                     listenerLostAt = System.nanoTime();
                 }
+                if (lost != 0) {
+                    if (leaving || relaunching || result.isDone()) {
+                        return;
+                    }
+                    leaving = true;
+                }
             }
-            if (lost) {
-                endForRelaunch("rank " + rank + ", the rank that hears the driver, " + how
-                        + " before the world made the change in place");
+            if (lost != 0) {
+                // the world leaves for a relaunch at its next commit (the next rank 0 hears it: it subscribes as it
+                // becomes rank 0), so every rank ends with its output said; a teardown is the fallback when none does
+                err.println("troika elastic: generation " + gen.id() + ": rank " + rank + ", the rank that hears the"
+                        + " driver, " + how + " before the world made the change in place; the world leaves at its next"
+                        + " commit (the next generation resumes from it)");
+                announce(HostUpdate.of((lost & HostUpdate.ADDED.bits()) != 0, (lost & HostUpdate.REMOVED.bits()) != 0));
             }
         }
+
+        /** A change in place sent to the rank with id {@code to}: what it changes, as {@link HostUpdate} bits. */
+        private record Sent(int to, int bits) {}
 
         /**
          * While the rank that heard the driver has just gone, waits (at most until {@link #TAKEOVER_GRACE} after it
@@ -946,7 +962,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
         public boolean changeInPlace(WorldChange change) {
             awaitListener();
             synchronized (this) {
-                if (notifier == null || pendingBits != 0 || result.isDone() || deaf()) {
+                if (notifier == null || pendingBits != 0 || result.isDone() || deaf() || leaving) {
                     return false;
                 }
             }
@@ -977,7 +993,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
             }
             synchronized (this) {
                 WorkerNotifier n = notifier;
-                if (n == null || pendingBits != 0 || result.isDone() || deaf()) {
+                if (n == null || pendingBits != 0 || result.isDone() || deaf() || leaving) {
                     return false;
                 }
                 Map<String, Integer> on = placed;
@@ -990,7 +1006,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 boolean sent = to >= 0;
                 if (sent) {
                     changes++;
-                    changeSentTo.put(changes, to);
+                    changeSentTo.put(changes, new Sent(to, HostUpdate.of(!join.isEmpty() || !activate.isEmpty(),
+                            !change.leave().isEmpty()).bits()));
                     standby = waitingAfter;
                     placed = placedAfter(on, change);
                     locals = localsAfter(locals, join, change.firstJoinId());

@@ -110,13 +110,7 @@ class DriverHostUpdateSourceTest {
             try {
                 // subscribed before any poll: the driver holds what it announced since the old rank 0 went
                 assertEquals(new ElasticMessage.Subscribe(5, 2), registration.get(60, TimeUnit.SECONDS));
-                Optional<HostChange> got = source.poll();
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (got.isEmpty() && System.nanoTime() < deadline) {
-                    Thread.sleep(20);
-                    got = source.poll();
-                }
-                assertEquals(Optional.of(new HostChange(99L, false, true)), got);
+                assertEquals(Optional.of(new HostChange(99L, false, true)), firstChange(source));
             } finally {
                 ((AutoCloseable) source).close();
             }
@@ -166,13 +160,7 @@ class DriverHostUpdateSourceTest {
             DriverHostUpdateSource source = new DriverHostUpdateSource(
                     List.of(Endpoint.of((InetSocketAddress) server.getLocalSocketAddress())), key, 3, "rank 0 on host h");
             try {
-                Optional<HostChange> got = source.poll();
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (got.isEmpty() && System.nanoTime() < deadline) {
-                    Thread.sleep(20);
-                    got = source.poll();
-                }
-                assertEquals(Optional.of(new HostChange(1234L, true, false)), got);
+                assertEquals(Optional.of(new HostChange(1234L, true, false)), firstChange(source));
                 assertTrue(source.poll().isEmpty(), "an announcement is polled once");
                 assertTrue(source.listening(), "still reading the driver's announcements");
             } finally {
@@ -182,5 +170,16 @@ class DriverHostUpdateSourceTest {
             assertFalse(source.listening(), "the reader thread ended with close()");
             assertEquals(new ElasticMessage.Subscribe(3, 0), registration.get(60, TimeUnit.SECONDS));
         }
+    }
+
+    /** Polls {@code source} until it announces a change (at most 60 s). */
+    private static Optional<HostChange> firstChange(HostUpdateSource source) throws InterruptedException {
+        Optional<HostChange> got = source.poll();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (got.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            got = source.poll();
+        }
+        return got;
     }
 }

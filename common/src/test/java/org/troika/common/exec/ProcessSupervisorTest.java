@@ -291,8 +291,15 @@ class ProcessSupervisorTest {
             for (ProcessSupervisor p : pool) {
                 assertEquals(0, p.waitFor());
             }
-            java.util.Map<String, List<ProcessHandle>> tagged = ProcessTable.withEnvValues(TroikaEnv.COMMAND_TAG,
-                    java.util.Set.of(pool.get(0).tag(), daemonizing.tag()));
+            // the shell may exit before its background child has exec'd setsid and sleep (its environment is
+            // briefly unreadable then): look until the daemon shows, a bounded while
+            java.util.Set<String> tags = java.util.Set.of(pool.get(0).tag(), daemonizing.tag());
+            java.util.Map<String, List<ProcessHandle>> tagged = ProcessTable.withEnvValues(TroikaEnv.COMMAND_TAG, tags);
+            for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    !tagged.containsKey(daemonizing.tag()) && System.nanoTime() < deadline; ) {
+                Thread.sleep(20);
+                tagged = ProcessTable.withEnvValues(TroikaEnv.COMMAND_TAG, tags);
+            }
             assertEquals(java.util.Set.of(daemonizing.tag()), tagged.keySet(), "only the daemon carries a tag");
             assertEquals(1, tagged.get(daemonizing.tag()).size());
             ProcessSupervisor.closeAll(pool);

@@ -712,6 +712,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     return;
                 }
                 shrink.declareDead(rank);
+                shrink.endedByLauncher(); // what the teardown kills next is no failure of those ranks' hosts
                 err.println("troika elastic: generation " + gen.id() + ": rank " + rank + " on host " + host
                         + " died and the survivors did not recover within " + SHRINK_REPORT_TIMEOUT.toSeconds()
                         + " s; ending the generation (the next one resumes from the last commit)");

@@ -785,9 +785,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 for (Sent sent : changeSentTo.values()) {
                     lost |= sent.to() == rank ? sent.bits() : 0;
                 }
-                WorkerNotifier n = notifier;
-                int l = n == null ? -1 : n.listener();
-                if (rank == (l < 0 ? 0 : l)) {
+                if (rank == listenerId()) {
                     listenerLostAt = System.nanoTime();
                 }
                 if (lost != 0) {
@@ -837,9 +835,14 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
          * or departed, and no later rank 0 subscribed. Guarded by this.
          */
         private boolean deaf() {
+            return gone.contains(listenerId());
+        }
+
+        /** The id of the rank that hears the driver: the one that subscribed last, the launch's rank 0 before any. */
+        private int listenerId() {
             WorkerNotifier n = notifier;
             int l = n == null ? -1 : n.listener();
-            return gone.contains(l < 0 ? 0 : l);
+            return l < 0 ? 0 : l;
         }
 
         /** Ends the generation (once) for a relaunch from the last commit, saying {@code why}. */

@@ -6,7 +6,6 @@ import java.net.InetAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,8 +49,7 @@ import org.troika.wire.WireServer;
  *
  * <p>The listener: the world's rank 0 subscribes, the launch's rank 0 (id 0) at its first commit. When that rank dies
  * (a shrink) or leaves in place, the next rank 0 of the world subscribes at once; the latest subscription is the one
- * that listens ({@link #listener()}), and an older one is closed then. {@link #heard(int)} says which ranks ever
- * listened (a change sent to a rank that is gone before the world made it is lost).
+ * that listens ({@link #listener()}), and an older one is closed then.
  *
  * <p>Threads: the server's selector thread, this service's datagram thread, and the listener's one thread that takes
  * the events in arrival order: the same few whatever the number of ranks.
@@ -81,17 +79,14 @@ public final class WorkerNotifier implements AutoCloseable {
     /** Each datagram sender's last event the listener took: a repeat of it is answered again. */
     private final Map<Long, Long> noted = new ConcurrentHashMap<>();
     private final RankEvents events;
-    private final List<WireConnection<ElasticMessage>> subscribers = new ArrayList<>();
+    /** The world's rank 0 that listens (its subscription's connection), or null: none subscribed, or it went. */
+    private WireConnection<ElasticMessage> subscriber;
     /** Runs the listener, one event after another, then answers the rank (the selector thread must not block). */
     private final ExecutorService listener;
     private volatile boolean closed;
     private boolean registered;
     /** The id of the rank that subscribed last (the one that listens), -1 before any. */
     private int listening = -1;
-    /** The ids of the ranks that ever subscribed (bounded: {@link #MAX_LISTENERS}). */
-    private final java.util.Set<Integer> heard = new java.util.HashSet<>();
-    /** How many ranks' subscriptions {@link #heard} remembers (a world hands over after a death or a leave). */
-    static final int MAX_LISTENERS = 1024;
     private int pendingBits;
     private long pendingAt;
 
@@ -135,7 +130,9 @@ public final class WorkerNotifier implements AutoCloseable {
                         @Override
                         public void closed(WireConnection<ElasticMessage> c, IOException cause) {
                             synchronized (WorkerNotifier.this) {
-                                subscribers.remove(c);
+                                if (subscriber == c) {
+                                    subscriber = null;
+                                }
                             }
                         }
                     });
@@ -244,17 +241,12 @@ public final class WorkerNotifier implements AutoCloseable {
         return listening;
     }
 
-    /** Whether the rank with id {@code rank} ever subscribed in this generation. */
-    public synchronized boolean heard(int rank) {
-        return heard.contains(rank);
-    }
-
     /**
      * Sends a host change to the registered rank 0, or keeps it (merged) until rank 0 registers. Best effort: a
      * failed send drops that connection.
      */
     public synchronized void announce(long timestampMillis, int bits) {
-        if (subscribers.isEmpty()) {
+        if (subscriber == null) {
             hold(timestampMillis, bits);
             return;
         }
@@ -276,22 +268,20 @@ public final class WorkerNotifier implements AutoCloseable {
      * instead.
      */
     public synchronized int changeWorld(ElasticMessage.ChangeWorld change) {
-        if (subscribers.isEmpty()) {
+        if (subscriber == null) {
             return -1;
         }
         send(change);
-        return subscribers.isEmpty() ? -1 : listening;
+        return subscriber == null ? -1 : listening;
     }
 
     private void send(ElasticMessage m) {
-        for (var it = subscribers.iterator(); it.hasNext(); ) {
-            WireConnection<ElasticMessage> c = it.next();
-            try {
-                c.send(m);
-            } catch (IOException e) {
-                it.remove();
-                c.close();
-            }
+        WireConnection<ElasticMessage> c = subscriber;
+        try {
+            c.send(m);
+        } catch (IOException e) {
+            subscriber = null;
+            c.close();
         }
     }
 
@@ -346,16 +336,12 @@ public final class WorkerNotifier implements AutoCloseable {
             c.send(new ElasticMessage.Subscribed());
             // the world has one rank 0: a later one took over from a rank that died or left, whose connection may
             // not have closed yet
-            List<WireConnection<ElasticMessage>> older = List.copyOf(subscribers);
-            subscribers.clear();
-            for (WireConnection<ElasticMessage> old : older) {
-                old.close();
+            WireConnection<ElasticMessage> older = subscriber;
+            subscriber = c;
+            if (older != null) {
+                older.close();
             }
-            subscribers.add(c);
             listening = s.rank();
-            if (heard.size() < MAX_LISTENERS) {
-                heard.add(s.rank());
-            }
             if (pendingBits != 0) {
                 send(new ElasticMessage.HostsChanged(pendingAt, pendingBits));
                 pendingBits = 0;
@@ -373,10 +359,10 @@ public final class WorkerNotifier implements AutoCloseable {
     public void close() {
         closed = true;
         listener.shutdownNow();
-        server.close(); // closes the subscribers' connections too
+        server.close(); // closes the subscriber's connection too
         datagramReceiver.close();
         synchronized (this) {
-            subscribers.clear();
+            subscriber = null;
         }
     }
 }

@@ -85,21 +85,31 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
         if (rank != 0 || addr == null || addr.isBlank()) {
             return HostUpdateSource.none();
         }
-        String where = "rank 0 on host " + env.getOrDefault(TroikaEnv.HOSTNAME, hostname());
+        return open(env, addr, generation, 0, true, "rank 0 on host " + env.getOrDefault(TroikaEnv.HOSTNAME,
+                hostname()), DriverHostUpdateSource::broken);
+    }
+
+    /**
+     * The source of the rank with id {@code rank} at the driver {@code addr}, keyed from {@code env}; when the key
+     * cannot be read or the address not parsed, what {@code failed} makes of the one line that says so.
+     */
+    private static HostUpdateSource open(Map<String, String> env, String addr, int generation, int rank,
+            boolean fatal, String where, java.util.function.Function<String, HostUpdateSource> failed) {
         Secret key;
         try {
             key = WorkerKey.fromEnvironment(env);
         } catch (IOException e) {
-            return broken(where + " " + e.getMessage());
+            return failed.apply(where + " " + e.getMessage());
         }
         if (key == null) {
-            return broken(where + " has no worker key (" + TroikaEnv.WORKER_SECRET_FILE + " is not set): start "
+            return failed.apply(where + " has no worker key (" + TroikaEnv.WORKER_SECRET_FILE + " is not set): start "
                     + "elastic ranks on remote hosts through troika's relay (the default launch agent), not plain ssh");
         }
         try {
-            return new DriverHostUpdateSource(Endpoint.parseList(addr, TroikaEnv.WORKER_ADDR), key, generation, where);
+            return new DriverHostUpdateSource(Endpoint.parseList(addr, TroikaEnv.WORKER_ADDR), key, generation, rank,
+                    fatal, where);
         } catch (RuntimeException e) {
-            return broken(where + ": bad " + TroikaEnv.WORKER_ADDR + "=" + addr + ": " + e.getMessage());
+            return failed.apply(where + ": bad " + TroikaEnv.WORKER_ADDR + "=" + addr + ": " + e.getMessage());
         }
     }
 
@@ -114,24 +124,16 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
         if (addr == null || addr.isBlank()) {
             return HostUpdateSource.none();
         }
-        String where = "rank " + rank + " (now rank 0) on host " + env.getOrDefault(TroikaEnv.HOSTNAME, hostname());
-        String failed;
-        try {
-            Secret key = WorkerKey.fromEnvironment(env);
-            if (key != null) {
-                DriverHostUpdateSource s = new DriverHostUpdateSource(Endpoint.parseList(addr, TroikaEnv.WORKER_ADDR),
-                        key, generation, rank, false, where);
-                s.start();
-                return s;
-            }
-            failed = "has no worker key (" + TroikaEnv.WORKER_SECRET_FILE + " is not set)";
-        } catch (IOException | RuntimeException e) {
-            failed = String.valueOf(e.getMessage());
+        HostUpdateSource s = open(env, addr, generation, rank, false, "rank " + rank + " (now rank 0) on host "
+                + env.getOrDefault(TroikaEnv.HOSTNAME, hostname()), why -> {
+                    System.err.println("troika elastic: " + why + "; the next host change relaunches the job");
+                    System.err.flush();
+                    return HostUpdateSource.none();
+                });
+        if (s instanceof DriverHostUpdateSource d) {
+            d.start();
         }
-        System.err.println("troika elastic: " + where + " cannot listen to the driver: " + failed + "; the next host"
-                + " change relaunches the job");
-        System.err.flush();
-        return HostUpdateSource.none();
+        return s;
     }
 
     private static String hostname() {
@@ -198,16 +200,16 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
             }
         } catch (IOException | RuntimeException e) {
             if (!closed) {
+                String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
                 if (!fatal) {
                     System.err.println("troika elastic: " + where + " cannot listen to the driver at "
-                            + Endpoint.formatList(driver) + ": " + e.getMessage() + "; the next host change relaunches"
-                            + " the job");
+                            + Endpoint.formatList(driver) + ": " + why + "; the next host change relaunches the job");
                 } else if (channel == null || !registered) {
                     // never registered: the generation cannot learn of host changes; fail it at the next poll
                     failure = where + " cannot register with the driver at " + Endpoint.formatList(driver) + ": "
-                            + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+                            + why;
                 } else {
-                    System.err.println("troika elastic: " + where + " lost the driver's host updates: " + e.getMessage());
+                    System.err.println("troika elastic: " + where + " lost the driver's host updates: " + why);
                 }
             }
         }

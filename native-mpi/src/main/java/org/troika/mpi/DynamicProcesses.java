@@ -29,6 +29,7 @@ final class DynamicProcesses {
     private final NativeFunction infoSet;
     private final NativeFunction infoFree;
     private final NativeFunction errorClass;
+    private NativeFunction fromGroups; // guarded by this
 
     private DynamicProcesses(NativeMpi mpi) {
         this.mpi = mpi;
@@ -118,6 +119,33 @@ final class DynamicProcesses {
         check("MPI_Intercomm_create", intercommCreate.call(local, localLeader, peer, remoteLeader, tag,
                 mpi.address(out)));
         return handle(out);
+    }
+
+    /**
+     * {@code MPI_Intercomm_create_from_groups} (MPI 4.0; Open MPI 5, bound at its first use: Open MPI 4 lacks it):
+     * the inter-communicator between the processes of {@code localGroup} (every one of them calls) and those of
+     * {@code remoteGroup}, matched by {@code tag}, with errors returned. No communicator carries it, so unlike
+     * {@link #intercommCreate} it works while a process of their communicators has failed (ULFM), which Open MPI 5.0.7
+     * answers with {@code MPI_ERR_INTERN} for {@code MPI_Intercomm_create} over a peer communicator with a dead process.
+     */
+    long intercommCreateFromGroups(long localGroup, int localLeader, long remoteGroup, int remoteLeader, byte[] tag) {
+        NativeFunction f;
+        synchronized (this) {
+            if (fromGroups == null) {
+                fromGroups = mpi.function("MPI_Intercomm_create_from_groups", "hihiahha");
+            }
+            f = fromGroups;
+        }
+        ByteBuffer t = cString(tag);
+        ByteBuffer out = direct(8);
+        try {
+            check("MPI_Intercomm_create_from_groups", f.call(localGroup, localLeader, remoteGroup, remoteLeader,
+                    mpi.address(t), mpi.predefined("MPI_INFO_NULL"), mpi.predefined("MPI_ERRORS_RETURN"),
+                    mpi.address(out)));
+            return handle(out);
+        } finally {
+            java.lang.ref.Reference.reachabilityFence(t);
+        }
     }
 
     /** {@code MPI_Comm_remote_size}. */

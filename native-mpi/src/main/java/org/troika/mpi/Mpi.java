@@ -197,6 +197,41 @@ public final class Mpi implements AutoCloseable {
     }
 
     /**
+     * {@code MPI_Intercomm_create_from_groups} (MPI 4.0): the inter-communicator between the processes of {@code local}
+     * (every one of them calls, this process among them) and those of {@code remote} (which call it with the groups
+     * swapped), both sides naming the same {@code tag}, unique among the creations of the job. Groups of any
+     * communicators; errors are returned. Unlike {@link Communicator#intercommCreate} no communicator carries it, so
+     * it also works while a process of one has failed (ULFM), where Open MPI 5.0.7 fails {@code MPI_Intercomm_create}
+     * over a peer communicator with a dead process ({@code MPI_ERR_INTERN}, measured). Close it when done.
+     *
+     * @throws UnsupportedOperationException when the MPI library lacks the call (Open MPI 4)
+     */
+    public static Intercommunicator intercommCreateFromGroups(Group local, int localLeader, Group remote,
+            int remoteLeader, String tag) {
+        java.util.Objects.requireNonNull(local, "local");
+        java.util.Objects.requireNonNull(remote, "remote");
+        if (localLeader < 0 || localLeader >= local.size()) {
+            throw new IllegalArgumentException("local leader " + localLeader + " is not a rank of the local group of "
+                    + local.size());
+        }
+        if (remoteLeader < 0 || remoteLeader >= remote.size()) {
+            throw new IllegalArgumentException("remote leader " + remoteLeader + " is not a rank of the remote group of "
+                    + remote.size());
+        }
+        if (tag.isEmpty() || !tag.chars().allMatch(c -> c > ' ' && c < 127)) {
+            throw new IllegalArgumentException("tag '" + tag + "' must be printable ASCII without spaces");
+        }
+        Context ctx = current().world.context();
+        try {
+            return new Intercommunicator(ctx, DynamicProcesses.of(ctx.mpi).intercommCreateFromGroups(local.handle(),
+                    localLeader, remote.handle(), remoteLeader, tag.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+        } catch (UnsatisfiedLinkError e) {
+            throw new UnsupportedOperationException("the MPI library " + ctx.mpi.libraryName() + " lacks "
+                    + "MPI_Intercomm_create_from_groups (MPI 4.0): use Open MPI 5 or later", e);
+        }
+    }
+
+    /**
      * From now on {@link #finalizeMpi()} ends troika's use of MPI without calling {@code MPI_Finalize}. For a process
      * whose job lost a process that exited without finalizing (a rank that left an elastic world, see docs/elastic.md):
      * Open MPI 5.0.7's finalize then waits for it forever on several hosts, while ending without it is what the job's

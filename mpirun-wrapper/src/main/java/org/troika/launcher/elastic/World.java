@@ -72,9 +72,10 @@ public record World(List<Member> members, int nextId) {
      *   <li>a host of this world keeps its ranks, loses its last ranks (they leave) or all of them; a host with more
      *       ranks wanted than it runs (a host this world does not have, or one of its own given more slots) gets the
      *       difference by a spawn next to its running ranks, in {@code wanted}'s order;</li>
-     *   <li>not in place: nothing wanted (below {@code --min-np}), the rank with id 0 leaving (it listens for the
-     *       driver's announcements), ranks leaving without {@code can.leave()} or joining without
-     *       {@code can.grow()}.</li>
+     *   <li>not in place: nothing wanted (below {@code --min-np}), every rank leaving, standby ranks waiting or
+     *       activated while the world's rank 0 after the change could not lead their activation ({@link
+     *       #leadsStandby}), ranks leaving without {@code can.leave()} or joining without {@code can.grow()}. Rank 0
+     *       may leave: the world's next rank 0 takes over listening to the driver.</li>
      * </ul>
      * A change with nobody leaving or joining ({@link WorldChange#isEmpty()}) means the world already has those ranks.
      */
@@ -127,11 +128,11 @@ public record World(List<Member> members, int nextId) {
             }
         }
         // rank 0 may leave: the world's next rank 0 hears the driver from then on (it subscribes as it becomes rank 0).
-        // Someone must stay to spawn or activate; standby ranks are activated by the rank with id 0 alone (over the
-        // launch's channel), so while any wait, that rank stays
+        // Someone must stay to spawn or activate; while standby ranks wait (or are activated now), the world's rank 0
+        // after the change must be able to lead their activation (leadsStandby)
         boolean waiting = standby.values().stream().anyMatch(ids -> !ids.isEmpty());
-        boolean someoneStays = members.stream().anyMatch(m -> !leave.contains(m.id()));
-        if (!someoneStays || (leave.contains(0) && (waiting || !activate.isEmpty()))
+        List<Member> staying = members.stream().filter(m -> !leave.contains(m.id())).toList();
+        if (staying.isEmpty() || ((waiting || !activate.isEmpty()) && !leadsStandby(staying, standby))
                 || (!leave.isEmpty() && !can.leave()) || ((!join.isEmpty() || !activate.isEmpty()) && !can.grow())) {
             return Optional.empty();
         }
@@ -160,6 +161,31 @@ public record World(List<Member> members, int nextId) {
             }
         }
         return Optional.of(new WorldChange(leaving, join, firstJoinId, new World(next, id), activate));
+    }
+
+    /**
+     * Whether the first of {@code staying} (the world's rank 0 once the change is made) can activate the waiting
+     * standby ranks ({@code standby}, by host). A waiting rank listens to the launch ranks in the order of their ids
+     * and passes one only once it is gone (ElasticWorld.awaitActivation), so the leader must be the smallest id alive
+     * of the launch: the smallest id that stays, and below every waiting one (ids of spawned ranks come after every
+     * launch id, so a spawned rank 0 never qualifies; nor does an activated standby rank merged after a larger one).
+     * Ranks that leave in the change end their processes, which the waiting ranks then pass.
+     */
+    static boolean leadsStandby(List<Member> staying, Map<String, List<Integer>> standby) {
+        int leader = staying.get(0).id();
+        for (Member m : staying) {
+            if (m.id() < leader) {
+                return false;
+            }
+        }
+        for (List<Integer> ids : standby.values()) {
+            for (int id : ids) {
+                if (id < leader) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** What a running generation can change in place (issue 25): ranks leave by a split, ranks join by a spawn. */

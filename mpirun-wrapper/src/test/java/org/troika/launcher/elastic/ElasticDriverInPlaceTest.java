@@ -92,16 +92,52 @@ class ElasticDriverInPlaceTest {
     }
 
     @Test
-    void rankZeroStaysWhileStandbyRanksWaitForIt() throws Exception {
-        // standby ranks are activated by the rank with id 0 alone: while one waits, a's leave is a relaunch
-        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1,s:0").from(3_000, "b:1,s:0");
+    void rankZerosHostLeavesWhileStandbyRanksWaitAndTheNextRankZeroActivatesThem() throws Exception {
+        // a waiting standby rank listens to the launch's ranks in the order of their ids and passes one that is gone:
+        // once a's rank 0 left, rank 1 (b) is the world's rank 0 and leads s's activation
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1,s:0").from(3_000, "b:1,s:0")
+                .from(6_000, "b:1,s:1");
+        launcher.inPlace(BOTH).standby(java.util.Map.of("s", List.of(2))).on(1, succeedAfter(9_000));
+        ElasticResult r = run(d, 1);
+        List<WorldChange> cs = first().changes;
+        assertAll(
+                () -> assertTrue(r.ok() && r.generations() == 1 && first().announcements.isEmpty(),
+                        "one generation, nothing announced: " + r.message() + " " + first().announcements),
+                () -> assertEquals(List.of(0), cs.get(0).leave()),
+                () -> assertEquals(List.of(new WorldChange.Activate("s", 2)), cs.get(1).activate()),
+                () -> assertEquals(List.of(1, 2), ids(cs.get(1).target())));
+    }
+
+    @Test
+    void standbyRanksThatOnlyASpawnedRankZeroCouldActivateCostARelaunch() throws Exception {
+        // c's spawned rank (id 3) is not in the launch's channel the standby rank on s listens to: when a and b leave,
+        // nobody could ever activate it, so that change is a relaunch
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1,s:0").from(3_000, "a:1,b:1,c:1,s:0")
+                .from(6_000, "c:1,s:0");
         launcher.inPlace(BOTH).standby(java.util.Map.of("s", List.of(2))).on(2, succeedAfter(2_000));
         ElasticResult r = run(d, 1);
         assertAll(
-                () -> assertTrue(r.ok(), r.message()),
-                () -> assertEquals(List.of(), first().changes),
+                () -> assertEquals(1, first().changes.size(), "the growth alone is in place: " + first().changes),
+                () -> assertEquals(List.of(new WorldChange.Join("c", 1)), first().changes.get(0).join()),
                 () -> assertEquals(List.of(HostUpdate.REMOVED), first().announcements),
                 () -> assertEquals(2, r.generations()));
+    }
+
+    @Test
+    void theRankThatLeadsAnActivationIsTheSmallestIdAliveOfTheLaunch() {
+        java.util.Map<String, List<Integer>> waits5 = java.util.Map.of("u", List.of(5));
+        assertAll(
+                () -> assertTrue(World.leadsStandby(List.of(member(1), member(2)), java.util.Map.of("s", List.of(4)))),
+                () -> assertTrue(World.leadsStandby(List.of(member(4), member(8)), waits5),
+                        "an activated standby rank leads once the ranks below it are gone"),
+                () -> assertFalse(World.leadsStandby(List.of(member(6), member(4)), waits5),
+                        "rank 0 would be 6 while 4, merged after it, lives: the waiting rank 5 listens to 4"),
+                () -> assertFalse(World.leadsStandby(List.of(member(5)), java.util.Map.of("s", List.of(4, 7))),
+                        "a waiting rank below the leader: the waiting rank 7 would listen to 4"));
+    }
+
+    private static World.Member member(int id) {
+        return new World.Member(id, "h" + id);
     }
 
     @Test

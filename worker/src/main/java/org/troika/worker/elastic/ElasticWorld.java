@@ -227,13 +227,12 @@ public final class ElasticWorld {
         Optional<org.troika.mpi.Spawn> spawn = grows && spawner != null ? spawner.request(change, epoch + 1,
                 sizeBeforeSpawn(members, change)) : Optional.empty();
         List<Integer> activate = change.activate().stream().map(ElasticMessage.ChangeWorld.Activate::id).toList();
-        // standby ranks are activated by the rank with id 0, rank 0 of the world over the launch's channel (the driver
-        // never makes it leave while standby ranks wait; after its death the world cannot activate any); every
-        // member, a spawned one too, reads that from the members (a split keeps their order)
+        // standby ranks are activated by the world's rank 0 after the leaves, over the launch's channel: the driver
+        // sends an activation only when that rank is the launch's smallest id alive, whom the waiting ranks listen to
+        // (World.leadsStandby; awaitActivation); whether it has the channel all learn below
         java.util.Set<Integer> gone = new java.util.HashSet<>(change.leave());
-        int[] staying = java.util.Arrays.stream(members).filter(id -> !gone.contains(id)).toArray();
-        if ((leaves && !shrinks) || (grows && spawn.isEmpty())
-                || (!activate.isEmpty() && (staying.length == 0 || staying[0] != 0))) {
+        boolean someoneStays = java.util.Arrays.stream(members).anyMatch(id -> !gone.contains(id));
+        if ((leaves && !shrinks) || (grows && spawn.isEmpty()) || (!activate.isEmpty() && !someoneStays)) {
             return Optional.empty(); // the same answer on every rank: all leave the generation together
         }
         Communicator old = current;
@@ -343,10 +342,11 @@ public final class ElasticWorld {
     }
 
     /**
-     * A standby rank waits for the world's launch rank with the smallest id (rank 0 while it lives: it activates; the
-     * smallest one alive dismisses, {@link #dismisserRank}), asleep between tests of a receive from it. When that rank
-     * is gone (it died: the receive fails under ULFM) it waits for the next. Dismissed, the process ends here (exit 0,
-     * no finalize); activated, it joins the world and the rest of the change ({@link #activated}).
+     * A standby rank waits for the launch's rank with the smallest id (the world's rank 0 while it lives: it
+     * activates; the smallest one alive dismisses, {@link #dismisserRank}), asleep between tests of a receive from it.
+     * When that rank is gone (it died, or left the world in place and ended its process: the receive fails under ULFM)
+     * it waits for the next, which the driver then lets lead (World.leadsStandby). Dismissed, the process ends here
+     * (exit 0, no finalize); activated, it joins the world and the rest of the change ({@link #activated}).
      */
     private void awaitActivation() {
         int launchSize = world.size();
@@ -364,7 +364,7 @@ public final class ElasticWorld {
                 continue; // that rank is gone: its successor leads the world now
             }
             if (message[0] == ACTIVATE) {
-                activated(message);
+                activated(message, source);
                 return;
             }
             endStandby("dismissed: the training ended");
@@ -380,10 +380,11 @@ public final class ElasticWorld {
     }
 
     /**
-     * The world activated this standby rank: it merges with the world (after its ranks), then takes its part in the
-     * rest of the change as a member (the standby ranks activated after it, the spawn), and finds its place.
+     * The world activated this standby rank ({@code leader}: the world's rank 0, by its rank in the launch's channel):
+     * it merges with the world (after its ranks), then takes its part in the rest of the change as a member (the
+     * standby ranks activated after it, the spawn), and finds its place.
      */
-    private void activated(int[] m) {
+    private void activated(int[] m, int leader) {
         int epochAfter = m[1];
         boolean spawns = m[2] != 0;
         List<Integer> after = new java.util.ArrayList<>();
@@ -393,8 +394,11 @@ public final class ElasticWorld {
         Communicator alone = current;
         try {
             Communicator merged;
-            try (Intercommunicator w = alone.intercommCreate(0, channel, 0, ACTIVATE_TAG)) {
+            Communicator pair = bridge(leader, launchRank, epochAfter, true);
+            try (Intercommunicator w = alone.intercommCreate(0, pair, 0, ACTIVATE_TAG)) {
                 merged = w.merge(true);
+            } finally {
+                closeQuietly(pair);
             }
             closeQuietly(alone);
             Communicator next = activate(merged, after, epochAfter, spawns);
@@ -421,6 +425,22 @@ public final class ElasticWorld {
     }
 
     /**
+     * This rank and {@code other} (its rank in the launch's channel) as one communicator, the leader first: the bridge
+     * of the activation of standby rank {@code standby} between the world (through its leader) and that rank. Made from
+     * their groups, not over the channel: a dead process in it (a rank of the launch that died, or left in place and
+     * ended) makes Open MPI 5.0.7 fail {@code MPI_Intercomm_create} over it with {@code MPI_ERR_INTERN} (measured; C
+     * too), and {@code MPI_Comm_create_group} with {@code MPI_ERR_PROC_FAILED}.
+     */
+    private Communicator bridge(int other, int standby, int epochAfter, boolean isStandby) {
+        try (org.troika.mpi.Group all = channel.group(); org.troika.mpi.Group me = all.incl(launchRank);
+                org.troika.mpi.Group them = all.incl(other);
+                Intercommunicator ic = Mpi.intercommCreateFromGroups(me, 0, them, 0,
+                        "troika-activate-" + epochAfter + "-" + standby)) {
+            return ic.merge(isStandby);
+        }
+    }
+
+    /**
      * The world's rank that dismisses the standby ranks (a launch rank's own view: {@code world} is the launch's): the
      * member with the smallest launch rank (it is in the channel, and the waiting ranks wait for the smallest one alive:
      * {@link #awaitActivation}), or -1 when no launch rank is left (the standby ranks can no longer be reached).
@@ -436,9 +456,10 @@ public final class ElasticWorld {
     }
 
     /**
-     * Activates the standby ranks {@code ids} one after the other, led by rank 0 of {@code c} (launch rank 0, rank 0
-     * of the channel: {@link #change}): it sends each its activation (with the ones after it, and whether a spawn
-     * follows), then the world and that rank make one inter-communicator through rank 0 and the channel and merge it,
+     * Activates the standby ranks {@code ids} one after the other, led by rank 0 of {@code c} (the launch's smallest id
+     * alive, its own rank in the channel: {@link #change}): it sends each its activation (with the ones after it, and
+     * whether a spawn follows), then the world and that rank make one inter-communicator through rank 0 and the
+     * channel and merge it,
      * the world first (so rank 0 stays rank 0). Collective over {@code c}; returns the grown world, or {@code null} on
      * every rank that saw a rank fail meanwhile (the generation then ends and the driver relaunches). Intermediate
      * communicators are closed, {@code c} is not.
@@ -462,8 +483,14 @@ public final class ElasticWorld {
                     channel.send(m, id, STANDBY_TAG);
                 }
                 Communicator merged;
-                try (Intercommunicator w = next.intercommCreate(0, leads ? channel : next, id, ACTIVATE_TAG)) {
+                Communicator pair = leads ? bridge(id, id, epochAfter, false) : null;
+                try (Intercommunicator w = next.intercommCreate(0, leads ? pair : next, leads ? 1 : id,
+                        ACTIVATE_TAG)) {
                     merged = w.merge(false);
+                } finally {
+                    if (pair != null) {
+                        closeQuietly(pair);
+                    }
                 }
                 if (next != c) {
                     closeQuietly(next);

@@ -58,6 +58,26 @@ class StandbyRanksMpiIntegrationTest {
                 "troika elastic: standby rank 3 ends: dismissed: the training ended");
     }
 
+    @Test
+    void afterTheLeaderDiedTheNextOneActivatesAStandbyRank() {
+        // rank 3 waits for rank 0 first; once that rank is dead its receive fails and it takes rank 1's activation
+        MpiJob.Result r = run("kill0,3");
+        assertEquals(0, r.exitCode(), r.output());
+        assertLines(r, "id 1 shrunk true", "id 3 joined rank 1 size 2", "id 1 rank 0 size 2 sum 2",
+                "id 3 rank 1 size 2 sum 2", "troika elastic: standby rank 2 ends: dismissed: the training ended");
+    }
+
+    @Test
+    void whenTheLeaderLeavesTheWorldTheNextOneActivatesAStandbyRankInTheSameChange() {
+        // rank 0 leaves by the split and ends its process (no MPI_Finalize): the waiting rank passes it under ULFM
+        MpiJob.Result r = run("leave0,3");
+        assertEquals(0, r.exitCode(), r.output());
+        assertLines(r, "troika elastic: rank 0 leaves: its host left the job", "id 3 joined rank 1 size 2",
+                "id 1 rank 0 size 2 sum 2", "id 3 rank 1 size 2 sum 2",
+                "troika elastic: standby rank 2 ends: dismissed: the training ended");
+        assertTrue(r.lines().stream().noneMatch(l -> l.contains("change refused")), r.output());
+    }
+
     private static void assertLines(MpiJob.Result r, String... lines) {
         for (String line : lines) {
             assertTrue(r.lines().stream().anyMatch(l -> l.endsWith(line)), "no '" + line + "':\n" + r.output());

@@ -511,8 +511,9 @@ class ElasticShrinkRunTest {
     }
 
     /**
-     * A host change that needs a relaunch (launch rank 0's host leaves: that rank listens for the driver) in a launch
-     * with standby ranks: the ranks leave for the relaunch and dismiss the standby rank on their way out, the next
+     * A host change that needs a relaunch (discovery drops below --min-np, then comes back with two slots on the
+     * second host; until stop 53 launch rank 0's host leaving was one, now made in place) in a launch with standby
+     * ranks: the ranks leave for the relaunch and dismiss the standby rank on their way out, the next
      * generation (two ranks on the second host) starts its own standby rank again, and the job ends with both
      * dismissed, every commit once and one model.
      */
@@ -522,6 +523,8 @@ class ElasticShrinkRunTest {
         withStandby("ulsg", 223, steps, java.util.Map.of(), (c, h, e, run) -> {
             run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
             awaitRanks(run, 3);
+            e.hostsFile(h.get(1) + ":1", h.get(2) + ":0");
+            run.awaitErr(x -> x.contains("troika elastic: waiting for 2 slots (min-np)"), "the wait below --min-np");
             e.hostsFile(h.get(1) + ":2", h.get(2) + ":0");
             run.awaitErr(x -> x.contains("troika elastic: generation 2 ("), "the relaunch");
             RunSupport.Result r = finishedWithEveryCommit(run, steps);
@@ -845,6 +848,39 @@ class ElasticShrinkRunTest {
             assertFalse(r.err().contains("blacklisted host"), "a host that left is no failure: " + r);
             assertOneModel(r, Set.of(1, 2));
         });
+    }
+
+    /**
+     * The launch's rank 0 killed while a standby rank waits on a fourth host: the others shrink it away, rank 1 takes
+     * over listening, and when discovery gives the standby host a slot rank 1 activates the waiting rank in place.
+     * Before stop 53 that change was a relaunch: activations were led by the rank with id 0 alone, over the launch's
+     * communicator, and a dead process in it makes Open MPI 5.0.7 fail MPI_Intercomm_create over it. One generation;
+     * the ranks after the change are processes that ran before it; ranks 1, 2 and the activated 3 end with one model.
+     */
+    @Test
+    void aStandbyRankIsActivatedInPlaceByTheNextRankZeroAfterRankZeroDied() throws Exception {
+        int steps = 150;
+        onHosts("ulsz", 250, 4, h -> List.of(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":0"),
+                steps, java.util.Map.of(), (c, h, e, run) -> {
+                    run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+                    Set<Long> before = awaitRanks(run, 4);
+                    ElasticRunTest.findRank(run, 0, 1).destroyForcibly();
+                    run.awaitErr(x -> x.contains("rank 0 on host " + h.get(0) + " died; the survivors go on"),
+                            "the shrink");
+                    run.awaitErr(x -> x.contains("hears the driver's host changes now"), "the takeover");
+                    e.hostsFile(h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
+                    run.awaitErr(x -> x.contains(", 1 standby rank joins on " + h.get(3) + ";"),
+                            "the activation");
+                    run.awaitOut(o -> o.lastIndexOf("size=3") > o.indexOf("size=2"), "a commit of the grown world");
+                    Set<Long> after = awaitRanks(run, 3);
+                    assertTrue(before.containsAll(after), "no rank process started: " + before + " -> " + after);
+                    RunSupport.Result r = finishedAfterRankZeroDied(run, steps);
+                    assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
+                    assertFalse(r.err().contains("activating the standby ranks failed"), r.toString());
+                    List<ElasticRunTest.Commit> commits = ElasticRunTest.commits(r.out());
+                    assertEquals(3, commits.get(commits.size() - 1).size(), r.toString());
+                    assertOneModel(r, Set.of(1, 2, 3));
+                }, "--standby-ranks", "1", "--verbose");
     }
 
     /**

@@ -36,6 +36,7 @@ public final class ApiChecks extends RankChecks {
     private final int size;
     private final int next;
     private final int prev;
+    private boolean lacksFromGroups;
 
     private ApiChecks(Communicator world) {
         this.world = world;
@@ -50,6 +51,7 @@ public final class ApiChecks extends RankChecks {
         int failed;
         try (Mpi mpi = Mpi.init(ThreadLevel.FUNNELED)) {
             ApiChecks c = new ApiChecks(Mpi.world());
+            c.lacksFromGroups = Arrays.asList(args).contains("--lacks-from-groups");
             c.check("thread level", Mpi.queryThread() == mpi.threadLevel()
                     && mpi.threadLevel().compareTo(ThreadLevel.FUNNELED) >= 0);
             c.runAll(large);
@@ -655,6 +657,48 @@ public final class ApiChecks extends RankChecks {
         }
         expectIllegal("intercommCreate local leader", () -> world.intercommCreate(size, world, 0, 1));
         expectIllegal("intercommCreate tag", () -> world.intercommCreate(0, world, 0, -1));
+        intercommFromGroups();
+    }
+
+    /**
+     * The halves joined again, this time from their groups alone ({@code MPI_Intercomm_create_from_groups}, MPI 4.0):
+     * Open MPI 5 and MPICH 4 have it, Open MPI 4 does not ({@code --lacks-from-groups}), where the call must say so.
+     */
+    private void intercommFromGroups() {
+        if (size < 2) {
+            return;
+        }
+        try (Group all = world.group(); Group mine = all.incl(parity(rank % 2));
+                Group theirs = all.incl(parity(1 - rank % 2))) {
+            expectIllegal("from_groups local leader", () -> Mpi.intercommCreateFromGroups(mine, mine.size(), theirs, 0,
+                    "api-checks"));
+            expectIllegal("from_groups remote leader", () -> Mpi.intercommCreateFromGroups(mine, 0, theirs, -1,
+                    "api-checks"));
+            expectIllegal("from_groups tag with a space", () -> Mpi.intercommCreateFromGroups(mine, 0, theirs, 0,
+                    "api checks"));
+            // each half's leader is its smallest world rank, the last of its descending group
+            try (Intercommunicator both = Mpi.intercommCreateFromGroups(mine, mine.size() - 1, theirs,
+                    theirs.size() - 1, "api-checks-halves"); Communicator merged = both.merge(rank % 2 == 1)) {
+                int[] sum = {rank};
+                merged.allreduce(sum, Op.SUM);
+                check("intercommCreateFromGroups between the halves: remote size " + both.remoteSize() + ", sum "
+                        + sum[0] + (lacksFromGroups ? " where the library should lack it" : ""), !lacksFromGroups
+                        && both.remoteSize() == theirs.size() && merged.size() == size
+                        && sum[0] == size * (size - 1) / 2 && (rank % 2 == 0) == (merged.rank() < (size + 1) / 2));
+            } catch (UnsupportedOperationException e) {
+                check("intercommCreateFromGroups unsupported: " + e.getMessage(), lacksFromGroups
+                        && e.getMessage().contains("MPI_Intercomm_create_from_groups"));
+            }
+        }
+    }
+
+    /** The world ranks of one parity, largest first (the order of a split keyed by {@code -rank}). */
+    private int[] parity(int p) {
+        int[] ranks = new int[(size + 1 - p) / 2];
+        for (int i = 0; i < ranks.length; i++) {
+            ranks[i] = size - 1 - (size - 1 - p) % 2 - 2 * i;
+        }
+        return ranks;
     }
 
     private void wtime() {

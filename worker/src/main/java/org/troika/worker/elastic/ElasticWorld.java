@@ -227,9 +227,10 @@ public final class ElasticWorld {
         Optional<org.troika.mpi.Spawn> spawn = grows && spawner != null ? spawner.request(change, epoch + 1,
                 sizeBeforeSpawn(members, change)) : Optional.empty();
         List<Integer> activate = change.activate().stream().map(ElasticMessage.ChangeWorld.Activate::id).toList();
-        // standby ranks are activated by the world's rank 0 after the leaves, over the launch's channel: the driver
-        // sends an activation only when that rank is the launch's smallest id alive, whom the waiting ranks listen to
-        // (World.leadsStandby; awaitActivation); whether it has the channel all learn below
+        // standby ranks are activated by the world's rank 0 after the leaves (joined to each by a bridge made from the
+        // launch channel's groups), and the driver sends an activation only when that rank is the launch's smallest id
+        // alive, whom the waiting ranks listen to (World.leadsStandby; awaitActivation); whether it has the channel all
+        // learn below
         java.util.Set<Integer> gone = new java.util.HashSet<>(change.leave());
         boolean someoneStays = java.util.Arrays.stream(members).anyMatch(id -> !gone.contains(id));
         if ((leaves && !shrinks) || (grows && spawn.isEmpty()) || (!activate.isEmpty() && !someoneStays)) {
@@ -458,9 +459,8 @@ public final class ElasticWorld {
     /**
      * Activates the standby ranks {@code ids} one after the other, led by rank 0 of {@code c} (the launch's smallest id
      * alive, its own rank in the channel: {@link #change}): it sends each its activation (with the ones after it, and
-     * whether a spawn follows), then the world and that rank make one inter-communicator through rank 0 and the
-     * channel and merge it,
-     * the world first (so rank 0 stays rank 0). Collective over {@code c}; returns the grown world, or {@code null} on
+     * whether a spawn follows), then the world and that rank make one inter-communicator through rank 0 and their
+     * {@link #bridge} and merge it, the world first (so rank 0 stays rank 0). Collective over {@code c}; returns the grown world, or {@code null} on
      * every rank that saw a rank fail meanwhile (the generation then ends and the driver relaunches). Intermediate
      * communicators are closed, {@code c} is not.
      */

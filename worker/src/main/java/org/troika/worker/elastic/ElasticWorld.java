@@ -216,29 +216,53 @@ public final class ElasticWorld {
      * Makes the driver's change in place ({@link HostChange#inPlace()}) at a commit, every rank of the world at once:
      * the ranks it names leave (a split; they end here), then the others spawn the new ranks and merge with them. The
      * new rank 0 reports the world ({@link ElasticMessage.WorldChanged}). Returns this rank's context in the changed
-     * world, or empty when this world cannot make the change (no fault tolerance to leave with, no spawn command, the
-     * spawn failed): then every rank leaves the generation as for a relaunch.
+     * world, or empty when this world cannot make the change (no fault tolerance to leave with, the rank that would
+     * spawn has no spawn command or cannot express the spawn, the spawn failed): then every rank leaves the generation
+     * as for a relaunch.
      *
      * @throws CollectiveFailure when a rank fails during the change (a shrink follows, under fault tolerance)
      */
     Optional<ElasticContext> change(ElasticContext before, ElasticMessage.ChangeWorld change) {
         boolean leaves = !change.leave().isEmpty();
         boolean grows = !change.join().isEmpty();
-        Optional<org.troika.mpi.Spawn> spawn = grows && spawner != null ? spawner.request(change, epoch + 1,
-                sizeBeforeSpawn(members, change)) : Optional.empty();
         List<Integer> activate = change.activate().stream().map(ElasticMessage.ChangeWorld.Activate::id).toList();
         // standby ranks are activated by the world's rank 0 after the leaves (joined to each by a bridge made from the
         // launch channel's groups), and the driver sends an activation only when that rank is the launch's smallest id
         // alive, whom the waiting ranks listen to (World.leadsStandby; awaitActivation); whether it has the channel all
         // learn below
         java.util.Set<Integer> gone = new java.util.HashSet<>(change.leave());
-        boolean someoneStays = java.util.Arrays.stream(members).anyMatch(id -> !gone.contains(id));
-        if ((leaves && !shrinks) || (grows && spawn.isEmpty()) || (!activate.isEmpty() && !someoneStays)) {
+        java.util.OptionalInt leader = java.util.Arrays.stream(members).filter(id -> !gone.contains(id)).findFirst();
+        if ((leaves && !shrinks) || ((grows || !activate.isEmpty()) && leader.isEmpty())) {
             return Optional.empty(); // the same answer on every rank: all leave the generation together
         }
+        // the spawn is the request of the rank that makes it (the world's rank 0 once the leaves are made: grow), and
+        // only its own: a rank that joined by a spawn has no spawn command, so every rank learns that rank's answer
+        // before any step of the change (each deciding alone, a spawned member left the generation while the others
+        // waited for it in the growth, and a healthy host was blacklisted 20 s later)
+        Optional<org.troika.mpi.Spawn> spawn = Optional.empty();
         Communicator old = current;
         Communicator next = old;
         try {
+            if (grows) {
+                boolean spawns = leader.getAsInt() == launchRank;
+                if (spawns) {
+                    spawn = spawner == null ? Optional.empty() : spawner.request(change, epoch + 1,
+                            sizeBeforeSpawn(members, change));
+                    if (spawn.isEmpty()) {
+                        System.err.println("troika elastic: rank " + launchRank + " cannot spawn the new ranks ("
+                                + (spawner == null ? "it has no spawn command: it joined the world by a spawn, or the"
+                                + " launch gave none" : "their variables do not fit into the spawn's "
+                                + RankSpawner.ENVAR_LIMIT + " bytes") + "); the generation ends and the driver"
+                                + " relaunches");
+                        System.err.flush();
+                    }
+                }
+                int[] can = {!spawns || spawn.isPresent() ? 1 : 0};
+                old.allreduce(can, org.troika.mpi.Op.MIN);
+                if (can[0] == 0) {
+                    return Optional.empty();
+                }
+            }
             if (leaves) {
                 boolean leaving = change.leave().contains(launchRank);
                 next = old.split(leaving ? Communicator.UNDEFINED : 0, old.rank());

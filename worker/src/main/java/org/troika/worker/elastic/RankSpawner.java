@@ -88,10 +88,10 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
     }
 
     /**
-     * The spawn of {@code change}'s ranks, or empty when it cannot be expressed (a value holds a newline, which
-     * {@code PMIX_ENVAR} cannot carry, or not even the spawned ranks' own variables fit its {@value #ENVAR_LIMIT}
-     * bytes). Of the parent's exports, the job's variables come first, then troika's others, then the user's, as many
-     * as fit.
+     * The spawn of {@code change}'s ranks, or empty when it cannot be expressed (not even the spawned ranks' own
+     * variables fit {@code PMIX_ENVAR}'s {@value #ENVAR_LIMIT} bytes). Of the parent's exports, the job's variables
+     * come first, then troika's others, then the user's, as many as fit; one whose value holds a newline, which a
+     * line of {@code PMIX_ENVAR} cannot carry, is left out (until stop 53 it made every growth a relaunch).
      *
      * @param epoch the world's change count once this change is made
      */
@@ -149,7 +149,10 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
         int length = 0;
         for (Map.Entry<String, String> e : env.entrySet()) {
             if (e.getValue().indexOf('\n') >= 0 || e.getKey().indexOf('\n') >= 0) {
-                return Optional.empty();
+                if (lines.size() < own) {
+                    return Optional.empty(); // one of the spawned ranks' own variables (none holds a newline)
+                }
+                continue; // PMIX_ENVAR's lines cannot carry it: left out, as the host's file of exports leaves it out
             }
             String line = e.getKey() + "=" + e.getValue();
             int more = line.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + (lines.isEmpty() ? 0 : 1);

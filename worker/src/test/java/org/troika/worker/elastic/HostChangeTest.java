@@ -195,4 +195,19 @@ class HostChangeTest {
             assertTrue(value.length() <= 255, value);
         }
     }
+
+    @Test
+    void aVariableWithANewlineIsLeftOutOfTheSpawnNotTheSpawn() {
+        Map<String, String> env = new java.util.LinkedHashMap<>();
+        env.put(TroikaEnv.ELASTIC_SPAWN_COMMAND, SpawnCommand.encode(List.of("java")));
+        env.put(TroikaEnv.ELASTIC_SPAWN_ENV, "PEM,AFTER");
+        env.put("PEM", "-----BEGIN-----\nabc\n-----END-----");
+        env.put("AFTER", "kept");
+        String envar = RankSpawner.fromEnvironment(env).orElseThrow().request(MIXED, 3).orElseThrow().info()
+                .get("PMIX_ENVAR");
+        List<String> lines = List.of(envar.split("\n"));
+        assertTrue(lines.contains("AFTER=kept"), envar);
+        assertTrue(lines.stream().noneMatch(l -> l.startsWith("PEM=") || l.startsWith("abc")
+                || l.startsWith("-----")), "no line of the multi-line value: " + envar);
+    }
 }

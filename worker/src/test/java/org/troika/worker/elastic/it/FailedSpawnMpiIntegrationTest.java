@@ -42,4 +42,29 @@ class FailedSpawnMpiIntegrationTest {
         assertEquals(1, r.lines().stream().filter(l -> l.contains("could not spawn the new ranks")).count(),
                 "rank 0 alone says why:\n" + r.output());
     }
+
+    /**
+     * A rank without a spawn command (as a rank that joined by a spawn has none) takes the answer of the rank that
+     * spawns: the last rank lacks it and rank 0's spawn fails, every rank refuses together after it (until stop 53 that
+     * rank refused at once and the others waited for it inside the growth); rank 0 lacks it, every rank refuses
+     * before any spawn and rank 0 says why.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Launcher.class, names = {"OPEN_MPI_5", "MPICH"})
+    void aRankWithoutASpawnCommandTakesTheAnswerOfTheRankThatSpawns(Launcher launcher) {
+        for (String mode : List.of("last-lacks", "first-lacks")) {
+            MpiJob.Result r = MpiJob.run(launcher, 3, MpiJob.defaultJava(launcher), MpiJob.testClassPath(),
+                    FailedSpawnRankMain.class.getName(), List.of(nodes.toString(), "localhost", mode),
+                    MpiJob.LOOPBACK_TCP, 180);
+            for (int rank = 0; rank < 3; rank++) {
+                String line = "rank " + rank + " change refused size 3 sum 3";
+                assertTrue(r.lines().stream().anyMatch(l -> l.endsWith(line)), mode + ": no '" + line + "':\n"
+                        + r.output());
+            }
+            String why = mode.equals("first-lacks") ? "rank 0 cannot spawn the new ranks (it has no spawn command"
+                    : "could not spawn the new ranks";
+            assertEquals(1, r.lines().stream().filter(l -> l.contains(why)).count(), mode + ": rank 0 alone says '"
+                    + why + "':\n" + r.output());
+        }
+    }
 }

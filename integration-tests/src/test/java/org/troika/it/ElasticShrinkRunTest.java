@@ -511,6 +511,39 @@ class ElasticShrinkRunTest {
     }
 
     /**
+     * Hosts added one after the other: the first joins by a spawn, the second by a relaunch, since Open MPI 5.0.7 fails
+     * a second spawn of one job across hosts (the spawning rank cannot find the new rank's address, "unable to reach
+     * each other", and the job aborts: measured here with a new daemon then a new one, a new one then a standby host's
+     * and two standby hosts' daemons, and with the spawn made by rank 0 alone or by every rank). Until stop 53 the
+     * launcher sent that second spawn; the rank spawned first, which has no spawn command, refused it alone while the
+     * others spawned, and the job hung in the growth until the hang watchdog blacklisted every host. Now: the first
+     * growth keeps the ranks' processes, the second relaunches on all four hosts from the last commit, no host is
+     * blacklisted, every commit is there once and the four ranks end with one model.
+     */
+    @Test
+    void aSecondHostAddedAfterAGrowthBySpawnJoinsByARelaunch() throws Exception {
+        int steps = 200;
+        onHosts("ulgg", 190, 4, h -> List.of(h.get(0) + ":1", h.get(1) + ":1"), steps,
+                java.util.Map.of(), (c, h, e, run) -> {
+            run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            Set<Long> two = awaitRanks(run, 2);
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1");
+            run.awaitOut(o -> o.contains("size=3"), "a commit of the world grown by a spawn");
+            Set<Long> three = awaitRanks(run, 3);
+            assertTrue(three.containsAll(two), "the first growth keeps the ranks: " + two + " -> " + three);
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
+            run.awaitOut(o -> o.contains("size=4"), "a commit of the relaunched world");
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
+            assertTrue(r.err().contains("changes in place: 1 rank joins on " + h.get(2) + ":1"), r.toString());
+            assertFalse(r.err().contains("changes in place: 1 rank joins on " + h.get(3)), r.toString());
+            assertTrue(r.err().contains("troika elastic: generation 2 ("), "a relaunch: " + r);
+            assertFalse(r.err().contains("blacklisted host"), r.toString());
+            assertFalse(r.err().contains("unable to reach each other"), r.toString());
+            assertEqualModels(r, steps, 4);
+        });
+    }
+
+    /**
      * A host change that needs a relaunch (discovery drops below --min-np, then comes back with two slots on the
      * second host; until stop 53 launch rank 0's host leaving was one, now made in place) in a launch with standby
      * ranks: the ranks leave for the relaunch and dismiss the standby rank on their way out, the next

@@ -74,7 +74,8 @@ public record World(List<Member> members, int nextId) {
      *       difference by a spawn next to its running ranks, in {@code wanted}'s order;</li>
      *   <li>not in place: nothing wanted (below {@code --min-np}), every rank leaving, standby ranks waiting or
      *       activated while the world's rank 0 after the change could not lead their activation ({@link
-     *       #leadsStandby}), ranks leaving without {@code can.leave()} or joining without {@code can.grow()}. Rank 0
+     *       #leadsStandby}), ranks leaving without {@code can.leave()} or joining without {@code can.grow()}, or
+     *       spawned without {@code can.spawn()}. Rank 0
      *       may leave: the world's next rank 0 takes over listening to the driver.</li>
      * </ul>
      * A change with nobody leaving or joining ({@link WorldChange#isEmpty()}) means the world already has those ranks.
@@ -133,7 +134,8 @@ public record World(List<Member> members, int nextId) {
         boolean waiting = standby.values().stream().anyMatch(ids -> !ids.isEmpty());
         List<Member> staying = members.stream().filter(m -> !leave.contains(m.id())).toList();
         if (staying.isEmpty() || ((waiting || !activate.isEmpty()) && !leadsStandby(staying, standby))
-                || (!leave.isEmpty() && !can.leave()) || ((!join.isEmpty() || !activate.isEmpty()) && !can.grow())) {
+                || (!leave.isEmpty() && !can.leave()) || ((!join.isEmpty() || !activate.isEmpty()) && !can.grow())
+                || (!join.isEmpty() && !can.spawn())) {
             return Optional.empty();
         }
         int firstJoinId = nextId;
@@ -189,9 +191,22 @@ public record World(List<Member> members, int nextId) {
     }
 
     /** What a running generation can change in place (issue 25): ranks leave by a split, ranks join by a spawn. */
-    public record InPlace(boolean grow, boolean leave) {
+    public record InPlace(boolean grow, boolean leave, boolean spawn) {
         /** Nothing: every host change ends the generation (Open MPI 4, MPICH, Intel MPI, srun). */
         public static final InPlace NONE = new InPlace(false, false);
+
+        /**
+         * Ranks may join ({@code grow}: standby ranks activated, and new ones spawned when {@code spawn}) and leave.
+         * {@code spawn} without {@code grow} means nothing.
+         */
+        public InPlace {
+            spawn &= grow;
+        }
+
+        /** A generation that has not spawned yet: growing means spawning as well. */
+        public InPlace(boolean grow, boolean leave) {
+            this(grow, leave, grow);
+        }
 
         /**
          * What a generation launched on {@code mpi} can change in place (pure; docs/elastic.md has the evidence):

@@ -454,6 +454,8 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
          * {@link #inPlace()}).
          */
         private volatile boolean grown;
+        /** Whether a change that spawns ranks was sent (then no other spawn in place, {@link #inPlace()}). */
+        private volatile boolean spawned;
         /**
          * Per host, how many processes this generation's MPI placed there at most: the launch's ranks (standby ranks
          * included) and every rank spawned there since, ranks that left still counted (their slots may not be free
@@ -931,11 +933,17 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
          * left host's daemon goes: "PRTE has lost communication with a remote daemon", measured with ElasticRunTest's
          * grow-then-leave), so a host removed from such a world relaunches. A world grown only onto the launch's spare
          * daemons (standby hosts) still leaves in place (ElasticShrinkRunTest.aWorldGrownOntoAStandbyHost...).
+         * After a change that spawned, no second spawn: Open MPI 5.0.7 fails it across hosts whatever the hosts
+         * (an added one, a spare daemon's, each after either), spawned by rank 0 alone or by the whole world: the
+         * spawning rank cannot find the new rank's address ({@code opal_modex_recv} -46, "unable to reach each
+         * other", the job aborts; on one host it works), measured stop 53 with ElasticShrinkRunTest's
+         * grow-then-grow. Standby ranks are still activated (no spawn), so a host added later joins by a relaunch
+         * unless it is a standby host with a waiting rank.
          */
         @Override
         public World.InPlace inPlace() {
             World.InPlace can = inPlace;
-            return grown ? new World.InPlace(can.grow(), false) : can;
+            return new World.InPlace(can.grow(), can.leave() && !grown, can.spawn() && !spawned);
         }
 
         @Override
@@ -1020,6 +1028,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     env.addAll(added);
                     withSpawnEnvironment = Set.copyOf(env);
                     grown |= !added.isEmpty(); // onto spare daemons alone: leaves stay in place (inPlace())
+                    spawned |= !join.isEmpty();
                 }
                 return sent;
             }

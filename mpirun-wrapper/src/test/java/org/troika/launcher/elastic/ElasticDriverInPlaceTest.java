@@ -124,6 +124,40 @@ class ElasticDriverInPlaceTest {
     }
 
     @Test
+    void aGenerationThatSpawnedOnceRelaunchesForAnotherSpawn() throws Exception {
+        // Open MPI 5.0.7 fails a second spawn across hosts: the launcher says so (spawn false) and an added host is a
+        // relaunch, not a change sent
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1").from(3_000, "a:1,b:1,c:1");
+        launcher.inPlace(new InPlace(true, true, false)).on(2, succeedAfter(2_000));
+        ElasticResult r = run(d, 1);
+        assertAll(
+                () -> assertEquals(List.of(), first().changes, "no change in place"),
+                () -> assertEquals(List.of(HostUpdate.ADDED), first().announcements),
+                () -> assertEquals(2, r.generations()));
+    }
+
+    @Test
+    void aGenerationThatSpawnedOnceStillActivatesStandbyRanksAndLeaves() throws Exception {
+        ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1,s:0").from(3_000, "a:1,b:1,s:1")
+                .from(6_000, "a:1,s:1");
+        launcher.inPlace(new InPlace(true, true, false)).standby(java.util.Map.of("s", List.of(2)))
+                .on(1, succeedAfter(9_000));
+        ElasticResult r = run(d, 1);
+        List<WorldChange> cs = first().changes;
+        assertAll(
+                () -> assertTrue(r.ok() && r.generations() == 1 && first().announcements.isEmpty(),
+                        "one generation, nothing announced: " + r.message() + " " + first().announcements),
+                () -> assertEquals(List.of(new WorldChange.Activate("s", 2)), cs.get(0).activate()),
+                () -> assertEquals(List.of(1), cs.get(1).leave()));
+    }
+
+    @Test
+    void spawningWithoutGrowingMeansNothing() {
+        assertFalse(new InPlace(false, true, true).spawn());
+        assertTrue(new InPlace(true, false).spawn(), "a generation that has not spawned yet spawns to grow");
+    }
+
+    @Test
     void theRankThatLeadsAnActivationIsTheSmallestIdAliveOfTheLaunch() {
         java.util.Map<String, List<Integer>> waits5 = java.util.Map.of("u", List.of(5));
         assertAll(

@@ -86,13 +86,15 @@ public final class GenerationExits {
     /**
      * The hang watchdog ended the generation: the ranks it blames (stuck outside a collective, or behind the others)
      * fail with {@link HangWatch#EXIT_HANG} and their hosts are blacklisted like those of failed ranks; every other
-     * rank is a casualty. When every rank was blocked in the same collective nobody is blamed: the next generation
-     * retries on the same hosts.
+     * rank is a casualty. When every rank was blocked in the same collective, or every rank stopped outside any
+     * ({@link HangReport#everyRankStopped()}), nobody is blamed: the next generation retries on the same hosts.
      */
     static List<RankExit> hang(HostPlan plan, HangReport hang) {
         List<RankExit> exits = new ArrayList<>();
         Set<Integer> blamed = new HashSet<>();
-        for (HangReport.RankState r : hang.stuck().isEmpty() ? hang.behind() : hang.stuck()) {
+        List<HangReport.RankState> blame = hang.everyRankStopped() ? List.of()
+                : hang.stuck().isEmpty() ? hang.behind() : hang.stuck();
+        for (HangReport.RankState r : blame) {
             blamed.add(r.rank());
             exits.add(new RankExit(r.rank(), r.host(), HangWatch.EXIT_HANG, false));
         }

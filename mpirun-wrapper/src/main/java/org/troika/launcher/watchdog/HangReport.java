@@ -55,6 +55,17 @@ public record HangReport(Duration timeout, boolean allIdle, List<RankState> stuc
         }
     }
 
+    /**
+     * Whether every rank (two or more) stopped outside any collective at once (none made progress, none waits inside
+     * one): nothing singles a rank out, since none waits for another, so no host is to blame (a cause the ranks share: an MPI call
+     * troika does not count, such as a spawn, or the program itself). Seen in stop 53: a growth in place that Open MPI
+     * could not complete stopped every rank of the world in the spawn or beside it, and blaming them all blacklisted
+     * every host, leaving the elastic job waiting for slots that would never come.
+     */
+    public boolean everyRankStopped() {
+        return allIdle && blocked.isEmpty() && stuck.size() > 1;
+    }
+
     /** The ranks the report blames: the stuck ones, else those behind, else every blocked rank. */
     public List<RankState> culprits() {
         return !stuck.isEmpty() ? stuck : !behind.isEmpty() ? behind : blocked;
@@ -75,6 +86,10 @@ public record HangReport(Duration timeout, boolean allIdle, List<RankState> stuc
         for (RankState r : behind) {
             out.add("troika: hang:   rank " + r.rank() + " on host " + r.host() + " never arrived at "
                     + blockedCollective() + ": it is " + r.lastSeen());
+        }
+        if (everyRankStopped()) {
+            out.add("troika: hang:   every rank stopped outside any collective at once: none waits for another, so"
+                    + " none is blamed");
         }
         List<RankState> waiting = blocked.stream().filter(b -> !behind.contains(b)).toList();
         if (!waiting.isEmpty()) {

@@ -36,6 +36,32 @@ class GenerationExitsTest {
     }
 
     @Test
+    void aHangWhereEveryRankStoppedOutsideAnyCollectiveBlamesNobody() {
+        org.troika.common.ProgressReport after = new org.troika.common.ProgressReport(0, 1, 0, 0, 7, 7, "comm_split",
+                "");
+        List<HangReport.RankState> all = new java.util.ArrayList<>();
+        for (int r = 0; r < PLAN.size(); r++) {
+            all.add(new HangReport.RankState(r, PLAN.slots().get(r).host(), 9000, after));
+        }
+        HangReport everyone = new HangReport(Duration.ofSeconds(9), true, all, List.of(), List.of());
+        assertTrue(everyone.everyRankStopped());
+        assertTrue(everyone.lines().stream().anyMatch(l -> l.contains("none waits for another, so none is blamed")),
+                everyone.lines().toString());
+        GenerationResult r = new GenerationResult(GenerationExits.of(PLAN, LaunchOutcome.exited(143)
+                .withHang(everyone)), true);
+        assertTrue(r.failures().isEmpty(), "no host to blacklist: " + r.failures());
+        assertEquals(PLAN.size(), r.exits().size());
+        // the same ranks stopped while one of them progressed: the stopped ones are blamed
+        HangReport some = new HangReport(Duration.ofSeconds(9), false, all.subList(0, 3), List.of(), List.of());
+        assertFalse(some.everyRankStopped());
+        assertEquals(3, new GenerationResult(GenerationExits.of(PLAN, LaunchOutcome.exited(143).withHang(some)),
+                true).failures().size());
+        // a world of one rank that stopped: it is blamed, as before
+        HangReport one = new HangReport(Duration.ofSeconds(9), true, all.subList(0, 1), List.of(), List.of());
+        assertFalse(one.everyRankStopped());
+    }
+
+    @Test
     void aCleanRunIsASuccessOfEveryRank() {
         List<RankExit> exits = GenerationExits.of(PLAN, LaunchOutcome.exited(0));
         assertEquals(4, exits.size());

@@ -80,11 +80,8 @@ class ElasticDriverInPlaceTest {
         // the world's next rank 0 hears the driver from then on: a later growth is in place too
         ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:2").from(3_000, "b:2").from(6_000, "b:2,c:1");
         launcher.inPlace(BOTH).on(1, succeedAfter(9_000));
-        ElasticResult r = run(d, 1);
-        List<WorldChange> cs = first().changes;
+        List<WorldChange> cs = changedInOneGeneration(d);
         assertAll(
-                () -> assertTrue(r.ok() && r.generations() == 1 && first().announcements.isEmpty(),
-                        "one generation, nothing announced: " + r.message() + " " + first().announcements),
                 () -> assertEquals(List.of(0), cs.get(0).leave()),
                 () -> assertEquals(List.of(1, 2), ids(cs.get(0).target())),
                 () -> assertEquals(List.of(new WorldChange.Join("c", 1)), cs.get(1).join()),
@@ -98,11 +95,8 @@ class ElasticDriverInPlaceTest {
         ScriptedDiscovery d = new ScriptedDiscovery(clock, "a:1,b:1,s:0").from(3_000, "b:1,s:0")
                 .from(6_000, "b:1,s:1");
         launcher.inPlace(BOTH).standby(java.util.Map.of("s", List.of(2))).on(1, succeedAfter(9_000));
-        ElasticResult r = run(d, 1);
-        List<WorldChange> cs = first().changes;
+        List<WorldChange> cs = changedInOneGeneration(d);
         assertAll(
-                () -> assertTrue(r.ok() && r.generations() == 1 && first().announcements.isEmpty(),
-                        "one generation, nothing announced: " + r.message() + " " + first().announcements),
                 () -> assertEquals(List.of(0), cs.get(0).leave()),
                 () -> assertEquals(List.of(new WorldChange.Activate("s", 2)), cs.get(1).activate()),
                 () -> assertEquals(List.of(1, 2), ids(cs.get(1).target())));
@@ -142,11 +136,8 @@ class ElasticDriverInPlaceTest {
                 .from(6_000, "a:1,s:1");
         launcher.inPlace(new InPlace(true, true, false)).standby(java.util.Map.of("s", List.of(2)))
                 .on(1, succeedAfter(9_000));
-        ElasticResult r = run(d, 1);
-        List<WorldChange> cs = first().changes;
+        List<WorldChange> cs = changedInOneGeneration(d);
         assertAll(
-                () -> assertTrue(r.ok() && r.generations() == 1 && first().announcements.isEmpty(),
-                        "one generation, nothing announced: " + r.message() + " " + first().announcements),
                 () -> assertEquals(List.of(new WorldChange.Activate("s", 2)), cs.get(0).activate()),
                 () -> assertEquals(List.of(1), cs.get(1).leave()));
     }
@@ -168,6 +159,14 @@ class ElasticDriverInPlaceTest {
                         "rank 0 would be 6 while 4, merged after it, lives: the waiting rank 5 listens to 4"),
                 () -> assertFalse(World.leadsStandby(List.of(member(5)), java.util.Map.of("s", List.of(4, 7))),
                         "a waiting rank below the leader: the waiting rank 7 would listen to 4"));
+    }
+
+    /** Runs {@code d}'s job, checks that one generation did it all with nothing announced, and returns its changes. */
+    private List<WorldChange> changedInOneGeneration(ScriptedDiscovery d) throws Exception {
+        ElasticResult r = run(d, 1);
+        assertTrue(r.ok() && r.generations() == 1 && first().announcements.isEmpty(),
+                "one generation, nothing announced: " + r.message() + " " + first().announcements);
+        return first().changes;
     }
 
     private static World.Member member(int id) {

@@ -127,8 +127,13 @@ public final class MpirunCommandBuilder {
             if (DETECTOR_PARAMS.stream().noneMatch(p -> setsMca(s.launcher().mpiArgs(), ctx.env(), p))) {
                 argv.addAll(DETECTOR_ARGS);
             }
-            if (!FaultTolerance.revokesHanSubcommunicators(mpi) && !setsMca(s.launcher().mpiArgs(), ctx.env(), "coll")) {
-                // a revoke does not reach coll/han's sub-communicators before Open MPI 5.0.10: survivors hang there
+            boolean spawnsInto = prrte && elasticGeneration(ctx); // ranks may be spawned into this world (issue 25)
+            if ((spawnsInto || !FaultTolerance.revokesHanSubcommunicators(mpi))
+                    && !setsMca(s.launcher().mpiArgs(), ctx.env(), "coll")) {
+                // a revoke does not reach coll/han's sub-communicators before Open MPI 5.0.10: survivors hang there;
+                // and in a world grown by a spawn HAN gave a wrong allreduce on 5.0.7 (stop 53, a C program: ones
+                // summed to 2 over the 3 ranks after a growth, then the next growth hung; ompi#11724: HAN's view of
+                // which processes share a node is wrong for spawned ones), which no later version is known to fix
                 argv.addAll(List.of("--mca", "coll", "^han"));
             }
         }

@@ -823,7 +823,8 @@ class MpirunCommandBuilderTest {
 
     /**
      * Issue 21's missed failure: before Open MPI 5.0.10 a revoke does not reach coll/han's sub-communicators, so a
-     * fault-tolerant generation leaves HAN out, unless the user chose the collectives themselves.
+     * fault-tolerant generation leaves HAN out, unless the user chose the collectives themselves. An elastic generation,
+     * which ranks may be spawned into, leaves it out on every version (stop 53: HAN's wrong allreduce after a spawn).
      */
     @Test
     void aFaultTolerantGenerationLeavesHanOutWhereARevokeCannotReachItsSubcommunicators() {
@@ -835,10 +836,14 @@ class MpirunCommandBuilderTest {
             List<String> argv = USER.build(ctx(s, new MpiInstall(MpiFlavor.OPEN_MPI, 5, version), env)).launch().argv();
             assertTrue(Collections.indexOfSubList(argv, noHan) > argv.indexOf("ulfm"), version + ": " + argv);
         }
+        Map<String, String> fixed = new TreeMap<>(ENV); // a static job: nothing is spawned into its world
         for (String version : List.of("mpirun (Open MPI) 5.0.10", "mpirun (Open MPI) 5.1.0", "mpirun (Open MPI) 6.0.0")) {
-            List<String> argv = USER.build(ctx(s, new MpiInstall(MpiFlavor.OPEN_MPI, 6, version), env)).launch().argv();
+            MpiInstall later = new MpiInstall(MpiFlavor.OPEN_MPI, 6, version);
+            List<String> argv = USER.build(ctx(s, later, fixed)).launch().argv();
             assertEquals(-1, Collections.indexOfSubList(argv, noHan), version + ": " + argv);
             assertTrue(argv.contains("ulfm"), argv::toString);
+            List<String> elastic = USER.build(ctx(s, later, env)).launch().argv();
+            assertTrue(Collections.indexOfSubList(elastic, noHan) > elastic.indexOf("ulfm"), version + ": " + elastic);
         }
         MpiInstall old = new MpiInstall(MpiFlavor.OPEN_MPI, 5, "mpirun (Open MPI) 5.0.7");
         Map<String, String> chosen = new TreeMap<>(env);

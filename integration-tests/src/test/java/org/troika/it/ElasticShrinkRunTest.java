@@ -511,6 +511,37 @@ class ElasticShrinkRunTest {
     }
 
     /**
+     * Two standby ranks activated on the third host, then the first two hosts leave discovery: the activated rank with
+     * the smallest id is the world's rank 0 and, a launch rank as well, takes over listening to the driver; a fourth
+     * host added then joins in place by its spawn. Until stop 53 an activated rank never listened: the added host
+     * waited out the 10 s takeover grace and relaunched. One generation; the two activated ranks and the spawned one end
+     * with one model.
+     */
+    @Test
+    void anActivatedStandbyRankThatBecomesRankZeroHearsTheDriverAndGrowsTheWorld() throws Exception {
+        int steps = 220;
+        onHosts("ulsa", 194, 4, h -> List.of(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":0"), steps,
+                java.util.Map.of(), (c, h, e, run) -> {
+            run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            awaitRanks(run, 4);
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":2");
+            run.awaitOut(o -> o.contains("size=4"), "a commit of the world grown by the standby ranks");
+            e.hostsFile(h.get(2) + ":2");
+            run.awaitErr(x -> x.contains("rank 2 (now rank 0) on host " + h.get(2) + " hears the driver's host changes"
+                    + " now"), "the activated rank's takeover");
+            run.awaitOut(o -> o.lastIndexOf("size=2") > o.indexOf("size=4"), "a commit of the two activated ranks");
+            e.hostsFile(h.get(2) + ":2", h.get(3) + ":1");
+            run.awaitOut(o -> o.lastIndexOf("size=3") > o.lastIndexOf("size=4"), "a commit of the world grown again");
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
+            assertTrue(r.err().contains("changes in place: 2 standby ranks join on " + h.get(2)), r.toString());
+            assertTrue(r.err().contains("changes in place: 1 rank joins on " + h.get(3) + ":1"), r.toString());
+            assertFalse(r.err().contains("troika elastic: generation 2 ("), "no relaunch: " + r);
+            assertFalse(r.err().contains("no rank took over"), r.toString());
+            assertEqualModels(r, steps, 3);
+        }, "--standby-ranks", "2");
+    }
+
+    /**
      * Hosts added one after the other: the first joins by a spawn, the second by a relaunch, since Open MPI 5.0.7 fails
      * a second spawn of one job across hosts (the spawning rank cannot find the new rank's address, "unable to reach
      * each other", and the job aborts: measured here with a new daemon then a new one, a new one then a standby host's

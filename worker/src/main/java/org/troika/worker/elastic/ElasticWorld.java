@@ -52,6 +52,8 @@ public final class ElasticWorld {
     private Communicator current; // the training thread owns this object
     private int localRank = -1; // on node, in current; -1 until a change computed it
     private boolean joined; // this process was spawned into a running world, or activated as a standby rank
+    // spawned into a running world: its environment names its spawn, not a launch rank, and it has no spawn command
+    private boolean spawnedIn;
     // a launch with standby ranks (TROIKA_ELASTIC_STANDBY_FROM): the launch's world duplicated, over which the world's
     // leader activates or dismisses the standby ranks; null in every other launch
     private Communicator channel;
@@ -111,6 +113,7 @@ public final class ElasticWorld {
         ElasticWorld w = new ElasticWorld(world, node, shrink, min, reporter, spawner,
                 number(env, TroikaEnv.ELASTIC_JOIN_ID, 0) + world.rank());
         w.joined = true;
+        w.spawnedIn = true;
         w.epoch = number(env, TroikaEnv.ELASTIC_EPOCH, 1);
         Communicator withSpawner = null;
         try (Intercommunicator parents = Mpi.parent().orElseThrow(() -> new IllegalStateException(
@@ -661,13 +664,14 @@ public final class ElasticWorld {
      * This rank's context in the current world: its rank, node-local rank and size there, the generation, the
      * broadcaster that follows {@link #current()}; rank 0's host updates stay with the rank that has them. A rank of
      * the launch that became rank 0 because the one before it died or left takes over listening to the driver, at
-     * once (a rank that joined never listens: then the driver relaunches at its next host change).
+     * once; so does an activated standby rank, a launch rank as well (since stop 53). A rank spawned into the world
+     * never listens (its environment is its spawn's): then the driver relaunches at its next host change.
      */
     ElasticContext context(ElasticContext before) {
         Communicator c = current;
         int local = localRank >= 0 ? localRank : before.localRank();
-        HostUpdateSource updates = joined ? HostUpdateSource.none() : before.updates();
-        if (c.rank() == 0 && !joined && updates == HostUpdateSource.none() && takeOver != null && !tookOver) {
+        HostUpdateSource updates = spawnedIn ? HostUpdateSource.none() : before.updates();
+        if (c.rank() == 0 && !spawnedIn && updates == HostUpdateSource.none() && takeOver != null && !tookOver) {
             tookOver = true;
             updates = takeOver.apply(before.generation());
         }

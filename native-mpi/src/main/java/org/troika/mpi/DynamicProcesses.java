@@ -125,8 +125,9 @@ final class DynamicProcesses {
      * {@code MPI_Intercomm_create_from_groups} (MPI 4.0; Open MPI 5, bound at its first use: Open MPI 4 lacks it):
      * the inter-communicator between the processes of {@code localGroup} (every one of them calls) and those of
      * {@code remoteGroup}, matched by {@code tag}, with errors returned. No communicator carries it, so unlike
-     * {@link #intercommCreate} it works while a process of their communicators has failed (ULFM), which Open MPI 5.0.7
-     * answers with {@code MPI_ERR_INTERN} for {@code MPI_Intercomm_create} over a peer communicator with a dead process.
+     * {@link #intercommCreate} it works while a process of their communicators has failed (ULFM), which Open MPI
+     * 5.0.7 answers with {@code MPI_ERR_INTERN} for {@code MPI_Intercomm_create} over a peer communicator with a dead
+     * process.
      */
     long intercommCreateFromGroups(long localGroup, int localLeader, long remoteGroup, int remoteLeader, byte[] tag) {
         NativeFunction f;

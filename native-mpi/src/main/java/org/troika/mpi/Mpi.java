@@ -215,16 +215,17 @@ public final class Mpi implements AutoCloseable {
                     + local.size());
         }
         if (remoteLeader < 0 || remoteLeader >= remote.size()) {
-            throw new IllegalArgumentException("remote leader " + remoteLeader + " is not a rank of the remote group of "
-                    + remote.size());
+            throw new IllegalArgumentException("remote leader " + remoteLeader
+                    + " is not a rank of the remote group of " + remote.size());
         }
         if (tag.isEmpty() || !tag.chars().allMatch(c -> c > ' ' && c < 127)) {
             throw new IllegalArgumentException("tag '" + tag + "' must be printable ASCII without spaces");
         }
         Context ctx = current().world.context();
         try {
+            byte[] name = tag.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
             return new Intercommunicator(ctx, DynamicProcesses.of(ctx.mpi).intercommCreateFromGroups(local.handle(),
-                    localLeader, remote.handle(), remoteLeader, tag.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+                    localLeader, remote.handle(), remoteLeader, name));
         } catch (UnsatisfiedLinkError e) {
             throw new UnsupportedOperationException("the MPI library " + ctx.mpi.libraryName() + " lacks "
                     + "MPI_Intercomm_create_from_groups (MPI 4.0): use Open MPI 5 or later", e);

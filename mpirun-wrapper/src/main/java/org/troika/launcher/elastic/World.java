@@ -74,9 +74,9 @@ public record World(List<Member> members, int nextId) {
      *       difference by a spawn next to its running ranks, in {@code wanted}'s order;</li>
      *   <li>not in place: nothing wanted (below {@code --min-np}), every rank leaving, standby ranks waiting or
      *       activated while the world's rank 0 after the change could not lead their activation ({@link
-     *       #leadsStandby}), ranks leaving without {@code can.leave()} or joining without {@code can.grow()}, or
-     *       spawned without {@code can.spawn()}. Rank 0
-     *       may leave: the world's next rank 0 takes over listening to the driver.</li>
+     *       #leadsStandby}), ranks leaving without {@code can.leave()}, standby ranks activated without
+     *       {@code can.grow()} or ranks spawned without {@code can.spawn()}. Rank 0 may leave: the world's next rank 0
+     *       takes over listening to the driver.</li>
      * </ul>
      * A change with nobody leaving or joining ({@link WorldChange#isEmpty()}) means the world already has those ranks.
      */
@@ -134,8 +134,8 @@ public record World(List<Member> members, int nextId) {
         boolean waiting = standby.values().stream().anyMatch(ids -> !ids.isEmpty());
         List<Member> staying = members.stream().filter(m -> !leave.contains(m.id())).toList();
         if (staying.isEmpty() || ((waiting || !activate.isEmpty()) && !leadsStandby(staying, standby))
-                || (!leave.isEmpty() && !can.leave()) || ((!join.isEmpty() || !activate.isEmpty()) && !can.grow())
-                || (!join.isEmpty() && !can.spawn())) {
+                || (!leave.isEmpty() && !can.leave()) || (!activate.isEmpty() && !can.grow())
+                || (!join.isEmpty() && !can.spawn())) { // can.spawn() implies can.grow()
             return Optional.empty();
         }
         int firstJoinId = nextId;

@@ -57,8 +57,8 @@ public record HangReport(Duration timeout, boolean allIdle, List<RankState> stuc
 
     /**
      * Whether every rank (two or more) stopped outside any collective at once (none made progress, none waits inside
-     * one): nothing singles a rank out, since none waits for another, so no host is to blame (a cause the ranks share: an MPI call
-     * troika does not count, such as a spawn, or the program itself). Seen in stop 53: a growth in place that Open MPI
+     * one): nothing singles a rank out, since none waits for another, so no host is to blame (a cause the ranks share:
+     * an MPI call troika does not count, such as a spawn, or the program itself). Seen in stop 53: a growth in place that Open MPI
      * could not complete stopped every rank of the world in the spawn or beside it, and blaming them all blacklisted
      * every host, leaving the elastic job waiting for slots that would never come.
      */

@@ -487,8 +487,8 @@ public final class ElasticWorld {
      * Activates the standby ranks {@code ids} one after the other, led by rank 0 of {@code c} (the launch's smallest id
      * alive, its own rank in the channel: {@link #change}): it sends each its activation (with the ones after it, and
      * whether a spawn follows), then the world and that rank make one inter-communicator through rank 0 and their
-     * {@link #bridge} and merge it, the world first (so rank 0 stays rank 0). Collective over {@code c}; returns the grown world, or {@code null} on
-     * every rank that saw a rank fail meanwhile (the generation then ends and the driver relaunches). Intermediate
+     * {@link #bridge} and merge it, the world first (so rank 0 stays rank 0). Collective over {@code c}; returns the
+     * grown world, or {@code null} on every rank that saw a rank fail meanwhile (the generation then ends and the driver relaunches). Intermediate
      * communicators are closed, {@code c} is not.
      */
     private Communicator activate(Communicator c, List<Integer> ids, int epochAfter, boolean spawns) {
@@ -510,12 +510,11 @@ public final class ElasticWorld {
                     channel.send(m, id, STANDBY_TAG);
                 }
                 Communicator merged;
-                Communicator pair = leads ? bridge(id, id, epochAfter, false) : null;
-                try (Intercommunicator w = next.intercommCreate(0, leads ? pair : next, leads ? 1 : id,
-                        ACTIVATE_TAG)) {
+                Communicator pair = leads ? bridge(id, id, epochAfter, false) : next;
+                try (Intercommunicator w = next.intercommCreate(0, pair, leads ? 1 : id, ACTIVATE_TAG)) {
                     merged = w.merge(false);
                 } finally {
-                    if (pair != null) {
+                    if (leads) {
                         closeQuietly(pair);
                     }
                 }

@@ -171,6 +171,14 @@ public final class TroikaEnv {
      */
     public static final String WORKER_ADDR = "TROIKA_WORKER_ADDR";
     /**
+     * troika's variables every rank of an elastic generation shares and a rank spawned into it needs from its parent:
+     * its job, generation, fault tolerance and {@code --min-np}, and the driver's address (where it reports, and
+     * listens once it is the world's rank 0). They come with the spawn where its 255 bytes have room, and always in
+     * its host's file of exports ({@link #SPAWN_ENV_FILE}).
+     */
+    public static final java.util.List<String> GENERATION_SHARED = java.util.List.of(JOB_ID, ELASTIC,
+            ELASTIC_GENERATION, FAULT_TOLERANCE, ELASTIC_MIN_NP, WORKER_ADDR);
+    /**
      * Elastic: a file (0600, private directory) holding the worker key, base64: HMAC-SHA256(job secret,
      * "troika-worker-v1"). Ranks never get the job secret itself, only this key, which opens nothing but the
      * notification service.

@@ -542,6 +542,69 @@ class ElasticShrinkRunTest {
     }
 
     /**
+     * A change that would leave spawned ranks alone relaunches: two standby hosts ({@code host:0}, PRRTE's daemon there
+     * from the launch) join by one spawn, then both launch hosts leave discovery. Open MPI 5.0.7's runtime ends a world
+     * of spawned ranks alone at the next end of one of them ("LAUNCHER JOB OBJECT NOT FOUND", measured stop 54: the
+     * launch's hosts left in place, then the fourth host left and mpirun ended the third rank with it; a world that
+     * then finished its training was relaunched as a failure). So the launcher relaunches on the two hosts from the
+     * last commit, nothing is blacklisted, every commit is there once and the two ranks end with one model. (PRRTE
+     * still prints that line as the world leaves for the relaunch, when a spawned rank ends after the launch's last.)
+     */
+    @Test
+    void aChangeThatWouldLeaveSpawnedRanksAloneRelaunches() throws Exception {
+        int steps = 200;
+        onHosts("ulsr", 196, 4, h -> List.of(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":0", h.get(3) + ":0"),
+                steps, java.util.Map.of(), (c, h, e, run) -> {
+            run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
+            run.awaitOut(o -> o.contains("size=4"), "a commit of the world grown by one spawn onto two hosts");
+            e.hostsFile(h.get(2) + ":1", h.get(3) + ":1");
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
+            assertTrue(r.err().contains("changes in place: 2 ranks join on " + h.get(2) + ":1," + h.get(3) + ":1"),
+                    r.toString());
+            assertTrue(r.err().contains("generation 1: no process of the launch would be left in the world"),
+                    r.toString());
+            assertTrue(r.err().contains("troika elastic: generation 2 (hosts_updated): 2 ranks on " + h.get(2) + ":1,"
+                    + h.get(3) + ":1"), r.toString());
+            assertFalse(r.err().contains("blacklisted host"), r.toString());
+            assertTrue(r.err().contains("done after 2 generation(s)"), r.toString());
+            assertEqualModels(r, steps, 2);
+        });
+    }
+
+    /**
+     * A spawned rank that becomes the world's rank 0 listens to the driver: two standby hosts join by one spawn, then
+     * both launch ranks are SIGKILLed and the spawned ranks shrink them away (ULFM). Rank 2, now rank 0, subscribes
+     * under its id (the driver's address now reaches a spawn onto two hosts through the hosts' files of exports; it did
+     * not fit into the spawn's 255 bytes, and before stop 54 a spawned rank never listened). A host removed then
+     * reaches it at once: no process of the launch is alive, so the world leaves at its next commit for a relaunch,
+     * instead of the launcher waiting out the 10 s takeover grace and tearing the generation down.
+     */
+    @Test
+    void aSpawnedRankThatBecomesRankZeroAfterTheLaunchDiedHearsTheDriver() throws Exception {
+        int steps = 260;
+        onHosts("ulsk", 198, 4, h -> List.of(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":0", h.get(3) + ":0"),
+                steps, java.util.Map.of(), (c, h, e, run) -> {
+            run.awaitOut(o -> ElasticRunTest.commitCount(o) >= 2, "training");
+            Set<Long> launch = awaitRanks(run, 2);
+            e.hostsFile(h.get(0) + ":1", h.get(1) + ":1", h.get(2) + ":1", h.get(3) + ":1");
+            run.awaitOut(o -> o.contains("size=4"), "a commit of the world grown by one spawn onto two hosts");
+            for (long pid : launch) {
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+            }
+            run.awaitErr(x -> x.contains("rank 2 (now rank 0) on host " + h.get(2) + " hears the driver's host changes"
+                    + " now"), "the spawned rank's takeover");
+            run.awaitOut(o -> o.lastIndexOf("size=2") > o.indexOf("size=4"), "a commit of the two spawned ranks");
+            e.hostsFile(h.get(2) + ":1");
+            RunSupport.Result r = finishedWithEveryCommit(run, steps);
+            assertTrue(r.err().contains("generation 1: no process of the launch would be left in the world"),
+                    r.toString());
+            assertTrue(r.err().contains("troika elastic: generation 2 ("), "a relaunch: " + r);
+            assertFalse(r.err().contains("no rank took over"), r.toString());
+        }, "--min-np", "1");
+    }
+
+    /**
      * Hosts added one after the other: the first joins by a spawn, the second by a relaunch, since Open MPI 5.0.7 fails
      * a second spawn of one job across hosts (the spawning rank cannot find the new rank's address, "unable to reach
      * each other", and the job aborts: measured here with a new daemon then a new one, a new one then a standby host's
@@ -1080,8 +1143,10 @@ class ElasticShrinkRunTest {
             List<String> h = ElasticRunTest.addresses(c);
             ElasticRunTest e = elastic();
             Path hosts = e.hostsFile(first.apply(h).toArray(String[]::new));
-            List<String> all = new java.util.ArrayList<>(List.of("--min-np", "2"));
-            all.addAll(List.of(flags));
+            List<String> all = new java.util.ArrayList<>(List.of(flags));
+            if (!all.contains("--min-np")) {
+                all.addAll(0, List.of("--min-np", "2"));
+            }
             try (RunSupport run = e.start(Launcher.OPEN_MPI_5, c, hosts, steps, 60, List.of(), env,
                     all.toArray(String[]::new))) {
                 job.check(c, h, e, run);

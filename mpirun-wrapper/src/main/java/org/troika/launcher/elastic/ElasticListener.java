@@ -88,15 +88,20 @@ public interface ElasticListener {
             @Override
             public void worldChanging(Generation g, World before, WorldChange c) {
                 out.println("troika elastic: generation " + g.id() + " changes in place: " + c.describe(before)
-                        + "; " + c.target().size() + " ranks on " + c.target().hosts().stream()
+                        + "; " + ranksOn(c.target().size()) + c.target().hosts().stream()
                         .map(HostSlots::toString).collect(Collectors.joining(",")));
             }
 
             @Override
             public void generationStarted(Generation g) {
                 out.println("troika elastic: generation " + g.id() + " (" + g.reason().name().toLowerCase()
-                        + "): " + g.size() + " ranks on " + g.plan().hostList());
+                        + "): " + ranksOn(g.size()) + g.plan().hostList());
             }
         };
+    }
+
+    /** {@code 1 rank on } or {@code N ranks on }. */
+    private static String ranksOn(int n) {
+        return n + (n == 1 ? " rank on " : " ranks on ");
     }
 }

@@ -19,8 +19,10 @@ import org.troika.launcher.spi.SlotInfo;
  *
  * @param members the ranks in rank order
  * @param nextId the id the next spawned rank gets
+ * @param spawnedFrom the first id of a rank spawned into the generation ({@link Integer#MAX_VALUE} before any): the
+ *     ids below it are the launch's processes (its ranks and standby ranks)
  */
-public record World(List<Member> members, int nextId) {
+public record World(List<Member> members, int nextId, int spawnedFrom) {
     /**
      * Ranks that may join a generation past its launch (standby ranks activated, ranks spawned), at most: the
      * launcher's trackers ignore joins past it, a bound on what reports can make them hold. Ids are dense (the
@@ -41,7 +43,7 @@ public record World(List<Member> members, int nextId) {
         for (SlotInfo s : plan.slots()) {
             m.add(new Member(s.rank(), s.host()));
         }
-        return new World(m, m.size());
+        return new World(m, m.size(), Integer.MAX_VALUE);
     }
 
     /** How many ranks. */
@@ -129,8 +131,9 @@ public record World(List<Member> members, int nextId) {
             }
         }
         // rank 0 may leave: the world's next rank 0 hears the driver from then on (it subscribes as it becomes rank 0).
-        // Someone must stay to spawn or activate; while standby ranks wait (or are activated now), the world's rank 0
-        // after the change must be able to lead their activation (leadsStandby)
+        // Someone must stay to spawn or activate (the launcher also wants a process of the launch alive among them:
+        // keepsTheLaunch); while standby ranks wait (or are activated now), the world's rank 0 after the change must be
+        // able to lead their activation (leadsStandby)
         boolean waiting = standby.values().stream().anyMatch(ids -> !ids.isEmpty());
         List<Member> staying = members.stream().filter(m -> !leave.contains(m.id())).toList();
         if (staying.isEmpty() || ((waiting || !activate.isEmpty()) && !leadsStandby(staying, standby))
@@ -162,7 +165,26 @@ public record World(List<Member> members, int nextId) {
                 next.add(new Member(id++, j.host()));
             }
         }
-        return Optional.of(new WorldChange(leaving, join, firstJoinId, new World(next, id), activate));
+        return Optional.of(new WorldChange(leaving, join, firstJoinId,
+                new World(next, id, join.isEmpty() ? spawnedFrom : Math.min(spawnedFrom, firstJoinId)), activate));
+    }
+
+    /**
+     * Whether a process of the launch (a rank or an activated standby rank: an id below {@code spawnedFrom}) is among
+     * {@code alive} (the members of a changed world whose processes still run). A world of spawned ranks alone cannot
+     * go on in place, which the launcher checks before it sends a change: once the launch's last process has ended,
+     * PRRTE 3.0.8 (Open MPI 5.0.7) fails the next end of a spawned rank, whether it leaves or finishes ("LAUNCHER JOB
+     * OBJECT NOT FOUND": the spawn's job looks up its launcher job, which is gone) and mpirun ends the job under the
+     * others (measured stop 54: two standby hosts grown onto by one spawn, the launch's two hosts left, then the
+     * fourth host left in place: the third rank was ended with it).
+     */
+    public static boolean keepsTheLaunch(List<Member> alive, int spawnedFrom) {
+        for (Member m : alive) {
+            if (m.id() < spawnedFrom) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

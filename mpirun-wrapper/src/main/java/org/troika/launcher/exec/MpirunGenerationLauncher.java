@@ -978,6 +978,14 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                     return false;
                 }
             }
+            ShrinkTracker tracked = shrink;
+            if (tracked != null && !World.keepsTheLaunch(change.target().members().stream()
+                    .filter(m -> !tracked.gone(m.id())).toList(), change.target().spawnedFrom())) {
+                err.println("troika elastic: generation " + gen.id() + ": no process of the launch would be left in"
+                        + " the world (Open MPI 5's runtime ends a world of spawned ranks alone when one of them"
+                        + " leaves); relaunching instead");
+                return false;
+            }
             List<String> spare = spares;
             Set<String> running = runningHosts(change, standby);
             // hosts without a daemon of this launch (neither a spare nor running a rank of it): their services get

@@ -205,6 +205,11 @@ public final class ShrinkTracker implements WorkerNotifier.RankEvents {
         return hosts.containsKey(rank) && unaccounted(rank) && ended.add(rank);
     }
 
+    /** Whether {@code rank} is dead, departed, has left, or its process ended as its host saw it. */
+    public synchronized boolean gone(int rank) {
+        return !unaccounted(rank) || ended.contains(rank);
+    }
+
     /**
      * Whether {@code rank}'s process ended without a leave and no report of the survivors has named it dead or departed
      * (split off with its host).

@@ -120,9 +120,9 @@ public final class RankLaunch {
     /**
      * The content of {@link TroikaEnv#SPAWN_ENV_FILE} for a launch whose environment is {@code launchEnv} (mpirun's,
      * as planned): one {@code NAME=value} line per variable {@link TroikaEnv#ELASTIC_SPAWN_ENV} names, with
-     * {@code launchEnv}'s value, in the platform's bytes: the hang watchdog's first ({@link #SPAWN_FILE_OWN}, the only
-     * ones of troika's: a spawned rank gets the others of its change and generation with the spawn, whose 255 bytes
-     * have no room for these), then the rest in that order. Left out: names {@code -x} cannot carry
+     * {@code launchEnv}'s value, in the platform's bytes: troika's first ({@link #SPAWN_FILE_OWN}, the only ones of
+     * troika's: a spawned rank gets those of its change with the spawn, whose 255 bytes have no room for all of these),
+     * then the rest in that order. Left out: names {@code -x} cannot carry
      * ({@link EnvExport#isMpiOwned}), values holding a newline or NUL (one line each), and lines that would take the
      * file past {@link #SPAWN_ENV_LIMIT} bytes (one relay frame holds 1 MiB). {@code null} when the launch spawns
      * nothing or nothing is left.
@@ -155,12 +155,15 @@ public final class RankLaunch {
     }
 
     /**
-     * troika's variables {@link TroikaEnv#SPAWN_ENV_FILE} carries: where and how a spawned rank reports its progress to
-     * the generation's hang watchdog, which watches it once it joined the world (bin/troika-rankenv exports these of
-     * troika's names only).
+     * troika's variables {@link TroikaEnv#SPAWN_ENV_FILE} carries (bin/troika-rankenv exports these of troika's names
+     * only): where and how a spawned rank reports its progress to the generation's hang watchdog, which watches it
+     * once it joined the world, and {@link TroikaEnv#GENERATION_SHARED}, which the spawn itself also carries where its
+     * 255 bytes have room (a spawn onto two hosts had none left for the driver's address: its ranks neither reported
+     * to the launcher nor could listen to the driver as the world's rank 0, until stop 54).
      */
-    public static final java.util.Set<String> SPAWN_FILE_OWN = java.util.Set.of(TroikaEnv.PROGRESS_ADDR,
-            TroikaEnv.PROGRESS_KEY, TroikaEnv.PROGRESS_INTERVAL_MS);
+    public static final java.util.Set<String> SPAWN_FILE_OWN = java.util.Set.copyOf(java.util.stream.Stream.concat(
+            java.util.stream.Stream.of(TroikaEnv.PROGRESS_ADDR, TroikaEnv.PROGRESS_KEY, TroikaEnv.PROGRESS_INTERVAL_MS),
+            TroikaEnv.GENERATION_SHARED.stream()).toList());
 
     /** Most bytes of {@link TroikaEnv#SPAWN_ENV_FILE} (a relay frame's body holds 1 MiB). */
     static final int SPAWN_ENV_LIMIT = 512 * 1024;

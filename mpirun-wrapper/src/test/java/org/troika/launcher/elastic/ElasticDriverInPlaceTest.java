@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.troika.launcher.elastic.Generation.Reason;
 import org.troika.launcher.elastic.World.InPlace;
+import org.troika.launcher.spi.HostSlots;
 import org.troika.launcher.spi.MpiFlavor;
 import org.troika.launcher.spi.MpiInstall;
 
@@ -159,6 +160,30 @@ class ElasticDriverInPlaceTest {
                         "rank 0 would be 6 while 4, merged after it, lives: the waiting rank 5 listens to 4"),
                 () -> assertFalse(World.leadsStandby(List.of(member(5)), java.util.Map.of("s", List.of(4, 7))),
                         "a waiting rank below the leader: the waiting rank 7 would listen to 4"));
+    }
+
+    /**
+     * A world remembers where its spawned ranks' ids start, and one whose live members are all spawned keeps no process
+     * of the launch (Open MPI 5.0.7's runtime then ends it at the next leave: the launcher relaunches instead).
+     */
+    @Test
+    void aWorldOfSpawnedRanksAloneKeepsNoProcessOfTheLaunch() {
+        World launched = new World(List.of(member(0), member(1), member(2)), 3, Integer.MAX_VALUE);
+        World grown = launched.toward(List.of(new HostSlots("h0", 1), new HostSlots("h1", 1), new HostSlots("h2", 1),
+                new HostSlots("x", 2)), new InPlace(true, true)).orElseThrow().target();
+        World again = grown.toward(List.of(new HostSlots("h0", 1), new HostSlots("h1", 1), new HostSlots("h2", 1),
+                new HostSlots("x", 2), new HostSlots("y", 1)), new InPlace(true, true)).orElseThrow().target();
+        World spawnedOnly = grown.toward(List.of(new HostSlots("x", 2)), new InPlace(true, true)).orElseThrow().target();
+        assertAll(
+                () -> assertEquals(Integer.MAX_VALUE, launched.spawnedFrom()),
+                () -> assertEquals(3, grown.spawnedFrom()),
+                () -> assertEquals(3, again.spawnedFrom(), "a later spawn does not move it"),
+                () -> assertTrue(World.keepsTheLaunch(grown.members(), grown.spawnedFrom())),
+                () -> assertEquals(List.of(3, 4), spawnedOnly.members().stream().map(World.Member::id).toList()),
+                () -> assertFalse(World.keepsTheLaunch(spawnedOnly.members(), spawnedOnly.spawnedFrom())),
+                () -> assertTrue(World.keepsTheLaunch(List.of(member(7), member(2)), 3),
+                        "an activated standby rank or a launch rank anywhere in the world"),
+                () -> assertFalse(World.keepsTheLaunch(List.of(), 3), "nobody alive"));
     }
 
     /** Runs {@code d}'s job, checks that one generation did it all with nothing announced, and returns its changes. */

@@ -31,6 +31,7 @@ class ElasticListenerTest {
         l.hostBlacklisted(new HostManager.Blacklisting("b", 1, 99), Duration.ofSeconds(25));
         l.hostBlacklisted(new HostManager.Blacklisting("c", 1, Long.MAX_VALUE), Duration.ofMillis(Long.MAX_VALUE));
         l.generationStarted(new Generation(2, Generation.Reason.HOSTS_UPDATED, HostPlan.assign("g", hosts, 3)));
+        l.generationStarted(new Generation(3, Generation.Reason.FAILURE, HostPlan.assign("g", hosts, 1)));
         assertEquals(List.of(
                 "troika elastic: waiting for 4 slots (min-np), 1 available on 1 host(s); 12 of 600 s",
                 "troika elastic: host discovery script /d exited with code 1: x (keeping the last known hosts, retrying)",
@@ -39,7 +40,8 @@ class ElasticListenerTest {
                 "troika elastic: no standby hosts now",
                 "troika elastic: blacklisted host b for 25 s",
                 "troika elastic: blacklisted host c for the rest of the job",
-                "troika elastic: generation 2 (hosts_updated): 3 ranks on a:2,b:1"),
+                "troika elastic: generation 2 (hosts_updated): 3 ranks on a:2,b:1",
+                "troika elastic: generation 3 (failure): 1 rank on a:1"),
                 bytes.toString(StandardCharsets.UTF_8).lines().toList());
     }
 

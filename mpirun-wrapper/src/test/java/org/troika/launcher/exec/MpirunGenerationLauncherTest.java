@@ -165,7 +165,7 @@ class MpirunGenerationLauncherTest {
         org.troika.launcher.elastic.World grown = new org.troika.launcher.elastic.World(List.of(
                 new org.troika.launcher.elastic.World.Member(1, "a"), new org.troika.launcher.elastic.World.Member(5,
                         "a"), new org.troika.launcher.elastic.World.Member(8, "a"),
-                new org.troika.launcher.elastic.World.Member(9, "a")), 10);
+                new org.troika.launcher.elastic.World.Member(9, "a")), 10, 8);
         org.troika.launcher.elastic.WorldChange more = new org.troika.launcher.elastic.WorldChange(List.of(),
                 List.of(new org.troika.launcher.elastic.WorldChange.Join("a", 2)), 8, grown);
         assertEquals(List.of(new ElasticMessage.ChangeWorld.Spawn("a", 2, 6, List.of(0, 3), 4)),

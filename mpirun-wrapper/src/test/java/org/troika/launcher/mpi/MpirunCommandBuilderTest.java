@@ -756,8 +756,8 @@ class MpirunCommandBuilderTest {
     /**
      * What a host's service hands ranks spawned into the world (TROIKA_SPAWN_ENV_FILE): mpirun's exports with the
      * launch's values, one NAME=value line each, without troika's own variables (a spawn brings its own) but the hang
-     * watchdog's (the spawn has no room for them) and without values a line cannot hold; nothing for a launch that
-     * cannot spawn.
+     * watchdog's and the generation's shared ones (the spawn has no room for them all: a spawn onto two hosts lost the
+     * driver's address) and without values a line cannot hold; nothing for a launch that cannot spawn.
      */
     @Test
     void theSpawnEnvironmentFileHoldsMpirunsExportsButTroikas() {
@@ -766,6 +766,9 @@ class MpirunCommandBuilderTest {
         env.put(org.troika.common.TroikaEnv.PROGRESS_ADDR, "10.0.0.1:4000");
         env.put(org.troika.common.TroikaEnv.PROGRESS_KEY, "a2V5");
         env.put(org.troika.common.TroikaEnv.PROGRESS_INTERVAL_MS, "2000");
+        env.put(org.troika.common.TroikaEnv.WORKER_ADDR, "10.0.0.1:4100");
+        env.put(org.troika.common.TroikaEnv.JOB_ID, "e1-ab");
+        env.put(org.troika.common.TroikaEnv.ELASTIC_GENERATION, "3");
         env.put("APP_SETTING", "x".repeat(300));
         env.put("APP_TWO_LINES", "a\nb");
         MpiInstall mpi = FlavorDetector.forFlavorName("openmpi5");
@@ -777,8 +780,11 @@ class MpirunCommandBuilderTest {
         List<String> lines = List.of(file.split("\n"));
         assertTrue(lines.contains("APP_SETTING=" + "x".repeat(300)), file);
         assertTrue(lines.containsAll(List.of("TROIKA_PROGRESS_ADDR=10.0.0.1:4000", "TROIKA_PROGRESS_KEY=a2V5",
-                "TROIKA_PROGRESS_INTERVAL_MS=2000")), file);
-        assertTrue(lines.stream().noneMatch(l -> l.startsWith("TROIKA_") && !l.startsWith("TROIKA_PROGRESS_")), file);
+                "TROIKA_PROGRESS_INTERVAL_MS=2000", "TROIKA_WORKER_ADDR=10.0.0.1:4100", "TROIKA_JOB_ID=e1-ab",
+                "TROIKA_ELASTIC_GENERATION=3", "TROIKA_ELASTIC=1", "TROIKA_FAULT_TOLERANCE=shrink")), file);
+        assertTrue(lines.stream().noneMatch(l -> l.startsWith("TROIKA_")
+                && !RankLaunch.SPAWN_FILE_OWN.contains(l.substring(0, l.indexOf('=')))), file);
+        assertFalse(file.contains(org.troika.common.TroikaEnv.ELASTIC_SPAWN_COMMAND + "="), file);
         assertTrue(lines.stream().noneMatch(l -> l.startsWith("APP_TWO_LINES")), file);
         assertTrue(file.endsWith("\n"), file);
         for (String l : lines) {
@@ -792,7 +798,7 @@ class MpirunCommandBuilderTest {
                 "BIG1", "a".repeat(400_000), "BIG2", "b".repeat(400_000), "SMALL", "s", "TROIKA_PROGRESS_KEY", "k",
                 "TROIKA_JOB_ID", "j");
         String bounded = new String(RankLaunch.spawnEnvironmentFile(big), java.nio.charset.StandardCharsets.UTF_8);
-        assertEquals("TROIKA_PROGRESS_KEY=k\nBIG1=" + "a".repeat(400_000) + "\nSMALL=s\n", bounded);
+        assertEquals("TROIKA_JOB_ID=j\nTROIKA_PROGRESS_KEY=k\nBIG1=" + "a".repeat(400_000) + "\nSMALL=s\n", bounded);
         RunSettings relaunch = settings().with(FAULT_TOLERANCE, org.troika.launcher.spi.FaultTolerance.RELAUNCH);
         assertEquals(null, RankLaunch.spawnEnvironmentFile(USER.build(ctx(relaunch, mpi, env, null,
                 Path.of("/opt/troika"))).launch().env()), "a launch that cannot spawn needs none");

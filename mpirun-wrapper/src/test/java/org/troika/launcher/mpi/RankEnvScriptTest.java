@@ -116,7 +116,7 @@ class RankEnvScriptTest {
     /**
      * A rank spawned into a running world exports the job's variables its host's service holds
      * (TROIKA_SPAWN_ENV_FILE) over what its daemon gave it; names the shell owns, troika's own (but the hang watchdog's
-     * address, key and interval) and malformed lines are skipped (bash ends a script that exports a read-only name); a rank of the launch itself ignores the file.
+     * address, key and interval and the generation's shared ones) and malformed lines are skipped (bash ends a script that exports a read-only name); a rank of the launch itself ignores the file.
      */
     @Test
     void aSpawnedRankExportsTheJobsVariablesFromItsHostsFile() throws Exception {
@@ -125,7 +125,9 @@ class RankEnvScriptTest {
             Files.write(file, org.troika.common.exec.NativeText.encode("USER_A=from the launcher\nPATH=/opt/app/bin:"
                     + "/usr/bin:/bin\nTROIKA_ELASTIC_EPOCH=9\nUID=7\nIFS=x\nnot a line\nBAD-NAME=1\nEMPTY=\nEQ=a=b\n"
                     + "TROIKA_PROGRESS_ADDR=10.0.0.1:4000\nTROIKA_PROGRESS_KEY=a2V5\nTROIKA_PROGRESS_INTERVAL_MS=2000\n"
-                    + "TROIKA_PROGRESS_OTHER=1"));
+                    + "TROIKA_PROGRESS_OTHER=1\nTROIKA_WORKER_ADDR=10.0.0.1:4100\nTROIKA_JOB_ID=e1-ab\n"
+                    + "TROIKA_ELASTIC=1\nTROIKA_ELASTIC_GENERATION=3\nTROIKA_FAULT_TOLERANCE=shrink\n"
+                    + "TROIKA_ELASTIC_MIN_NP=2\nTROIKA_ELASTIC_SPAWN_COMMAND=x\n"));
             Map<String, String> env = new HashMap<>(Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "1",
                     "TROIKA_SPAWN_ENV_FILE", file.toString(), "USER_A", "the host's", "TROIKA_ELASTIC_EPOCH", "2"));
             Map<String, String> plain = run(env, "env").vars();
@@ -143,6 +145,12 @@ class RankEnvScriptTest {
                     () -> assertEquals("a2V5", spawned.get("TROIKA_PROGRESS_KEY")),
                     () -> assertEquals("2000", spawned.get("TROIKA_PROGRESS_INTERVAL_MS")),
                     () -> assertFalse(spawned.containsKey("TROIKA_PROGRESS_OTHER")),
+                    // the generation's shared ones too (a spawn onto two hosts has no room left for the driver's
+                    // address), and exactly the names the launcher writes there
+                    () -> assertEquals("10.0.0.1:4100", spawned.get("TROIKA_WORKER_ADDR")),
+                    () -> assertEquals(RankLaunch.SPAWN_FILE_OWN, spawned.keySet().stream()
+                            .filter(k -> k.startsWith("TROIKA_") && !plain.containsKey(k) && !k.equals("TROIKA_ELASTIC_JOIN_ID"))
+                            .collect(java.util.stream.Collectors.toSet())),
                     () -> assertFalse(plain.containsKey("TROIKA_PROGRESS_KEY"), "a launch's rank ignores the file"),
                     () -> assertFalse(spawned.containsKey("UID")),
                     () -> assertFalse(spawned.containsKey("BAD-NAME")),

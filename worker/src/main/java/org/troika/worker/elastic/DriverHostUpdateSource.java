@@ -78,11 +78,13 @@ public final class DriverHostUpdateSource implements HostUpdateSource, AutoClose
      * launch), else {@link HostUpdateSource#none()}. Never throws: a rank 0 whose key ({@link
      * TroikaEnv#WORKER_SECRET_FILE}, written on its host by the host's task service) is missing or unreadable gets a
      * source that fails {@link HostUpdateSource#check()} with one line naming the rank, the host and the cause, which
-     * {@link Elastic#run} turns into an abort of the generation instead of a hang.
+     * {@link Elastic#run} turns into an abort of the generation instead of a hang. A rank spawned into a running
+     * world ({@link TroikaEnv#ELASTIC_JOIN_ID}) gets none whatever its rank in its spawn: it is not the world's rank 0
+     * (its {@link ElasticWorld} makes it listen if it becomes that).
      */
     public static HostUpdateSource fromEnvironment(Map<String, String> env, int rank, int generation) {
         String addr = env.get(TroikaEnv.WORKER_ADDR);
-        if (rank != 0 || addr == null || addr.isBlank()) {
+        if (rank != 0 || addr == null || addr.isBlank() || env.get(TroikaEnv.ELASTIC_JOIN_ID) != null) {
             return HostUpdateSource.none();
         }
         return open(env, addr, generation, 0, true, "rank 0 on host " + env.getOrDefault(TroikaEnv.HOSTNAME,

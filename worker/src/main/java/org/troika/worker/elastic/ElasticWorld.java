@@ -52,7 +52,8 @@ public final class ElasticWorld {
     private Communicator current; // the training thread owns this object
     private int localRank = -1; // on node, in current; -1 until a change computed it
     private boolean joined; // this process was spawned into a running world, or activated as a standby rank
-    // spawned into a running world: its environment names its spawn, not a launch rank, and it has no spawn command
+    // spawned into a running world: its environment names its spawn, not a launch rank, and it has no spawn command;
+    // it listens to the driver only once it takes over as the world's rank 0
     private boolean spawnedIn;
     // a launch with standby ranks (TROIKA_ELASTIC_STANDBY_FROM): the launch's world duplicated, over which the world's
     // leader activates or dismisses the standby ranks; null in every other launch
@@ -114,6 +115,8 @@ public final class ElasticWorld {
                 number(env, TroikaEnv.ELASTIC_JOIN_ID, 0) + world.rank());
         w.joined = true;
         w.spawnedIn = true;
+        int joinedId = w.launchRank;
+        w.takeOver = generation -> DriverHostUpdateSource.takingOver(env, joinedId, generation);
         w.epoch = number(env, TroikaEnv.ELASTIC_EPOCH, 1);
         Communicator withSpawner = null;
         try (Intercommunicator parents = Mpi.parent().orElseThrow(() -> new IllegalStateException(
@@ -663,14 +666,16 @@ public final class ElasticWorld {
      * This rank's context in the current world: its rank, node-local rank and size there, the generation, the
      * broadcaster that follows {@link #current()}; rank 0's host updates stay with the rank that has them. A rank of
      * the launch that became rank 0 because the one before it died or left takes over listening to the driver, at
-     * once; so does an activated standby rank, a launch rank as well (since stop 53). A rank spawned into the world
-     * never listens (its environment is its spawn's): then the driver relaunches at its next host change.
+     * once; so does an activated standby rank, a launch rank as well (since stop 53), and since stop 54 a rank spawned
+     * into the world, under its generation id (the driver's address came with its spawn, the worker key from its
+     * host's task service). A spawned rank has no spawn command, so a growth it would lead relaunches.
      */
     ElasticContext context(ElasticContext before) {
         Communicator c = current;
         int local = localRank >= 0 ? localRank : before.localRank();
-        HostUpdateSource updates = spawnedIn ? HostUpdateSource.none() : before.updates();
-        if (c.rank() == 0 && !spawnedIn && updates == HostUpdateSource.none() && takeOver != null && !tookOver) {
+        // a spawned rank's first context came from its spawn's environment, where it was no rank of the world yet
+        HostUpdateSource updates = spawnedIn && !tookOver ? HostUpdateSource.none() : before.updates();
+        if (c.rank() == 0 && updates == HostUpdateSource.none() && takeOver != null && !tookOver) {
             tookOver = true;
             updates = takeOver.apply(before.generation());
         }

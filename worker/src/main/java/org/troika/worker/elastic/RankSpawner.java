@@ -39,8 +39,7 @@ record RankSpawner(List<byte[]> command, Map<String, String> exported) {
      * worker key file is in the environment of the rank's daemon, started by its host's task service). Without that
      * address a spawned rank reported nothing, and the launcher had to guess its exit from the others' (ShrinkTracker).
      */
-    private static final List<String> FIRST = List.of(TroikaEnv.JOB_ID, TroikaEnv.ELASTIC,
-            TroikaEnv.ELASTIC_GENERATION, TroikaEnv.FAULT_TOLERANCE, TroikaEnv.ELASTIC_MIN_NP, TroikaEnv.WORKER_ADDR);
+    private static final List<String> FIRST = TroikaEnv.GENERATION_SHARED;
 
     /** Variables a spawned rank must not inherit from its parent. */
     private static final List<String> NOT_INHERITED = List.of(TroikaEnv.HOSTS, TroikaEnv.HOST_SLOTS,

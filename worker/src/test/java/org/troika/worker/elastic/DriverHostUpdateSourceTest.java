@@ -2,6 +2,7 @@ package org.troika.worker.elastic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
@@ -34,6 +35,17 @@ class DriverHostUpdateSourceTest {
         assertTrue(DriverHostUpdateSource.fromEnvironment(env, 0, 1) instanceof DriverHostUpdateSource);
         assertTrue(DriverHostUpdateSource.fromEnvironment(env, 1, 1).poll().isEmpty());
         assertTrue(DriverHostUpdateSource.fromEnvironment(Map.of(), 0, 1).poll().isEmpty());
+    }
+
+    @Test
+    void aSpawnedRankIsNoRankZeroWhateverItsRankInItsSpawn() {
+        // rank 0 of its spawn, no key on its host: before stop 54 it got a listening source under id 0, whose check
+        // would have aborted the grown world
+        Map<String, String> env = Map.of("TROIKA_WORKER_ADDR", "127.0.0.1:9", "TROIKA_ELASTIC_JOIN_ID", "2",
+                "TROIKA_WORKER_SECRET_FILE", tmp.resolve("none").toString());
+        HostUpdateSource s = DriverHostUpdateSource.fromEnvironment(env, 0, 1);
+        assertSame(HostUpdateSource.none(), s);
+        s.check();
     }
 
     @Test

@@ -322,9 +322,13 @@ class ElasticShrinkRunTest {
             // (these namespace hosts' services inherit troika's environment, so the spawned rank would have the
             // variable without the file too; the file the host's service got over the relay is what a real host has)
             String exports = assertSpawnedWithExports(spawned, "APP_SETTING", appValue);
-            assertTrue(exports.lines().noneMatch(l -> l.startsWith("TROIKA_") && !l.startsWith("TROIKA_PROGRESS_")),
-                    "troika's own variables come with the spawn, but the hang watchdog's");
-            assertTrue(exports.startsWith("TROIKA_PROGRESS_"), "the hang watchdog's come first: " + exports);
+            Set<String> shared = Set.copyOf(org.troika.common.TroikaEnv.GENERATION_SHARED);
+            assertTrue(exports.lines().noneMatch(l -> l.startsWith("TROIKA_") && !l.startsWith("TROIKA_PROGRESS_")
+                    && !shared.contains(l.substring(0, l.indexOf('=')))), "troika's own variables come with the spawn,"
+                    + " but the hang watchdog's and the generation's shared ones: " + exports);
+            assertTrue(("\n" + exports).contains("\nTROIKA_WORKER_ADDR="),
+                    "the driver's address, which a spawn onto two hosts has no room for: " + exports);
+            assertTrue(exports.startsWith("TROIKA_"), "troika's come first: " + exports);
             int remoteFirst = 0;
             for (long first : before) {
                 // a daemon a task service started names the file; mpirun's own ranks have no such daemon

@@ -173,7 +173,8 @@ class ElasticDriverInPlaceTest {
                 new HostSlots("x", 2)), new InPlace(true, true)).orElseThrow().target();
         World again = grown.toward(List.of(new HostSlots("h0", 1), new HostSlots("h1", 1), new HostSlots("h2", 1),
                 new HostSlots("x", 2), new HostSlots("y", 1)), new InPlace(true, true)).orElseThrow().target();
-        World spawnedOnly = grown.toward(List.of(new HostSlots("x", 2)), new InPlace(true, true)).orElseThrow().target();
+        World spawnedOnly = grown.toward(List.of(new HostSlots("x", 2)), new InPlace(true, true)).orElseThrow()
+                .target();
         assertAll(
                 () -> assertEquals(Integer.MAX_VALUE, launched.spawnedFrom()),
                 () -> assertEquals(3, grown.spawnedFrom()),

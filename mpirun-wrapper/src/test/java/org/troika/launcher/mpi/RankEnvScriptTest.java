@@ -116,7 +116,8 @@ class RankEnvScriptTest {
     /**
      * A rank spawned into a running world exports the job's variables its host's service holds
      * (TROIKA_SPAWN_ENV_FILE) over what its daemon gave it; names the shell owns, troika's own (but the hang watchdog's
-     * address, key and interval and the generation's shared ones) and malformed lines are skipped (bash ends a script that exports a read-only name); a rank of the launch itself ignores the file.
+     * address, key and interval and the generation's shared ones) and malformed lines are skipped (bash ends a script
+     * that exports a read-only name); a rank of the launch itself ignores the file.
      */
     @Test
     void aSpawnedRankExportsTheJobsVariablesFromItsHostsFile() throws Exception {
@@ -149,7 +150,8 @@ class RankEnvScriptTest {
                     // address), and exactly the names the launcher writes there
                     () -> assertEquals("10.0.0.1:4100", spawned.get("TROIKA_WORKER_ADDR")),
                     () -> assertEquals(RankLaunch.SPAWN_FILE_OWN, spawned.keySet().stream()
-                            .filter(k -> k.startsWith("TROIKA_") && !plain.containsKey(k) && !k.equals("TROIKA_ELASTIC_JOIN_ID"))
+                            .filter(k -> k.startsWith("TROIKA_") && !plain.containsKey(k)
+                                    && !k.equals("TROIKA_ELASTIC_JOIN_ID"))
                             .collect(java.util.stream.Collectors.toSet())),
                     () -> assertFalse(plain.containsKey("TROIKA_PROGRESS_KEY"), "a launch's rank ignores the file"),
                     () -> assertFalse(spawned.containsKey("UID")),

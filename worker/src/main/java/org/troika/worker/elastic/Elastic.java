@@ -97,7 +97,7 @@ public final class Elastic {
         }
     }
 
-    private static void closeQuietly(HostUpdateSource updates) {
+    static void closeQuietly(HostUpdateSource updates) {
         if (updates instanceof AutoCloseable c) {
             try {
                 c.close();

@@ -271,6 +271,11 @@ public final class ElasticWorld {
             }
             if (leaves) {
                 boolean leaving = change.leave().contains(launchRank);
+                if (leaving) {
+                    // a leaving rank 0 stops listening first: the driver closes its connection once the next rank 0
+                    // subscribes, which its reader would otherwise report as a lost connection on the way out
+                    Elastic.closeQuietly(before.updates());
+                }
                 next = old.split(leaving ? Communicator.UNDEFINED : 0, old.rank());
                 Mpi.skipFinalize(); // the leaving ranks end without MPI_Finalize: see Mpi.skipFinalize
                 if (leaving) {

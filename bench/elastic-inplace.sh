@@ -42,7 +42,9 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 cd "$HERE"
 . "$HERE/bench/lib/it-bench.sh"
 it_bench_prepare ElasticE2eBench troika-elastic-inplace
-# BENCH_KEEP=1 keeps each job's stamped output (WORK/job-N/output.txt: ms since its first line, O/E, the line)
+# BENCH_KEEP=1 keeps each job's stamped output (WORK/job-N/output.txt: ms since its first line, O/E, the line); with
+# PRTE_MCA_plm_base_verbose=5 in the environment it also holds PRRTE's launch steps (daemon launched, reported, rank
+# forked, registered), stamped as troika passed them on
 if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "bench: keeping $WORK"; else trap 'rm -rf "$WORK"' EXIT; fi
 echo "uptime before: $(uptime)"
 rc=0

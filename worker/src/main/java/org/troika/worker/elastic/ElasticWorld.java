@@ -103,8 +103,7 @@ public final class ElasticWorld {
         if (joinId == null || joinId.isBlank()) {
             int standbyFrom = number(env, TroikaEnv.ELASTIC_STANDBY_FROM, 0);
             ElasticWorld w = new ElasticWorld(world, node, shrink, min, reporter, spawner, world.rank());
-            int id = world.rank();
-            w.takeOver = generation -> DriverHostUpdateSource.takingOver(env, id, generation);
+            w.takesOverFrom(env);
             if (standbyFrom > 0 && standbyFrom < world.size()) {
                 w.standbyLaunch(standbyFrom);
             }
@@ -115,8 +114,7 @@ public final class ElasticWorld {
                 number(env, TroikaEnv.ELASTIC_JOIN_ID, 0) + world.rank());
         w.joined = true;
         w.spawnedIn = true;
-        int joinedId = w.launchRank;
-        w.takeOver = generation -> DriverHostUpdateSource.takingOver(env, joinedId, generation);
+        w.takesOverFrom(env);
         w.epoch = number(env, TroikaEnv.ELASTIC_EPOCH, 1);
         Communicator withSpawner = null;
         try (Intercommunicator parents = Mpi.parent().orElseThrow(() -> new IllegalStateException(
@@ -134,6 +132,11 @@ public final class ElasticWorld {
         }
         w.regroup();
         return w;
+    }
+
+    /** Once this rank is the world's rank 0 it listens to the driver {@code env} names, under its generation id. */
+    private void takesOverFrom(Map<String, String> env) {
+        takeOver = generation -> DriverHostUpdateSource.takingOver(env, launchRank, generation);
     }
 
     private static int number(Map<String, String> env, String name, int otherwise) {

@@ -20,10 +20,11 @@ public final class GuardedChildMain {
             }
         };
         // args[1] "daemon": one child also leaves the session (setsid -f), as a daemonizing rank does; "detached":
-        // the plan only starts such a child, with its output away from the plan's pipes, and exits, as `prted
-        // --daemonize` does (the JDK then closes the guard's pipe, and the guard waits for the child)
+        // the plan only starts such a child, with its output away from the plan's pipes, and exits once the child
+        // has its own session, as `prted --daemonize` does (the JDK then closes the guard's pipe, and the guard waits
+        // for the child)
         String mode = args.length > 1 ? args[1] : "group";
-        String script = mode.equals("detached") ? "setsid -f sleep 301 >/dev/null 2>&1; echo up"
+        String script = mode.equals("detached") ? ProcessSupervisorTest.detached("sleep 301") + "echo up"
                 : (mode.equals("daemon") ? "setsid -f sleep 301; " : "") + "sleep 300 & sleep 300 & echo up; wait";
         ProcessSupervisor.start(new LaunchPlan(List.of("sh", "-c", script),
                         Map.of("PATH", "/usr/bin:/bin", ProcessSupervisorTest.MARKER, marker)),

@@ -43,6 +43,18 @@ class ProcessSupervisorTest {
         assertNoSurvivors(marker);
     }
 
+    /**
+     * Shell that starts {@code command} in a session of its own, output away from the plan's pipes, and goes on only
+     * once the child has left the plan's group (its session id is its pid; 10 s at most). A plan that exits right
+     * after a plain {@code setsid cmd &} or {@code setsid -f} races the guard: its TERM to the group at the plan's end
+     * reaches a child that has not called {@code setsid()} yet.
+     */
+    static String detached(String command) {
+        return "setsid " + command + " </dev/null >/dev/null 2>&1 & p=$!; i=0; while [ $i -lt 1000 ]; do"
+                + " read -r s </proc/$p/stat; set -- ${s##*) }; [ \"$4\" = \"$p\" ] && break;"
+                + " sleep 0.01; i=$((i+1)); done; ";
+    }
+
     /** Waits (generously) until no live process carries the marker; kills and fails if some remain. */
     static void assertNoSurvivors(String marker) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -284,15 +296,16 @@ class ProcessSupervisorTest {
                 pool.add(ProcessSupervisor.start(new LaunchPlan(List.of("sh", "-c", "exit 0"), env()),
                         ProcessSupervisor.Options.of(out::add, err::add)));
             }
+            // the shell exits only once its child has its own session (see detached: CI saw the race once)
             ProcessSupervisor daemonizing = ProcessSupervisor.start(new LaunchPlan(List.of("sh", "-c",
-                    "setsid sleep 307 </dev/null >/dev/null 2>&1 & echo started"), env()),
+                    detached("sleep 307") + "echo started"), env()),
                     ProcessSupervisor.Options.of(out::add, err::add));
             pool.add(daemonizing);
             for (ProcessSupervisor p : pool) {
                 assertEquals(0, p.waitFor());
             }
-            // the shell may exit before its background child has exec'd setsid and sleep (its environment is
-            // briefly unreadable then): look until the daemon shows, a bounded while
+            // the daemon may not have exec'd sleep yet (its environment is briefly unreadable then): look until it
+            // shows, a bounded while
             java.util.Set<String> tags = java.util.Set.of(pool.get(0).tag(), daemonizing.tag());
             java.util.Map<String, List<ProcessHandle>> tagged = ProcessTable.withEnvValues(TroikaEnv.COMMAND_TAG, tags);
             for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

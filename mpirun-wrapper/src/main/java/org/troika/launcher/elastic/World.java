@@ -170,17 +170,17 @@ public record World(List<Member> members, int nextId, int spawnedFrom) {
     }
 
     /**
-     * Whether a process of the launch (a rank or an activated standby rank: an id below {@code spawnedFrom}) is among
-     * {@code alive} (the members of a changed world whose processes still run). A world of spawned ranks alone cannot
+     * Whether a process of the launch (a rank or an activated standby rank: an id below {@link #spawnedFrom}) is among
+     * this world's members that are not {@code gone} (whose processes still run). A world of spawned ranks alone cannot
      * go on in place, which the launcher checks before it sends a change: once the launch's last process has ended,
      * PRRTE 3.0.8 (Open MPI 5.0.7) fails the next end of a spawned rank, whether it leaves or finishes ("LAUNCHER JOB
      * OBJECT NOT FOUND": the spawn's job looks up its launcher job, which is gone) and mpirun ends the job under the
      * others (measured stop 54: two standby hosts grown onto by one spawn, the launch's two hosts left, then the
      * fourth host left in place: the third rank was ended with it).
      */
-    public static boolean keepsTheLaunch(List<Member> alive, int spawnedFrom) {
-        for (Member m : alive) {
-            if (m.id() < spawnedFrom) {
+    public boolean keepsTheLaunch(java.util.function.IntPredicate gone) {
+        for (Member m : members) {
+            if (m.id() < spawnedFrom && !gone.test(m.id())) {
                 return true;
             }
         }

@@ -979,8 +979,7 @@ public final class MpirunGenerationLauncher implements GenerationLauncher, AutoC
                 }
             }
             ShrinkTracker tracked = shrink;
-            if (tracked != null && !World.keepsTheLaunch(change.target().members().stream()
-                    .filter(m -> !tracked.gone(m.id())).toList(), change.target().spawnedFrom())) {
+            if (tracked != null && !change.target().keepsTheLaunch(tracked::gone)) {
                 err.println("troika elastic: generation " + gen.id() + ": no process of the launch would be left in"
                         + " the world (Open MPI 5's runtime ends a world of spawned ranks alone when one of them"
                         + " leaves); relaunching instead");

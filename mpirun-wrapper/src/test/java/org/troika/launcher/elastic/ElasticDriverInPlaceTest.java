@@ -179,12 +179,14 @@ class ElasticDriverInPlaceTest {
                 () -> assertEquals(Integer.MAX_VALUE, launched.spawnedFrom()),
                 () -> assertEquals(3, grown.spawnedFrom()),
                 () -> assertEquals(3, again.spawnedFrom(), "a later spawn does not move it"),
-                () -> assertTrue(World.keepsTheLaunch(grown.members(), grown.spawnedFrom())),
+                () -> assertTrue(grown.keepsTheLaunch(id -> false)),
                 () -> assertEquals(List.of(3, 4), spawnedOnly.members().stream().map(World.Member::id).toList()),
-                () -> assertFalse(World.keepsTheLaunch(spawnedOnly.members(), spawnedOnly.spawnedFrom())),
-                () -> assertTrue(World.keepsTheLaunch(List.of(member(7), member(2)), 3),
+                () -> assertFalse(spawnedOnly.keepsTheLaunch(id -> false)),
+                () -> assertTrue(new World(List.of(member(7), member(2)), 8, 3).keepsTheLaunch(id -> false),
                         "an activated standby rank or a launch rank anywhere in the world"),
-                () -> assertFalse(World.keepsTheLaunch(List.of(), 3), "nobody alive"));
+                () -> assertFalse(grown.keepsTheLaunch(id -> true), "nobody alive"),
+                () -> assertFalse(grown.keepsTheLaunch(id -> id < 3), "the launch's processes all gone"),
+                () -> assertTrue(grown.keepsTheLaunch(id -> id != 1), "one of the launch's processes alive"));
     }
 
     /** Runs {@code d}'s job, checks that one generation did it all with nothing announced, and returns its changes. */
